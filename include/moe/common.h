@@ -1,0 +1,81 @@
+/*
+ * libmoe: status codes, version, error messages.
+ *
+ * Every libmoe function that can fail returns a moe_status. MOE_OK is zero;
+ * the other values are pinned and will never be renumbered.
+ */
+#ifndef MOE_COMMON_H
+#define MOE_COMMON_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MOE_STATIC_DEFINE)
+#  define MOE_API
+#elif defined(_WIN32)
+#  ifdef MOE_BUILDING_LIBRARY
+#    define MOE_API __declspec(dllexport)
+#  else
+#    define MOE_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define MOE_API __attribute__((visibility("default")))
+#else
+#  define MOE_API
+#endif
+
+#define MOE_VERSION_MAJOR 0
+#define MOE_VERSION_MINOR 1
+#define MOE_VERSION_PATCH 0
+#define MOE_VERSION_STRING "0.1.0"
+/* One number that grows with every release: 10000*major + 100*minor + patch. */
+#define MOE_VERSION_NUMBER \
+    (MOE_VERSION_MAJOR * 10000 + MOE_VERSION_MINOR * 100 + MOE_VERSION_PATCH)
+
+/* Status codes. Values are part of the ABI. */
+typedef enum moe_status {
+    MOE_OK = 0,
+    MOE_ERR_INVALID_ARGUMENT = 1,  /* a value out of its documented range */
+    MOE_ERR_NULL_POINTER = 2,      /* a required pointer argument was NULL */
+    MOE_ERR_EMPTY_INPUT = 3,       /* a size that must be positive was zero */
+    MOE_ERR_DIMENSION = 4,         /* sizes disagree (ldx < n_features, buffer length, ...) */
+    MOE_ERR_NON_FINITE = 5,        /* NaN or Inf in an input */
+    MOE_ERR_NEGATIVE_WEIGHT = 6,   /* a sample weight below zero */
+    MOE_ERR_TOO_FEW_SAMPLES = 7,   /* fewer samples than free parameters */
+    MOE_ERR_OUT_OF_MEMORY = 8,
+    MOE_ERR_NUMERICAL = 9,         /* breakdown that safeguards could not repair */
+    MOE_ERR_UNSUPPORTED = 10,      /* not available for this family/estimator */
+    MOE_ERR_IO = 11,               /* file could not be opened, read or written */
+    MOE_ERR_FORMAT = 12,           /* bytes are not a valid saved model */
+    MOE_ERR_CANCELLED = 13,        /* the progress callback asked to stop */
+    MOE_ERR_NOT_FOUND = 14,        /* unknown estimator or option name */
+    MOE_ERR_BUFFER_TOO_SMALL = 15, /* caller buffer too small; required size reported */
+    MOE_ERR_INVALID_LABEL = 16,    /* a response value the family cannot take */
+    MOE_ERR_INTERNAL = 99          /* a libmoe bug; please report it */
+} moe_status;
+
+/* Library version at run time, e.g. "0.1.0". */
+MOE_API const char *moe_version_string(void);
+/* MOE_VERSION_NUMBER of the library actually loaded. */
+MOE_API int moe_version_number(void);
+
+/* Static description of a status code; never NULL. */
+MOE_API const char *moe_strerror(moe_status status);
+
+/*
+ * Detailed message of the last failing libmoe call made by the calling
+ * thread ("row 17 column 3 of X is NaN"). Empty string if none. Valid until
+ * the next failing call on the same thread. Calls that take a mutable handle
+ * also keep their message in the handle (moe_model_last_error,
+ * moe_fitter_last_error), so it survives calls on other handles.
+ */
+MOE_API const char *moe_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOE_COMMON_H */

@@ -1,0 +1,155 @@
+/*
+ * libmoe: fitters.
+ *
+ * A moe_fitter_t is one estimator plus its options. It fits a moe_model_t
+ * in place: the model supplies the structure (family, K, d, intercept) and,
+ * with init = "model", the starting parameters.
+ *
+ *   moe_fitter_t *f;
+ *   moe_fitter_create(&f, "em");
+ *   moe_fitter_set_int(f, MOE_OPT_N_INIT, 10);
+ *   moe_fitter_set_option(f, "tol", "1e-10");
+ *   moe_fitter_fit(f, model, n, X, d, y, NULL);
+ *
+ * A fitter is not thread-safe; use one per thread. Several fitters may fit
+ * distinct models at once.
+ */
+#ifndef MOE_FITTER_H
+#define MOE_FITTER_H
+
+#include <stddef.h>
+#include "common.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Options with pinned numbers (part of the ABI). The string name is in
+ * brackets; moe_option_bounds reports each range.
+ */
+typedef enum moe_option {
+    MOE_OPT_MAX_ITER = 1,          /* [max_iter] int >= 1, default 500 */
+    MOE_OPT_TOLERANCE = 2,         /* [tol] stop when |dL| <= tol * (1 + |L|), default 1e-8 */
+    MOE_OPT_N_INIT = 3,            /* [n_init] restarts, best log-likelihood kept, default 5 */
+    MOE_OPT_SEED = 4,              /* [seed] PRNG seed >= 0, default 0 */
+    MOE_OPT_INIT = 5,              /* [init] a moe_init_strategy, default MOE_INIT_KMEANS */
+    MOE_OPT_GATE_L2 = 6,           /* [gate_l2] L2 penalty on non-intercept gate weights, default 0 */
+    MOE_OPT_EXPERT_RIDGE = 7,      /* [expert_ridge] L2 penalty on non-intercept expert weights, default 0 */
+    MOE_OPT_VARIANCE_FLOOR = 8,    /* [variance_floor] relative to var(y), default 1e-6 */
+    MOE_OPT_GATE_MAX_NEWTON = 9,   /* [gate_max_newton] Newton steps per gate M-step, default 25 */
+    MOE_OPT_GATE_TOLERANCE = 10,   /* [gate_tol] Newton decrement stop, relative, default 1e-10 */
+    MOE_OPT_MIN_EXPERT_WEIGHT = 11,/* [min_expert_weight] degenerate below this share of n, default 1e-6 */
+    MOE_OPT_THREADS = 12           /* [threads] worker threads, 0 = automatic, default 1 */
+} moe_option;
+
+/* Values of MOE_OPT_INIT (string form in brackets). */
+typedef enum moe_init_strategy {
+    MOE_INIT_RANDOM = 0, /* [random] random responsibilities, then one M-step */
+    MOE_INIT_KMEANS = 1, /* [kmeans] k-means++ and Lloyd on standardised [x, y] */
+    MOE_INIT_MODEL = 2   /* [model] the model's current parameters (restart 0);
+                            further restarts use kmeans */
+} moe_init_strategy;
+
+/* Name of an option ("max_iter"), NULL if unknown. */
+MOE_API const char *moe_option_name(moe_option option);
+/* Inclusive bounds of an option's value, and whether it takes an integer. */
+MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *upper,
+                                     int *is_integer);
+
+typedef struct moe_fitter moe_fitter_t;
+
+/*
+ * Built-in estimators by name: "em". Unknown name: MOE_ERR_NOT_FOUND.
+ */
+MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);
+/* Free a fitter; NULL is a no-op. */
+MOE_API void moe_fitter_free(moe_fitter_t *fitter);
+/* Name of the fitter's estimator. */
+MOE_API const char *moe_fitter_estimator_name(const moe_fitter_t *fitter);
+/* Message of the last failing call on this fitter; "" if none. */
+MOE_API const char *moe_fitter_last_error(const moe_fitter_t *fitter);
+
+/*
+ * Numeric options. Out-of-range values and options the estimator does not
+ * use are rejected (MOE_ERR_INVALID_ARGUMENT / MOE_ERR_UNSUPPORTED) with a
+ * message, and leave the fitter unchanged. set_int on a real-valued option
+ * and set_double on an integer option with an integral value both work.
+ */
+MOE_API moe_status moe_fitter_set_int(moe_fitter_t *fitter, moe_option option, long long value);
+MOE_API moe_status moe_fitter_set_double(moe_fitter_t *fitter, moe_option option, double value);
+MOE_API moe_status moe_fitter_get_int(const moe_fitter_t *fitter, moe_option option,
+                                      long long *value);
+MOE_API moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option option,
+                                         double *value);
+/*
+ * String form for command lines and bindings: the option's name and its
+ * value in the C locale ("1e-8", "500", "kmeans"). Names the library does
+ * not pin are passed to the estimator's own set_option.
+ */
+MOE_API moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name,
+                                         const char *value);
+
+/* Progress, passed to the callback after every iteration. */
+#define MOE_PROGRESS_VERSION 1
+typedef struct moe_progress {
+    unsigned int version; /* MOE_PROGRESS_VERSION */
+    size_t restart;       /* 0-based */
+    size_t n_restarts;
+    size_t iteration;     /* 1-based within the restart */
+    double loglik;        /* log-likelihood after the iteration */
+} moe_progress;
+
+/* Return nonzero to cancel the fit (moe_fitter_fit then returns MOE_ERR_CANCELLED). */
+typedef int (*moe_progress_fn)(const moe_progress *progress, void *user_data);
+MOE_API moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn callback,
+                                           void *user_data);
+
+/*
+ * Fit `model` to the data. On MOE_OK the model holds the best restart's
+ * parameters in canonical order. On MOE_ERR_CANCELLED it holds the best
+ * parameters reached before the cancel (if any iteration finished). On any
+ * other error the model is unchanged. The report is filled in every case.
+ */
+MOE_API moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
+                                  const double *X, size_t ldx, const double *y,
+                                  const double *weights);
+/* Streaming update for estimators that support it; others: MOE_ERR_UNSUPPORTED. */
+MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
+                                          const double *X, size_t ldx, const double *y,
+                                          const double *weights);
+
+/* Report of the last fit. */
+#define MOE_FIT_REPORT_VERSION 1
+typedef struct moe_fit_report {
+    unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
+    moe_status status;             /* what moe_fitter_fit returned */
+    size_t iterations;             /* of the winning restart */
+    size_t total_iterations;       /* over all restarts */
+    double loglik;                 /* final log-likelihood of the winning restart */
+    int converged;                 /* winning restart met the tolerance */
+    size_t n_restarts;             /* restarts run */
+    size_t best_restart;           /* 0-based index of the winner */
+    double seconds;                /* wall time of the whole fit */
+    size_t monotonicity_violations;/* EM iterations that lowered L by > 1e-10 relative */
+    double worst_relative_decrease;/* largest relative decrease seen (0 if none) */
+    size_t degenerate_events;      /* expert updates skipped for vanishing weight */
+    size_t inner_iterations;       /* e.g. gate Newton steps, all restarts */
+    size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts */
+} moe_fit_report;
+
+MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
+/*
+ * Log-likelihood after each iteration of the winning restart (entry 0 is the
+ * starting point). *length receives the trace length; at most `capacity`
+ * values are copied (trace may be NULL to ask for the length).
+ */
+MOE_API moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace,
+                                        size_t capacity, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOE_FITTER_H */

@@ -1,0 +1,197 @@
+/*
+ * libmoe: the model handle.
+ *
+ *   p(y | x) = sum_k pi_k(x) f_k(y | x),   pi(x) = softmax(W x~),  x~ = [1, x] or x
+ *
+ * A moe_model_t holds the structure (family, number of experts, features,
+ * intercept) and the parameters. It is opaque; parameters are read and
+ * written through caller buffers.
+ *
+ * Data conventions for every function below:
+ *   - X is row-major, n rows of n_features values, row i starting at
+ *     X[i * ldx]; ldx >= n_features.
+ *   - y holds one value per row; class labels are integral values.
+ *   - weights, where accepted, may be NULL (all ones); otherwise n values,
+ *     finite and >= 0. They act as frequency weights.
+ *   - Nothing the caller passes is modified or retained.
+ *
+ * Parameter layout ("inputs" p = n_features + 1 with an intercept, whose
+ * coefficient comes first, else p = n_features):
+ *   - gate: n_experts rows of p values, row-major. The last expert is the
+ *     reference: its row is always zero. Setting a gate subtracts the last
+ *     row from every row, which leaves the model unchanged.
+ *   - experts: n_experts blocks of moe_model_expert_rows() rows of p values.
+ *     Gaussian and logistic experts have one row (the regression
+ *     coefficients); multinomial experts have n_classes rows with the last
+ *     class as reference (zero row).
+ *   - variances: n_experts values (Gaussian family only).
+ *
+ * Thread safety: functions taking a const model may be called from several
+ * threads on the same model at once; functions taking a mutable model need
+ * exclusive access to it.
+ */
+#ifndef MOE_MODEL_H
+#define MOE_MODEL_H
+
+#include <stddef.h>
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Expert families. Values are part of the ABI. */
+typedef enum moe_family {
+    MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(beta_k' x~, sigma_k^2) */
+    MOE_FAMILY_LOGISTIC = 2,   /* y in {0,1} (reserved; later release) */
+    MOE_FAMILY_MULTINOMIAL = 3 /* y in {0..C-1} (reserved; later release) */
+} moe_family;
+
+/* Link of the Gaussian expert mean. Values are part of the ABI. */
+typedef enum moe_link {
+    MOE_LINK_IDENTITY = 0,
+    MOE_LINK_SIGMOID = 1, /* reserved for the tensor estimator */
+    MOE_LINK_RELU = 2     /* reserved for the tensor estimator */
+} moe_link;
+
+/*
+ * Versioned model description. Always initialise with MOE_MODEL_SPEC_INIT
+ * (or moe_model_spec_init) and then set fields, so that code compiled
+ * against this header keeps working when later versions append fields.
+ */
+#define MOE_MODEL_SPEC_VERSION 1
+typedef struct moe_model_spec {
+    unsigned int version; /* MOE_MODEL_SPEC_VERSION */
+    moe_family family;    /* default MOE_FAMILY_GAUSSIAN */
+    size_t n_experts;     /* K >= 1; default 2 */
+    size_t n_features;    /* d >= 1 (d = 0 allowed with an intercept); default 1 */
+    int intercept;        /* nonzero: x~ = [1, x]; default 1 */
+    size_t n_classes;     /* multinomial only (>= 2); 0 otherwise */
+    moe_link link;        /* Gaussian only; default MOE_LINK_IDENTITY */
+} moe_model_spec;
+
+#define MOE_MODEL_SPEC_INIT \
+    { MOE_MODEL_SPEC_VERSION, MOE_FAMILY_GAUSSIAN, 2, 1, 1, 0, MOE_LINK_IDENTITY }
+
+/* Fill *spec with the defaults of the given spec version. */
+MOE_API moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version);
+
+typedef struct moe_model moe_model_t;
+
+/*
+ * Create a model with neutral parameters: zero gate (equal weights), zero
+ * expert coefficients, unit variances.
+ */
+MOE_API moe_status moe_model_create(moe_model_t **out, const moe_model_spec *spec);
+/* Free a model; NULL is a no-op. */
+MOE_API void moe_model_free(moe_model_t *model);
+/* Deep copy. */
+MOE_API moe_status moe_model_clone(moe_model_t **out, const moe_model_t *model);
+
+/* Message of the last failing call that modified this model; "" if none. */
+MOE_API const char *moe_model_last_error(const moe_model_t *model);
+
+/* Structure getters. Each returns 0 (or the zero value) for a NULL model. */
+MOE_API moe_family moe_model_family(const moe_model_t *model);
+MOE_API moe_link moe_model_link(const moe_model_t *model);
+MOE_API size_t moe_model_n_experts(const moe_model_t *model);
+MOE_API size_t moe_model_n_features(const moe_model_t *model);
+MOE_API size_t moe_model_n_classes(const moe_model_t *model);
+MOE_API int moe_model_has_intercept(const moe_model_t *model);
+/* p: n_features + (intercept ? 1 : 0). */
+MOE_API size_t moe_model_n_inputs(const moe_model_t *model);
+/* Rows per expert block: 1, or n_classes for multinomial experts. */
+MOE_API size_t moe_model_expert_rows(const moe_model_t *model);
+/* Number of free parameters (gate reference row and reference classes excluded). */
+MOE_API size_t moe_model_n_free_params(const moe_model_t *model);
+/* The structure as a spec (spec->version selects how many fields are written). */
+MOE_API moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec);
+
+/*
+ * Parameter access. `length` is the number of doubles the buffer holds; it
+ * must be at least the size documented above (n_experts * p for the gate,
+ * n_experts * expert_rows * p for the experts, n_experts for variances),
+ * else MOE_ERR_DIMENSION. Setters reject non-finite values and variances
+ * <= 0; on error the model is unchanged.
+ */
+MOE_API moe_status moe_model_get_gate(const moe_model_t *model, double *gate, size_t length);
+MOE_API moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t length);
+MOE_API moe_status moe_model_get_experts(const moe_model_t *model, double *coefficients,
+                                         size_t length);
+MOE_API moe_status moe_model_set_experts(moe_model_t *model, const double *coefficients,
+                                         size_t length);
+MOE_API moe_status moe_model_get_variances(const moe_model_t *model, double *variances,
+                                           size_t length);
+MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *variances,
+                                           size_t length);
+
+/*
+ * Prediction. `out` must hold `out_length` doubles:
+ *   predict:     n values of E[y | x] (Gaussian)
+ *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
+ *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
+ */
+MOE_API moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X,
+                                     size_t ldx, double *out, size_t out_length);
+MOE_API moe_status moe_model_gate_proba(const moe_model_t *model, size_t n, const double *X,
+                                        size_t ldx, double *out, size_t out_length);
+MOE_API moe_status moe_model_posterior(const moe_model_t *model, size_t n, const double *X,
+                                       size_t ldx, const double *y, double *out,
+                                       size_t out_length);
+
+/* Total (weighted) log-likelihood sum_i w_i log p(y_i | x_i). */
+MOE_API moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
+                                    size_t ldx, const double *y, const double *weights,
+                                    double *loglik);
+
+/*
+ * Information criteria, "smaller is better" convention:
+ *   aic = -2 loglik + 2 n_params
+ *   bic = -2 loglik + n_params log(n_obs)
+ *   icl = bic + 2 * entropy,  entropy = -sum_i w_i sum_k r_ik log r_ik
+ * n_obs is the sum of the weights (n without weights).
+ */
+#define MOE_CRITERIA_VERSION 1
+typedef struct moe_criteria {
+    unsigned int version; /* set to MOE_CRITERIA_VERSION before the call */
+    double loglik;
+    double n_params;
+    double n_obs;
+    double aic;
+    double bic;
+    double icl;
+    double entropy;
+} moe_criteria;
+
+MOE_API moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X,
+                                      size_t ldx, const double *y, const double *weights,
+                                      moe_criteria *criteria);
+
+/*
+ * Put the experts in canonical order (by first coefficient row, then by
+ * variance) and re-reference the gate to the last expert. Fitters do this
+ * after every fit; the model's predictions do not change.
+ */
+MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
+
+/*
+ * Persistence. The format is portable (little-endian IEEE-754, fixed-width
+ * integers), versioned and protected by a CRC-32; loaders check every byte
+ * and return MOE_ERR_FORMAT for anything that is not a valid model.
+ *
+ * moe_model_save_buffer writes at most `capacity` bytes; *written receives
+ * the size of the serialized model. With buffer NULL or capacity too small
+ * it returns MOE_ERR_BUFFER_TOO_SMALL (and sets *written), so one call with
+ * NULL tells the size to allocate.
+ */
+MOE_API moe_status moe_model_save(const moe_model_t *model, const char *path);
+MOE_API moe_status moe_model_load(moe_model_t **out, const char *path);
+MOE_API moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer,
+                                         size_t capacity, size_t *written);
+MOE_API moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOE_MODEL_H */

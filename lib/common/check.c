@@ -1,0 +1,68 @@
+#include "common/check.h"
+#include "common/error.h"
+
+#include <math.h>
+
+moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx,
+                            size_t n_features)
+{
+    if (n == 0)
+        return moe_fail(message, MOE_ERR_EMPTY_INPUT, "n (number of rows) is zero");
+    if (n_features == 0)
+        return MOE_OK;
+    if (X == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "X is NULL");
+    if (ldx < n_features)
+        return moe_fail(message, MOE_ERR_DIMENSION, "ldx (%zu) is smaller than n_features (%zu)",
+                        ldx, n_features);
+    for (size_t i = 0; i < n; ++i) {
+        const double *row = X + i * ldx;
+        for (size_t j = 0; j < n_features; ++j)
+            if (!isfinite(row[j]))
+                return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu column %zu of X is %s", i,
+                                j, isnan(row[j]) ? "NaN" : "infinite");
+    }
+    return MOE_OK;
+}
+
+moe_status moe_check_response_values(char *message, size_t n, const double *y)
+{
+    if (y == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "y is NULL");
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(y[i]))
+            return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu of y is %s", i,
+                            isnan(y[i]) ? "NaN" : "infinite");
+    return MOE_OK;
+}
+
+moe_status moe_check_weights(char *message, size_t n, const double *weights)
+{
+    if (weights == NULL)
+        return MOE_OK;
+    double total = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!isfinite(weights[i]))
+            return moe_fail(message, MOE_ERR_NON_FINITE, "weight of row %zu is %s", i,
+                            isnan(weights[i]) ? "NaN" : "infinite");
+        if (weights[i] < 0.0)
+            return moe_fail(message, MOE_ERR_NEGATIVE_WEIGHT, "weight of row %zu is negative (%g)",
+                            i, weights[i]);
+        total += weights[i];
+    }
+    if (!(total > 0.0))
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "all weights are zero");
+    if (!isfinite(total))
+        return moe_fail(message, MOE_ERR_NON_FINITE, "the sum of the weights overflows");
+    return MOE_OK;
+}
+
+moe_status moe_check_output(char *message, const double *out, size_t length, size_t needed)
+{
+    if (out == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "output buffer is NULL");
+    if (length < needed)
+        return moe_fail(message, MOE_ERR_DIMENSION, "output buffer holds %zu values, %zu needed",
+                        length, needed);
+    return MOE_OK;
+}

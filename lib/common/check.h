@@ -1,0 +1,18 @@
+/* Validation of caller data: each problem gets its own status and a message naming the place. */
+#ifndef MOE_LIB_CHECK_H
+#define MOE_LIB_CHECK_H
+
+#include <stddef.h>
+#include "moe/common.h"
+
+/* X: n rows, n_features used columns, leading dimension ldx. X may be NULL when n_features is 0. */
+moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx,
+                            size_t n_features);
+/* y: n finite values. */
+moe_status moe_check_response_values(char *message, size_t n, const double *y);
+/* weights: NULL, or n finite values >= 0 with a positive sum. */
+moe_status moe_check_weights(char *message, size_t n, const double *weights);
+/* out buffer of `length` doubles must hold `needed`. */
+moe_status moe_check_output(char *message, const double *out, size_t length, size_t needed);
+
+#endif

@@ -1,0 +1,36 @@
+/* A validated data set as the library sees it, and row-block loading for BLAS kernels. */
+#ifndef MOE_LIB_DATA_H
+#define MOE_LIB_DATA_H
+
+#include <stddef.h>
+
+/* Rows per block: a block of p inputs stays in L2 cache for the p <= ~100 we target. */
+#define MOE_BLOCK_ROWS 256
+
+typedef struct moe_data {
+    size_t n;
+    size_t n_features;
+    size_t ldx;
+    int intercept;            /* design rows are [1, x] when set */
+    const double *X;          /* n x ldx, row-major */
+    const double *y;          /* n, may be NULL for prediction */
+    const double *weights;    /* n, NULL means all ones */
+} moe_data;
+
+static inline size_t moe_data_inputs(const moe_data *data)
+{
+    return data->n_features + (size_t)data->intercept;
+}
+
+static inline double moe_data_weight(const moe_data *data, size_t row)
+{
+    return data->weights == NULL ? 1.0 : data->weights[row];
+}
+
+/*
+ * Copy rows [start, start + rows) into `block` as a contiguous rows x p
+ * design matrix (leading 1 column with an intercept).
+ */
+void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block);
+
+#endif

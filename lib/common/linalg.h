@@ -1,0 +1,40 @@
+/*
+ * Shared numerical kernels. Every estimator uses these rather than its own
+ * copy: log-sum-exp, weighted Gram matrices on row blocks, and the SPD solve
+ * with its ridge fallback.
+ */
+#ifndef MOE_LIB_LINALG_H
+#define MOE_LIB_LINALG_H
+
+#include <stddef.h>
+
+/* log(sum_k exp(values[k])) with max subtraction; -inf if every value is -inf. */
+double moe_log_sum_exp(const double *values, size_t count);
+
+/* Replace values by log softmax(values) in place; returns the log-sum-exp. */
+double moe_log_softmax(double *values, size_t count);
+
+/*
+ * gram (p x p, row-major, upper triangle) += block' diag(weights) block for a
+ * block of `rows` rows of p values. weights must be >= 0. scratch holds
+ * rows * p doubles. Call moe_symmetrize_upper before using the lower half.
+ */
+void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const double *weights,
+                           double *scratch, double *gram);
+
+/* Copy the upper triangle of a row-major p x p matrix into its lower triangle. */
+void moe_symmetrize_upper(size_t p, double *matrix);
+
+/*
+ * Solve A x = b for symmetric positive (semi)definite A (p x p, full, row-major)
+ * by Cholesky. A is not modified; b is overwritten by x. work holds p * p
+ * doubles. When A is singular or indefinite, retries with a growing ridge on
+ * the diagonal (starting at 1e-12 of the mean diagonal) and sets *ridge_used.
+ * Returns 0 on success, -1 if no ridge up to the mean diagonal worked.
+ */
+int moe_solve_spd(size_t p, const double *A, double *b, double *work, int *ridge_used);
+
+/* Dot product of two vectors. */
+double moe_dot(size_t count, const double *a, const double *b);
+
+#endif

@@ -1,0 +1,106 @@
+/* What an estimator sees of a fit: data, options, working model, trace and progress. */
+#include "estimators/fitter_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+moe_model_t *moe_context_model(moe_fit_context *context)
+{
+    return context == NULL ? NULL : context->model;
+}
+
+moe_status moe_context_data(const moe_fit_context *context, size_t *n, const double **X,
+                            size_t *ldx, const double **y, const double **weights)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    if (n != NULL)
+        *n = context->data.n;
+    if (X != NULL)
+        *X = context->data.X;
+    if (ldx != NULL)
+        *ldx = context->data.ldx;
+    if (y != NULL)
+        *y = context->data.y;
+    if (weights != NULL)
+        *weights = context->data.weights;
+    return MOE_OK;
+}
+
+moe_status moe_context_get_int(const moe_fit_context *context, moe_option option,
+                               long long *value)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    return moe_fitter_get_int(context->fitter, option, value);
+}
+
+moe_status moe_context_get_double(const moe_fit_context *context, moe_option option,
+                                  double *value)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    return moe_fitter_get_double(context->fitter, option, value);
+}
+
+static moe_status trace_append(moe_fit_context *context, size_t restart, double value)
+{
+    if (restart >= context->n_traces) {
+        moe_trace *grown = realloc(context->traces, (restart + 1) * sizeof *grown);
+        if (grown == NULL)
+            return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                            "cannot grow the trace");
+        memset(grown + context->n_traces, 0, (restart + 1 - context->n_traces) * sizeof *grown);
+        context->traces = grown;
+        context->n_traces = restart + 1;
+    }
+    moe_trace *trace = &context->traces[restart];
+    if (trace->length == trace->capacity) {
+        size_t capacity = trace->capacity == 0 ? 64 : 2 * trace->capacity;
+        double *values = realloc(trace->values, capacity * sizeof(double));
+        if (values == NULL)
+            return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                            "cannot grow the trace");
+        trace->values = values;
+        trace->capacity = capacity;
+    }
+    trace->values[trace->length++] = value;
+    return MOE_OK;
+}
+
+moe_status moe_context_iteration(moe_fit_context *context, size_t restart, size_t iteration,
+                                 double loglik)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    moe_status status = trace_append(context, restart, loglik);
+    if (status != MOE_OK || iteration == 0)
+        return status;
+    struct moe_fitter *fitter = context->fitter;
+    if (fitter->progress == NULL)
+        return MOE_OK;
+    long long n_init = fitter->options.integer[MOE_OPT_N_INIT];
+    moe_progress progress = {MOE_PROGRESS_VERSION, restart, (size_t)n_init, iteration, loglik};
+    if (fitter->progress(&progress, fitter->progress_data) != 0)
+        return moe_fail(fitter->message, MOE_ERR_CANCELLED,
+                        "cancelled by the progress callback at restart %zu iteration %zu",
+                        restart, iteration);
+    return MOE_OK;
+}
+
+moe_status moe_context_set_result(moe_fit_context *context, size_t best_restart, int converged)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    context->best_restart = best_restart;
+    context->converged = converged != 0;
+    context->result_set = 1;
+    return MOE_OK;
+}
+
+moe_status moe_context_fail(moe_fit_context *context, moe_status status, const char *message)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    return moe_fail(context->fitter->message, status, "%s", message == NULL ? "" : message);
+}

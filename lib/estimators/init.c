@@ -1,0 +1,216 @@
+#include "estimators/init.h"
+#include "common/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LLOYD_ITERATIONS 20
+
+typedef struct standardiser {
+    size_t columns; /* d + 1: the features, then y */
+    double *mean;
+    double *scale;
+} standardiser;
+
+static double column_value(const moe_data *data, size_t row, size_t column)
+{
+    return column < data->n_features ? data->X[row * data->ldx + column] : data->y[row];
+}
+
+static void standardised_row(const moe_data *data, const standardiser *s, size_t row,
+                             double *out)
+{
+    for (size_t c = 0; c < s->columns; ++c)
+        out[c] = (column_value(data, row, c) - s->mean[c]) * s->scale[c];
+}
+
+static void fit_standardiser(const moe_data *data, standardiser *s)
+{
+    double total = 0.0;
+    memset(s->mean, 0, s->columns * sizeof(double));
+    for (size_t i = 0; i < data->n; ++i) {
+        double w = moe_data_weight(data, i);
+        total += w;
+        for (size_t c = 0; c < s->columns; ++c)
+            s->mean[c] += w * column_value(data, i, c);
+    }
+    for (size_t c = 0; c < s->columns; ++c)
+        s->mean[c] /= total;
+    for (size_t c = 0; c < s->columns; ++c) {
+        double sum = 0.0;
+        for (size_t i = 0; i < data->n; ++i) {
+            double deviation = column_value(data, i, c) - s->mean[c];
+            sum += moe_data_weight(data, i) * deviation * deviation;
+        }
+        double sd = sqrt(sum / total);
+        s->scale[c] = sd > 0.0 ? 1.0 / sd : 0.0; /* a constant column carries no information */
+    }
+}
+
+static double squared_distance(const double *a, const double *b, size_t count)
+{
+    double sum = 0.0;
+    for (size_t c = 0; c < count; ++c)
+        sum += (a[c] - b[c]) * (a[c] - b[c]);
+    return sum;
+}
+
+static size_t nearest(const double *point, const double *centres, size_t K, size_t columns,
+                      double *distance)
+{
+    size_t best = 0;
+    double best_distance = INFINITY;
+    for (size_t k = 0; k < K; ++k) {
+        double d = squared_distance(point, centres + k * columns, columns);
+        if (d < best_distance) {
+            best_distance = d;
+            best = k;
+        }
+    }
+    if (distance != NULL)
+        *distance = best_distance;
+    return best;
+}
+
+/* Draw an index with probability proportional to mass[i]; uniform if all mass is zero. */
+static size_t draw_proportional(moe_rng *rng, const double *mass, size_t count)
+{
+    double total = 0.0;
+    for (size_t i = 0; i < count; ++i)
+        total += mass[i];
+    if (!(total > 0.0))
+        return moe_rng_below(rng, count);
+    double target = moe_rng_uniform(rng) * total;
+    double cumulative = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+        cumulative += mass[i];
+        if (target < cumulative)
+            return i;
+    }
+    return count - 1;
+}
+
+static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng, size_t *labels,
+                                   char *message)
+{
+    size_t columns = data->n_features + 1;
+    size_t sample = data->n < MOE_INIT_SAMPLE ? data->n : MOE_INIT_SAMPLE;
+    standardiser s = {columns, malloc(columns * sizeof(double)), malloc(columns * sizeof(double))};
+    size_t *rows = malloc(sample * sizeof(size_t));
+    double *points = malloc(sample * columns * sizeof(double));
+    double *mass = calloc(sample, sizeof(double));
+    double *distance = malloc(sample * sizeof(double));
+    double *draw_mass = malloc(sample * sizeof(double));
+    double *centres = malloc(K * columns * sizeof(double));
+    double *sums = malloc(K * columns * sizeof(double));
+    double *totals = malloc(K * sizeof(double));
+    size_t *assignment = malloc(sample * sizeof(size_t));
+    double *point = malloc(columns * sizeof(double));
+    moe_status status = MOE_OK;
+    if (!s.mean || !s.scale || !rows || !points || !mass || !distance || !draw_mass || !centres || !sums ||
+        !totals || !assignment || !point) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate k-means buffers");
+        goto done;
+    }
+    fit_standardiser(data, &s);
+    /* Subsample without replacement (partial Fisher-Yates over an index permutation). */
+    if (sample == data->n) {
+        for (size_t i = 0; i < sample; ++i)
+            rows[i] = i;
+    } else {
+        size_t *permutation = malloc(data->n * sizeof(size_t));
+        if (permutation == NULL) {
+            status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate k-means buffers");
+            goto done;
+        }
+        for (size_t i = 0; i < data->n; ++i)
+            permutation[i] = i;
+        for (size_t i = 0; i < sample; ++i) {
+            size_t j = i + moe_rng_below(rng, data->n - i);
+            size_t swap = permutation[i];
+            permutation[i] = permutation[j];
+            permutation[j] = swap;
+            rows[i] = permutation[i];
+        }
+        free(permutation);
+    }
+    for (size_t i = 0; i < sample; ++i) {
+        standardised_row(data, &s, rows[i], points + i * columns);
+        mass[i] = moe_data_weight(data, rows[i]);
+    }
+    /* k-means++ seeding: each new centre drawn with probability ~ weight * D^2. */
+    size_t first = draw_proportional(rng, mass, sample);
+    memcpy(centres, points + first * columns, columns * sizeof(double));
+    for (size_t i = 0; i < sample; ++i)
+        distance[i] = squared_distance(points + i * columns, centres, columns);
+    for (size_t k = 1; k < K; ++k) {
+        for (size_t i = 0; i < sample; ++i)
+            draw_mass[i] = mass[i] * distance[i];
+        size_t chosen = draw_proportional(rng, draw_mass, sample);
+        memcpy(centres + k * columns, points + chosen * columns, columns * sizeof(double));
+        for (size_t i = 0; i < sample; ++i) {
+            double d = squared_distance(points + i * columns, centres + k * columns, columns);
+            if (d < distance[i])
+                distance[i] = d;
+        }
+    }
+    /* Lloyd iterations on the sample. */
+    for (size_t i = 0; i < sample; ++i)
+        assignment[i] = nearest(points + i * columns, centres, K, columns, NULL);
+    for (int iteration = 0; iteration < LLOYD_ITERATIONS; ++iteration) {
+        memset(sums, 0, K * columns * sizeof(double));
+        memset(totals, 0, K * sizeof(double));
+        for (size_t i = 0; i < sample; ++i) {
+            size_t k = assignment[i];
+            totals[k] += mass[i];
+            for (size_t c = 0; c < columns; ++c)
+                sums[k * columns + c] += mass[i] * points[i * columns + c];
+        }
+        for (size_t k = 0; k < K; ++k)
+            if (totals[k] > 0.0) /* an emptied cluster keeps its centre */
+                for (size_t c = 0; c < columns; ++c)
+                    centres[k * columns + c] = sums[k * columns + c] / totals[k];
+        size_t changed = 0;
+        for (size_t i = 0; i < sample; ++i) {
+            size_t k = nearest(points + i * columns, centres, K, columns, NULL);
+            changed += k != assignment[i];
+            assignment[i] = k;
+        }
+        if (changed == 0)
+            break;
+    }
+    for (size_t i = 0; i < data->n; ++i) {
+        standardised_row(data, &s, i, point);
+        labels[i] = nearest(point, centres, K, columns, NULL);
+    }
+done:
+    free(s.mean);
+    free(s.scale);
+    free(rows);
+    free(points);
+    free(mass);
+    free(distance);
+    free(draw_mass);
+    free(centres);
+    free(sums);
+    free(totals);
+    free(assignment);
+    free(point);
+    return status;
+}
+
+moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, size_t K,
+                              moe_rng *rng, size_t *labels, char *message)
+{
+    if (K == 1) {
+        memset(labels, 0, data->n * sizeof(size_t));
+        return MOE_OK;
+    }
+    if (strategy == MOE_INIT_RANDOM) {
+        for (size_t i = 0; i < data->n; ++i)
+            labels[i] = moe_rng_below(rng, K);
+        return MOE_OK;
+    }
+    return kmeans_partition(data, K, rng, labels, message);
+}

@@ -1,0 +1,19 @@
+/* Starting partitions shared by the estimators: random labels, or k-means++ on [x, y]. */
+#ifndef MOE_LIB_INIT_H
+#define MOE_LIB_INIT_H
+
+#include "moe/fitter.h"
+#include "common/data.h"
+#include "common/rng.h"
+
+/*
+ * Hard labels (n values in 0..K-1). MOE_INIT_RANDOM draws them uniformly;
+ * MOE_INIT_KMEANS runs weighted k-means++ and Lloyd iterations on the
+ * standardised columns of [x, y], on a random subsample of at most
+ * MOE_INIT_SAMPLE rows, then assigns every row to its nearest centre.
+ */
+#define MOE_INIT_SAMPLE 5000
+moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, size_t K,
+                              moe_rng *rng, size_t *labels, char *message);
+
+#endif

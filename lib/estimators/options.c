@@ -1,0 +1,62 @@
+#include "estimators/options.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char *const init_keywords[] = {"random", "kmeans", "model", NULL};
+
+static const moe_option_info option_table[] = {
+    {MOE_OPT_MAX_ITER, "max_iter", 1, 1, 1e9, 500, NULL, "maximum iterations per restart"},
+    {MOE_OPT_TOLERANCE, "tol", 0, 0, 1, 1e-8,
+     NULL, "stop when |change of objective| <= tol * (1 + |objective|)"},
+    {MOE_OPT_N_INIT, "n_init", 1, 1, 100000, 5, NULL, "restarts; the best objective is kept"},
+    {MOE_OPT_SEED, "seed", 1, 0, 9223372036854775807.0, 0, NULL, "PRNG seed"},
+    {MOE_OPT_INIT, "init", 1, 0, 2, MOE_INIT_KMEANS, init_keywords, "initialisation strategy"},
+    {MOE_OPT_GATE_L2, "gate_l2", 0, 0, 1e12, 0, NULL,
+     "L2 penalty on non-intercept gate weights (mean-objective scale)"},
+    {MOE_OPT_EXPERT_RIDGE, "expert_ridge", 0, 0, 1e12, 0, NULL,
+     "ridge added to the expert normal equations, times the expert weight"},
+    {MOE_OPT_VARIANCE_FLOOR, "variance_floor", 0, 0, 1, 1e-6, NULL,
+     "lower bound on variances, relative to the weighted variance of y"},
+    {MOE_OPT_GATE_MAX_NEWTON, "gate_max_newton", 1, 1, 10000, 25, NULL,
+     "Newton steps per gate M-step"},
+    {MOE_OPT_GATE_TOLERANCE, "gate_tol", 0, 0, 1, 1e-10, NULL,
+     "gate Newton stop: decrement / 2 <= gate_tol * (1 + |Q|)"},
+    {MOE_OPT_MIN_EXPERT_WEIGHT, "min_expert_weight", 0, 0, 0.5, 1e-6, NULL,
+     "an expert with less than this share of the total weight is left unchanged"},
+    {MOE_OPT_THREADS, "threads", 1, 0, 1024, 1, NULL, "worker threads (0: automatic)"},
+};
+
+const moe_option_info *moe_option_info_get(moe_option option)
+{
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; ++i)
+        if (option_table[i].id == option)
+            return &option_table[i];
+    return NULL;
+}
+
+const moe_option_info *moe_option_info_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; ++i)
+        if (strcmp(option_table[i].name, name) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+void moe_option_values_default(moe_option_values *values)
+{
+    memset(values, 0, sizeof *values);
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; ++i) {
+        const moe_option_info *info = &option_table[i];
+        if (info->is_integer)
+            values->integer[info->id] = (long long)info->default_value;
+        else
+            values->real[info->id] = info->default_value;
+    }
+}
+
+const char *moe_option_name(moe_option option)
+{
+    const moe_option_info *info = moe_option_info_get(option);
+    return info == NULL ? NULL : info->name;
+}

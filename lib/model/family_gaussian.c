@@ -1,0 +1,224 @@
+/*
+ * Gaussian regression experts: y | x, expert k ~ N(beta_k' x~, sigma_k^2).
+ * The M-step is weighted least squares per expert followed by the weighted
+ * residual variance, both exact maximisers of the EM surrogate.
+ */
+#include "model/family.h"
+#include "common/linalg.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double log_two_pi = 1.8378770664093454835606594728112;
+
+static int gaussian_supports_link(moe_link link)
+{
+    return link == MOE_LINK_IDENTITY;
+}
+
+static size_t gaussian_expert_free_params(const struct moe_model *model)
+{
+    return model->n_inputs + 1; /* coefficients and the variance */
+}
+
+static moe_status gaussian_check_response(const struct moe_model *model, size_t n,
+                                          const double *y, char *message)
+{
+    (void)model;
+    (void)n;
+    (void)y;
+    (void)message;
+    return MOE_OK; /* any finite value; finiteness is checked for every family */
+}
+
+/* means (rows x K) = block (rows x p) * experts' (p x K) */
+static void expert_means(const struct moe_model *model, size_t rows, const double *block,
+                         double *means)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)model->n_experts,
+                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
+                (int)model->n_inputs, 0.0, means, (int)model->n_experts);
+}
+
+static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *block,
+                                 const double *y, double *out, double *scratch)
+{
+    (void)scratch;
+    size_t K = model->n_experts;
+    expert_means(model, rows, block, out);
+    for (size_t k = 0; k < K; ++k) {
+        double variance = model->variances[k];
+        double constant = -0.5 * (log_two_pi + log(variance));
+        double inverse = 1.0 / variance;
+        for (size_t i = 0; i < rows; ++i) {
+            double residual = y[i] - out[i * K + k];
+            out[i * K + k] = constant - 0.5 * residual * residual * inverse;
+        }
+    }
+}
+
+static size_t gaussian_prediction_width(const struct moe_model *model)
+{
+    (void)model;
+    return 1;
+}
+
+static void gaussian_predict(const struct moe_model *model, size_t rows, const double *block,
+                             const double *gate_proba, double *out, double *scratch)
+{
+    size_t K = model->n_experts;
+    expert_means(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i)
+        out[i] = moe_dot(K, gate_proba + i * K, scratch + i * K);
+}
+
+typedef struct gaussian_workspace {
+    double *grams;   /* K x p x p */
+    double *rhs;     /* K x p */
+    double *totals;  /* K */
+    double *rss;     /* K */
+    double *block;   /* rows x p */
+    double *scratch; /* rows x p */
+    double *weights; /* rows */
+    double *means;   /* rows x K */
+    double *work;    /* p x p */
+    unsigned char *active; /* K */
+} gaussian_workspace;
+
+static void workspace_free(gaussian_workspace *w)
+{
+    free(w->grams);
+    free(w->rhs);
+    free(w->totals);
+    free(w->rss);
+    free(w->block);
+    free(w->scratch);
+    free(w->weights);
+    free(w->means);
+    free(w->work);
+    free(w->active);
+}
+
+static int workspace_allocate(gaussian_workspace *w, size_t K, size_t p)
+{
+    memset(w, 0, sizeof *w);
+    w->grams = calloc(K * p * p, sizeof(double));
+    w->rhs = calloc(K * p, sizeof(double));
+    w->totals = calloc(K, sizeof(double));
+    w->rss = calloc(K, sizeof(double));
+    w->block = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
+    w->scratch = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
+    w->weights = malloc(MOE_BLOCK_ROWS * sizeof(double));
+    w->means = malloc(MOE_BLOCK_ROWS * K * sizeof(double));
+    w->work = malloc(p * p * sizeof(double));
+    w->active = calloc(K, 1);
+    return w->grams && w->rhs && w->totals && w->rss && w->block && w->scratch && w->weights &&
+           w->means && w->work && w->active;
+}
+
+/* Accumulate, per expert, the weighted Gram matrix, right-hand side and total weight. */
+static void accumulate_normal_equations(const struct moe_model *model, const moe_data *data,
+                                        const double *resp, gaussian_workspace *w)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, w->block);
+        for (size_t k = 0; k < K; ++k) {
+            double total = 0.0;
+            for (size_t i = 0; i < rows; ++i) {
+                w->weights[i] = moe_data_weight(data, start + i) * resp[(start + i) * K + k];
+                total += w->weights[i];
+            }
+            w->totals[k] += total;
+            moe_weighted_gram_add(rows, p, w->block, w->weights, w->scratch, w->grams + k * p * p);
+            for (size_t i = 0; i < rows; ++i)
+                w->weights[i] *= data->y[start + i];
+            cblas_dgemv(CblasRowMajor, CblasTrans, (int)rows, (int)p, 1.0, w->block, (int)p,
+                        w->weights, 1, 1.0, w->rhs + k * p, 1);
+        }
+    }
+}
+
+/* Weighted residual sum of squares of each expert at its (new) coefficients. */
+static void accumulate_residuals(const struct moe_model *model, const moe_data *data,
+                                 const double *resp, gaussian_workspace *w)
+{
+    size_t K = model->n_experts;
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, w->block);
+        expert_means(model, rows, w->block, w->means);
+        for (size_t i = 0; i < rows; ++i) {
+            double weight = moe_data_weight(data, start + i);
+            const double *r = resp + (start + i) * K;
+            for (size_t k = 0; k < K; ++k) {
+                double residual = data->y[start + i] - w->means[i * K + k];
+                w->rss[k] += weight * r[k] * residual * residual;
+            }
+        }
+    }
+}
+
+static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
+                                  const double *resp, const moe_expert_mstep_options *options,
+                                  moe_expert_mstep_report *report, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    gaussian_workspace w;
+    if (!workspace_allocate(&w, K, p)) {
+        workspace_free(&w);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    }
+    accumulate_normal_equations(model, data, resp, &w);
+    for (size_t k = 0; k < K; ++k) {
+        if (!(w.totals[k] > options->min_weight)) {
+            report->degenerate_experts++;
+            continue;
+        }
+        double *gram = w.grams + k * p * p;
+        double *solution = w.rhs + k * p;
+        moe_symmetrize_upper(p, gram);
+        for (size_t j = (size_t)model->intercept; j < p; ++j)
+            gram[j * p + j] += options->ridge * w.totals[k];
+        int ridge_used = 0;
+        if (moe_solve_spd(p, gram, solution, w.work, &ridge_used) != 0) {
+            report->degenerate_experts++;
+            continue;
+        }
+        if (ridge_used)
+            report->ridge_fallbacks++;
+        memcpy(model->experts + k * p, solution, p * sizeof(double));
+        w.active[k] = 1;
+    }
+    accumulate_residuals(model, data, resp, &w);
+    for (size_t k = 0; k < K; ++k) {
+        if (!w.active[k])
+            continue;
+        double variance = w.rss[k] / w.totals[k];
+        if (!(variance >= options->variance_floor)) {
+            variance = options->variance_floor;
+            report->floored_variances++;
+        }
+        model->variances[k] = variance;
+    }
+    workspace_free(&w);
+    return MOE_OK;
+}
+
+const struct moe_family_ops moe_family_gaussian = {
+    .id = MOE_FAMILY_GAUSSIAN,
+    .name = "gaussian",
+    .uses_classes = 0,
+    .has_variance = 1,
+    .supports_link = gaussian_supports_link,
+    .expert_free_params = gaussian_expert_free_params,
+    .normalize_experts = NULL,
+    .check_response = gaussian_check_response,
+    .log_density = gaussian_log_density,
+    .prediction_width = gaussian_prediction_width,
+    .predict = gaussian_predict,
+    .m_step = gaussian_m_step,
+};

@@ -1,0 +1,46 @@
+/*
+ * The softmax gate: logits, probabilities, and its M-step, a Newton (IRLS)
+ * solve of the soft-label multinomial logistic problem. Every estimator that
+ * updates the gate by Newton calls moe_gate_newton.
+ */
+#ifndef MOE_LIB_GATE_H
+#define MOE_LIB_GATE_H
+
+#include "common/data.h"
+#include "model/model_impl.h"
+
+/* logits (rows x K) = block (rows x p) * gate' */
+void moe_gate_logits(const struct moe_model *model, size_t rows, const double *block,
+                     double *logits);
+
+/* log pi (rows x K) for a block, in place of the logits. */
+void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double *block,
+                        double *log_proba);
+
+typedef struct moe_gate_options {
+    double l2;          /* penalty (l2/2) * ||W||^2 on non-intercept weights, mean scale */
+    size_t max_newton;  /* Newton steps at most */
+    double tolerance;   /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
+} moe_gate_options;
+
+typedef struct moe_gate_report {
+    size_t newton_steps;
+    size_t ridge_fallbacks;       /* Hessian solved with an added ridge */
+    size_t line_search_failures;  /* no step decreased the objective */
+} moe_gate_report;
+
+/*
+ * Minimise Q(W) = (1/N) sum_i w_i [LSE_k(x_i' w_k) - sum_k r_ik x_i' w_k]
+ *                + (l2/2) sum_{k<K} ||w_k without intercept||^2
+ * over the non-reference gate rows, starting from the model's gate, by
+ * Newton steps with backtracking. Q never increases beyond rounding.
+ * resp is n x K; each row sums to one.
+ */
+moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const double *resp,
+                           const moe_gate_options *options, moe_gate_report *report,
+                           char *message);
+
+/* The penalty term (l2/2) * ||W without intercepts||^2 at the model's gate. */
+double moe_gate_penalty(const struct moe_model *model, double l2);
+
+#endif

@@ -1,0 +1,341 @@
+/* Model handle: creation, copies, structure getters and parameter access. */
+#include "model/model_impl.h"
+#include "model/family.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Limits that keep every size product far from overflow and every allocation sane. */
+#define MOE_MAX_EXPERTS 4096
+#define MOE_MAX_FEATURES (1u << 24)
+#define MOE_MAX_CLASSES 65536
+#define MOE_MAX_PARAMETERS ((size_t)1 << 31)
+
+moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
+{
+    if (spec == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "spec is NULL");
+    if (version < 1 || version > MOE_MODEL_SPEC_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "model spec version %u is not supported (this libmoe knows 1..%d)",
+                        version, MOE_MODEL_SPEC_VERSION);
+    moe_model_spec defaults = MOE_MODEL_SPEC_INIT;
+    *spec = defaults;
+    spec->version = version;
+    return MOE_OK;
+}
+
+static moe_status check_spec(const moe_model_spec *spec, char *message)
+{
+    if (spec->version < 1 || spec->version > MOE_MODEL_SPEC_VERSION)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "model spec version %u is not supported (this libmoe knows 1..%d)",
+                        spec->version, MOE_MODEL_SPEC_VERSION);
+    const struct moe_family_ops *ops = moe_family_lookup(spec->family);
+    if (ops == NULL) {
+        if (spec->family == MOE_FAMILY_LOGISTIC || spec->family == MOE_FAMILY_MULTINOMIAL)
+            return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                            "expert family %d is not available in this libmoe version",
+                            (int)spec->family);
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "unknown expert family %d",
+                        (int)spec->family);
+    }
+    if (spec->n_experts < 1 || spec->n_experts > MOE_MAX_EXPERTS)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "n_experts must be in 1..%d, got %zu", MOE_MAX_EXPERTS, spec->n_experts);
+    if (spec->n_features > MOE_MAX_FEATURES)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "n_features must be at most %u, got %zu", MOE_MAX_FEATURES,
+                        spec->n_features);
+    if (spec->n_features == 0 && !spec->intercept)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "a model without intercept needs n_features >= 1");
+    if (spec->intercept != 0 && spec->intercept != 1)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "intercept must be 0 or 1, got %d",
+                        spec->intercept);
+    if (ops->uses_classes) {
+        if (spec->n_classes < 2 || spec->n_classes > MOE_MAX_CLASSES)
+            return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                            "n_classes must be in 2..%d for family %s, got %zu", MOE_MAX_CLASSES,
+                            ops->name, spec->n_classes);
+    } else if (spec->n_classes != 0) {
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "n_classes must be 0 for family %s, got %zu", ops->name,
+                        spec->n_classes);
+    }
+    if (!ops->supports_link(spec->link))
+        return moe_fail(message, MOE_ERR_UNSUPPORTED, "link %d is not supported by family %s",
+                        (int)spec->link, ops->name);
+    size_t rows = ops->uses_classes ? spec->n_classes : 1;
+    size_t inputs = spec->n_features + (size_t)spec->intercept;
+    if (spec->n_experts * rows > MOE_MAX_PARAMETERS / inputs)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "model too large: %zu experts x %zu rows x %zu inputs", spec->n_experts,
+                        rows, inputs);
+    return MOE_OK;
+}
+
+moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec, char *message)
+{
+    moe_status status = check_spec(spec, message);
+    if (status != MOE_OK)
+        return status;
+    const struct moe_family_ops *ops = moe_family_lookup(spec->family);
+    struct moe_model *model = calloc(1, sizeof *model);
+    if (model == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a model");
+    model->family = spec->family;
+    model->link = spec->link;
+    model->n_experts = spec->n_experts;
+    model->n_features = spec->n_features;
+    model->n_classes = spec->n_classes;
+    model->intercept = spec->intercept;
+    model->n_inputs = spec->n_features + (size_t)spec->intercept;
+    model->expert_rows = ops->uses_classes ? spec->n_classes : 1;
+    model->family_ops = ops;
+    model->gate = calloc(moe_gate_size(model), sizeof(double));
+    model->experts = calloc(moe_experts_size(model), sizeof(double));
+    if (ops->has_variance)
+        model->variances = malloc(model->n_experts * sizeof(double));
+    if (model->gate == NULL || model->experts == NULL ||
+        (ops->has_variance && model->variances == NULL)) {
+        moe_model_free(model);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate model parameters");
+    }
+    if (model->variances != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            model->variances[k] = 1.0;
+    *out = model;
+    return MOE_OK;
+}
+
+moe_status moe_model_create(moe_model_t **out, const moe_model_spec *spec)
+{
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (spec == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "spec is NULL");
+    return moe_model_allocate(out, spec, NULL);
+}
+
+void moe_model_free(moe_model_t *model)
+{
+    if (model == NULL)
+        return;
+    free(model->gate);
+    free(model->experts);
+    free(model->variances);
+    free(model);
+}
+
+void moe_model_copy_parameters(struct moe_model *target, const struct moe_model *source)
+{
+    memcpy(target->gate, source->gate, moe_gate_size(source) * sizeof(double));
+    memcpy(target->experts, source->experts, moe_experts_size(source) * sizeof(double));
+    if (source->variances != NULL)
+        memcpy(target->variances, source->variances, source->n_experts * sizeof(double));
+}
+
+moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec)
+{
+    if (model == NULL || spec == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", model == NULL ? "model" : "spec");
+    if (spec->version < 1 || spec->version > MOE_MODEL_SPEC_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED, "model spec version %u is not supported",
+                        spec->version);
+    spec->family = model->family;
+    spec->n_experts = model->n_experts;
+    spec->n_features = model->n_features;
+    spec->intercept = model->intercept;
+    spec->n_classes = model->n_classes;
+    spec->link = model->link;
+    return MOE_OK;
+}
+
+moe_status moe_model_clone(moe_model_t **out, const moe_model_t *model)
+{
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    moe_model_get_spec(model, &spec);
+    struct moe_model *copy;
+    moe_status status = moe_model_allocate(&copy, &spec, NULL);
+    if (status != MOE_OK)
+        return status;
+    moe_model_copy_parameters(copy, model);
+    *out = copy;
+    return MOE_OK;
+}
+
+const char *moe_model_last_error(const moe_model_t *model)
+{
+    return model == NULL ? "" : model->message;
+}
+
+moe_family moe_model_family(const moe_model_t *model)
+{
+    return model == NULL ? (moe_family)0 : model->family;
+}
+
+moe_link moe_model_link(const moe_model_t *model)
+{
+    return model == NULL ? MOE_LINK_IDENTITY : model->link;
+}
+
+size_t moe_model_n_experts(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->n_experts;
+}
+
+size_t moe_model_n_features(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->n_features;
+}
+
+size_t moe_model_n_classes(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->n_classes;
+}
+
+int moe_model_has_intercept(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->intercept;
+}
+
+size_t moe_model_n_inputs(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->n_inputs;
+}
+
+size_t moe_model_expert_rows(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->expert_rows;
+}
+
+size_t moe_model_n_free_params(const moe_model_t *model)
+{
+    if (model == NULL)
+        return 0;
+    size_t gate = (model->n_experts - 1) * model->n_inputs;
+    return gate + model->n_experts * model->family_ops->expert_free_params(model);
+}
+
+/* Parameter access ------------------------------------------------------- */
+
+static moe_status check_buffer(char *message, const void *model, const void *buffer,
+                               size_t length, size_t needed, const char *what)
+{
+    if (model == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "model is NULL");
+    if (buffer == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "%s buffer is NULL", what);
+    if (length < needed)
+        return moe_fail(message, MOE_ERR_DIMENSION, "%s buffer holds %zu values, %zu needed",
+                        what, length, needed);
+    return MOE_OK;
+}
+
+static moe_status check_finite(char *message, const double *values, size_t count,
+                               const char *what)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (!isfinite(values[i]))
+            return moe_fail(message, MOE_ERR_NON_FINITE, "%s value %zu is not finite", what, i);
+    return MOE_OK;
+}
+
+moe_status moe_model_get_gate(const moe_model_t *model, double *gate, size_t length)
+{
+    moe_status status =
+        check_buffer(NULL, model, gate, length, model ? moe_gate_size(model) : 0, "gate");
+    if (status != MOE_OK)
+        return status;
+    memcpy(gate, model->gate, moe_gate_size(model) * sizeof(double));
+    return MOE_OK;
+}
+
+void moe_gate_rereference(struct moe_model *model)
+{
+    size_t p = model->n_inputs;
+    const double *last = model->gate + (model->n_experts - 1) * p;
+    for (size_t k = 0; k + 1 < model->n_experts; ++k)
+        for (size_t j = 0; j < p; ++j)
+            model->gate[k * p + j] -= last[j];
+    memset(model->gate + (model->n_experts - 1) * p, 0, p * sizeof(double));
+}
+
+moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t length)
+{
+    char *message = model ? model->message : NULL;
+    moe_status status =
+        check_buffer(message, model, gate, length, model ? moe_gate_size(model) : 0, "gate");
+    if (status == MOE_OK)
+        status = check_finite(message, gate, moe_gate_size(model), "gate");
+    if (status != MOE_OK)
+        return status;
+    memcpy(model->gate, gate, moe_gate_size(model) * sizeof(double));
+    moe_gate_rereference(model);
+    return MOE_OK;
+}
+
+moe_status moe_model_get_experts(const moe_model_t *model, double *coefficients, size_t length)
+{
+    moe_status status = check_buffer(NULL, model, coefficients, length,
+                                     model ? moe_experts_size(model) : 0, "experts");
+    if (status != MOE_OK)
+        return status;
+    memcpy(coefficients, model->experts, moe_experts_size(model) * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_model_set_experts(moe_model_t *model, const double *coefficients, size_t length)
+{
+    char *message = model ? model->message : NULL;
+    moe_status status = check_buffer(message, model, coefficients, length,
+                                     model ? moe_experts_size(model) : 0, "experts");
+    if (status == MOE_OK)
+        status = check_finite(message, coefficients, moe_experts_size(model), "experts");
+    if (status != MOE_OK)
+        return status;
+    memcpy(model->experts, coefficients, moe_experts_size(model) * sizeof(double));
+    if (model->family_ops->normalize_experts != NULL)
+        model->family_ops->normalize_experts(model);
+    return MOE_OK;
+}
+
+moe_status moe_model_get_variances(const moe_model_t *model, double *variances, size_t length)
+{
+    moe_status status = check_buffer(NULL, model, variances, length,
+                                     model ? model->n_experts : 0, "variances");
+    if (status != MOE_OK)
+        return status;
+    if (model->variances == NULL)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED, "family %s has no variances",
+                        model->family_ops->name);
+    memcpy(variances, model->variances, model->n_experts * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_model_set_variances(moe_model_t *model, const double *variances, size_t length)
+{
+    char *message = model ? model->message : NULL;
+    moe_status status = check_buffer(message, model, variances, length,
+                                     model ? model->n_experts : 0, "variances");
+    if (status != MOE_OK)
+        return status;
+    if (model->variances == NULL)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED, "family %s has no variances",
+                        model->family_ops->name);
+    for (size_t k = 0; k < model->n_experts; ++k)
+        if (!isfinite(variances[k]) || !(variances[k] > 0.0))
+            return moe_fail(message, isfinite(variances[k]) ? MOE_ERR_INVALID_ARGUMENT
+                                                            : MOE_ERR_NON_FINITE,
+                            "variance %zu must be finite and > 0, got %g", k, variances[k]);
+    memcpy(model->variances, variances, model->n_experts * sizeof(double));
+    return MOE_OK;
+}

@@ -1,0 +1,46 @@
+/* The model handle's layout, shared by the model, family and estimator code. */
+#ifndef MOE_LIB_MODEL_IMPL_H
+#define MOE_LIB_MODEL_IMPL_H
+
+#include "moe/model.h"
+#include "common/error.h"
+
+struct moe_family_ops;
+
+struct moe_model {
+    moe_family family;
+    moe_link link;
+    size_t n_experts;   /* K */
+    size_t n_features;  /* d */
+    size_t n_classes;   /* multinomial C, else 0 */
+    int intercept;      /* 0 or 1 */
+    size_t n_inputs;    /* p = d + intercept */
+    size_t expert_rows; /* 1, or C for multinomial */
+    double *gate;       /* K x p, row K-1 is zero */
+    double *experts;    /* K x expert_rows x p */
+    double *variances;  /* K, Gaussian only, else NULL */
+    const struct moe_family_ops *family_ops;
+    char message[MOE_MESSAGE_SIZE];
+};
+
+/* Sizes of the parameter arrays. */
+static inline size_t moe_gate_size(const struct moe_model *model)
+{
+    return model->n_experts * model->n_inputs;
+}
+
+static inline size_t moe_experts_size(const struct moe_model *model)
+{
+    return model->n_experts * model->expert_rows * model->n_inputs;
+}
+
+/* Validate a spec and allocate a model with neutral parameters (no message on failure). */
+moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec, char *message);
+
+/* Copy all parameters from source to target of the same structure. */
+void moe_model_copy_parameters(struct moe_model *target, const struct moe_model *source);
+
+/* Subtract the last gate row from every row so the reference row is zero. */
+void moe_gate_rereference(struct moe_model *model);
+
+#endif
