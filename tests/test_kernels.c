@@ -1,0 +1,186 @@
+/* White-box tests of the shared kernels: log-sum-exp, weighted Gram, SPD solve, gate Newton. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/data.h"
+#include "common/linalg.h"
+#include "common/rng.h"
+#include "model/gate.h"
+#include "model/model_impl.h"
+#include "support/synthetic.h"
+
+START_TEST(log_sum_exp_is_stable)
+{
+    double big[3] = {1000.0, 1000.0, -INFINITY};
+    ck_assert_double_eq_tol(moe_log_sum_exp(big, 3), 1000.0 + log(2.0), 1e-12);
+    double tiny[2] = {-1000.0, -1001.0};
+    ck_assert_double_eq_tol(moe_log_sum_exp(tiny, 2), -1000.0 + log1p(exp(-1.0)), 1e-12);
+    double none[2] = {-INFINITY, -INFINITY};
+    ck_assert(isinf(moe_log_sum_exp(none, 2)) && moe_log_sum_exp(none, 2) < 0);
+    double values[3] = {1.0, 2.0, 3.0};
+    double total = moe_log_softmax(values, 3);
+    ck_assert_double_eq_tol(exp(values[0]) + exp(values[1]) + exp(values[2]), 1.0, 1e-15);
+    ck_assert_double_eq_tol(total, log(exp(1.0) + exp(2.0) + exp(3.0)), 1e-14);
+}
+END_TEST
+
+START_TEST(weighted_gram_matches_naive_sum)
+{
+    const size_t rows = 37, p = 5;
+    double block[37 * 5], weights[37], scratch[37 * 5], gram[25] = {0}, naive[25] = {0};
+    test_rng rng = {3};
+    for (size_t i = 0; i < rows; ++i) {
+        weights[i] = test_uniform(&rng) * (i % 7 ? 1.0 : 0.0);
+        for (size_t j = 0; j < p; ++j)
+            block[i * p + j] = test_normal(&rng);
+        for (size_t a = 0; a < p; ++a)
+            for (size_t b = 0; b < p; ++b)
+                naive[a * p + b] += weights[i] * block[i * p + a] * block[i * p + b];
+    }
+    moe_weighted_gram_add(rows, p, block, weights, scratch, gram);
+    moe_symmetrize_upper(p, gram);
+    for (size_t a = 0; a < p * p; ++a)
+        ck_assert_double_eq_tol(gram[a], naive[a], 1e-12);
+}
+END_TEST
+
+START_TEST(spd_solve_and_ridge_fallback)
+{
+    double A[9] = {4, 1, 0, 1, 3, 1, 0, 1, 2}, b[3] = {1, 2, 3}, work[9];
+    double x[3];
+    memcpy(x, b, sizeof x);
+    int ridge = 0;
+    ck_assert_int_eq(moe_solve_spd(3, A, x, work, &ridge), 0);
+    ck_assert_int_eq(ridge, 0);
+    for (int i = 0; i < 3; ++i)
+        ck_assert_double_eq_tol(A[i * 3] * x[0] + A[i * 3 + 1] * x[1] + A[i * 3 + 2] * x[2], b[i], 1e-13);
+    /* Rank one: singular; the fallback adds a ridge and returns a finite solution. */
+    double S[9] = {1, 2, 3, 2, 4, 6, 3, 6, 9}, y[3] = {1, 2, 3};
+    ridge = 0;
+    ck_assert_int_eq(moe_solve_spd(3, S, y, work, &ridge), 0);
+    ck_assert_int_eq(ridge, 1);
+    for (int i = 0; i < 3; ++i)
+        ck_assert(isfinite(y[i]));
+    /* It solves the consistent system S y = (1,2,3) up to the ridge. */
+    for (int i = 0; i < 3; ++i)
+        ck_assert_double_eq_tol(S[i * 3] * y[0] + S[i * 3 + 1] * y[1] + S[i * 3 + 2] * y[2], (double)(i + 1), 1e-4);
+}
+END_TEST
+
+START_TEST(rng_is_reproducible_and_uniform)
+{
+    moe_rng a, b, c;
+    moe_rng_seed(&a, 42, 0);
+    moe_rng_seed(&b, 42, 0);
+    moe_rng_seed(&c, 42, 1);
+    int differs = 0;
+    double sum = 0.0, sum_squares = 0.0, normal_sum = 0.0, normal_squares = 0.0;
+    const int draws = 200000;
+    for (int i = 0; i < draws; ++i) {
+        uint64_t x = moe_rng_next(&a);
+        ck_assert(x == moe_rng_next(&b));
+        differs |= x != moe_rng_next(&c);
+        double u = moe_rng_uniform(&a);
+        ck_assert(u >= 0.0 && u < 1.0);
+        sum += u;
+        sum_squares += u * u;
+        double z = moe_rng_normal(&a);
+        normal_sum += z;
+        normal_squares += z * z;
+        moe_rng_uniform(&b);
+        moe_rng_normal(&b);
+    }
+    ck_assert(differs);
+    ck_assert_double_eq_tol(sum / draws, 0.5, 0.005);
+    ck_assert_double_eq_tol(sum_squares / draws, 1.0 / 3.0, 0.005);
+    ck_assert_double_eq_tol(normal_sum / draws, 0.0, 0.01);
+    ck_assert_double_eq_tol(normal_squares / draws, 1.0, 0.01);
+    for (int i = 0; i < 1000; ++i)
+        ck_assert_uint_lt(moe_rng_below(&a, 7), 7);
+}
+END_TEST
+
+/* After the gate M-step the first-order condition sum_i w_i (pi_ik - r_ik) x_i = 0 holds. */
+START_TEST(gate_newton_reaches_stationary_point)
+{
+    const size_t n = 2000, d = 3, K = 4, p = d + 1;
+    double *X = malloc(n * d * sizeof(double)), *resp = malloc(n * K * sizeof(double));
+    double *weights = malloc(n * sizeof(double));
+    test_rng rng = {17};
+    for (size_t i = 0; i < n; ++i) {
+        double total = 0.0;
+        for (size_t j = 0; j < d; ++j)
+            X[i * d + j] = test_normal(&rng);
+        for (size_t k = 0; k < K; ++k) {
+            /* soft targets loosely tied to x so the optimum is interior and non-trivial */
+            resp[i * K + k] = exp(0.8 * (double)k * X[i * d + k % d] + test_normal(&rng));
+            total += resp[i * K + k];
+        }
+        for (size_t k = 0; k < K; ++k)
+            resp[i * K + k] /= total;
+        weights[i] = 0.5 + test_uniform(&rng);
+    }
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = d;
+    struct moe_model *model = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    moe_data data = {n, d, d, 1, X, NULL, weights};
+    moe_gate_options options = {0.0, 50, 1e-14};
+    moe_gate_report report = {0, 0, 0};
+    ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
+    ck_assert_uint_gt(report.newton_steps, 1);
+    ck_assert_uint_le(report.newton_steps, 20);
+    double gradient[16] = {0}, block[4], logits[4];
+    for (size_t i = 0; i < n; ++i) {
+        block[0] = 1.0;
+        memcpy(block + 1, X + i * d, d * sizeof(double));
+        double total = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            logits[k] = 0.0;
+            for (size_t j = 0; j < p; ++j)
+                logits[k] += model->gate[k * p + j] * block[j];
+        }
+        double largest = logits[0];
+        for (size_t k = 1; k < K; ++k)
+            largest = fmax(largest, logits[k]);
+        for (size_t k = 0; k < K; ++k)
+            total += exp(logits[k] - largest);
+        for (size_t k = 0; k < K; ++k) {
+            double pi = exp(logits[k] - largest) / total;
+            for (size_t j = 0; j < p; ++j)
+                gradient[k * p + j] += weights[i] * (pi - resp[i * K + k]) * block[j] / (double)n;
+        }
+    }
+    for (size_t a = 0; a < K * p; ++a)
+        ck_assert_double_lt(fabs(gradient[a]), 1e-9);
+    moe_model_free(model);
+    free(X);
+    free(resp);
+    free(weights);
+}
+END_TEST
+
+static Suite *kernel_suite(void)
+{
+    Suite *suite = suite_create("kernels");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, log_sum_exp_is_stable);
+    tcase_add_test(core, weighted_gram_matches_naive_sum);
+    tcase_add_test(core, spd_solve_and_ridge_fallback);
+    tcase_add_test(core, rng_is_reproducible_and_uniform);
+    tcase_add_test(core, gate_newton_reaches_stationary_point);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(kernel_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
