@@ -8,12 +8,9 @@ void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double
     size_t p = moe_data_inputs(data);
     for (size_t i = 0; i < rows; ++i) {
         double *row = block + i * p;
-        const double *source = data->X + (start + i) * data->ldx;
-        if (data->intercept) {
+        if (data->intercept)
             row[0] = 1.0;
-            memcpy(row + 1, source, d * sizeof(double));
-        } else {
-            memcpy(row, source, d * sizeof(double));
-        }
+        if (d > 0) /* X may be NULL for an intercept-only model */
+            memcpy(row + data->intercept, data->X + (start + i) * data->ldx, d * sizeof(double));
     }
 }
