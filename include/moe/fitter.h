@@ -33,7 +33,7 @@ typedef enum moe_option {
     MOE_OPT_MAX_ITER = 1,          /* [max_iter] int >= 1, default 500 */
     MOE_OPT_TOLERANCE = 2,         /* [tol] stop when |dL| <= tol * (1 + |L|), default 1e-8 */
     MOE_OPT_N_INIT = 3,            /* [n_init] restarts, best log-likelihood kept, default 5 */
-    MOE_OPT_SEED = 4,              /* [seed] PRNG seed >= 0, default 0 */
+    MOE_OPT_SEED = 4,              /* [seed] PRNG seed in [0, 2^53), default 0 */
     MOE_OPT_INIT = 5,              /* [init] a moe_init_strategy, default MOE_INIT_KMEANS */
     MOE_OPT_GATE_L2 = 6,           /* [gate_l2] L2 penalty on non-intercept gate weights, default 0 */
     MOE_OPT_EXPERT_RIDGE = 7,      /* [expert_ridge] L2 penalty on non-intercept expert weights, default 0 */

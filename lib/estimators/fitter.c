@@ -359,6 +359,9 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
     fitter->report.version = MOE_FIT_REPORT_VERSION;
     fitter->report.loglik = NAN;
     fitter->message[0] = '\0';
+    free(fitter->trace);
+    fitter->trace = NULL;
+    fitter->trace_length = 0;
     moe_status status = validate_fit_input(fitter, model, n, X, ldx, y, weights);
     if (status == MOE_OK && partial && fitter->ops->partial_fit == NULL)
         status = moe_fail(fitter->message, MOE_ERR_UNSUPPORTED,

@@ -10,7 +10,7 @@ static const moe_option_info option_table[] = {
     {MOE_OPT_TOLERANCE, "tol", 0, 0, 1, 1e-8,
      NULL, "stop when |change of objective| <= tol * (1 + |objective|)"},
     {MOE_OPT_N_INIT, "n_init", 1, 1, 100000, 5, NULL, "restarts; the best objective is kept"},
-    {MOE_OPT_SEED, "seed", 1, 0, 9223372036854775807.0, 0, NULL, "PRNG seed"},
+    {MOE_OPT_SEED, "seed", 1, 0, 9007199254740991.0, 0, NULL, "PRNG seed (below 2^53)"},
     {MOE_OPT_INIT, "init", 1, 0, 2, MOE_INIT_KMEANS, init_keywords, "initialisation strategy"},
     {MOE_OPT_GATE_L2, "gate_l2", 0, 0, 1e12, 0, NULL,
      "L2 penalty on non-intercept gate weights (mean-objective scale)"},
