@@ -8,8 +8,9 @@
  * During fit, the estimator sees the problem through a moe_fit_context:
  * the data (already validated: finite, weights >= 0, sizes consistent), the
  * fitter's options, and a working model to write its result into. libmoe
- * copies the working model into the caller's model when fit returns MOE_OK
- * (or MOE_ERR_CANCELLED) and puts it in canonical order.
+ * copies the working model into the caller's model when fit returns MOE_OK,
+ * or MOE_ERR_CANCELLED after moe_context_set_result, and puts it in
+ * canonical order.
  */
 #ifndef MOE_ESTIMATOR_H
 #define MOE_ESTIMATOR_H

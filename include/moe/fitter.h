@@ -54,7 +54,8 @@ typedef enum moe_init_strategy {
 
 /* Name of an option ("max_iter"), NULL if unknown. */
 MOE_API const char *moe_option_name(moe_option option);
-/* Inclusive bounds of an option's value, and whether it takes an integer. */
+/* Inclusive bounds of an option's value, and whether it takes an integer.
+   Any out-pointer may be NULL. */
 MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *upper,
                                      int *is_integer);
 
@@ -66,9 +67,10 @@ typedef struct moe_fitter moe_fitter_t;
 MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);
 /* Free a fitter; NULL is a no-op. */
 MOE_API void moe_fitter_free(moe_fitter_t *fitter);
-/* Name of the fitter's estimator. */
+/* Name of the fitter's estimator; NULL for a NULL fitter. */
 MOE_API const char *moe_fitter_estimator_name(const moe_fitter_t *fitter);
-/* Message of the last failing call on this fitter; "" if none. */
+/* Message of the last failing call on this fitter, including a failed fit
+   (which leaves the model and its message untouched); "" if none. */
 MOE_API const char *moe_fitter_last_error(const moe_fitter_t *fitter);
 
 /*
@@ -96,7 +98,7 @@ MOE_API moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name,
 typedef struct moe_progress {
     unsigned int version; /* MOE_PROGRESS_VERSION */
     size_t restart;       /* 0-based */
-    size_t n_restarts;
+    size_t n_restarts;    /* restarts planned (the n_init option) */
     size_t iteration;     /* 1-based within the restart */
     double loglik;        /* log-likelihood after the iteration */
 } moe_progress;

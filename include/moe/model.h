@@ -12,7 +12,8 @@
  *     X[i * ldx]; ldx >= n_features.
  *   - y holds one value per row; class labels are integral values.
  *   - weights, where accepted, may be NULL (all ones); otherwise n values,
- *     finite and >= 0. They act as frequency weights.
+ *     finite and >= 0 (MOE_ERR_NEGATIVE_WEIGHT, MOE_ERR_NON_FINITE), not all
+ *     zero (MOE_ERR_INVALID_ARGUMENT). They act as frequency weights.
  *   - Nothing the caller passes is modified or retained.
  *
  * Parameter layout ("inputs" p = n_features + 1 with an intercept, whose

@@ -4,6 +4,7 @@
 #include "common/check.h"
 #include "model/family.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -186,6 +187,8 @@ moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option option, 
 /* strtod in the C locale whatever the process locale, for this thread only. */
 static int parse_number(const char *text, double *value)
 {
+    if (isspace((unsigned char)text[0]))
+        return 0;
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (c_locale == (locale_t)0)
         return 0;
@@ -201,6 +204,8 @@ static int parse_number(const char *text, double *value)
 
 static int parse_integer(const char *text, long long *value)
 {
+    if (isspace((unsigned char)text[0]))
+        return 0; /* strtoll would skip it, strtod too; reject like trailing space */
     char *end = NULL;
     errno = 0;
     *value = strtoll(text, &end, 10);
@@ -324,8 +329,12 @@ static moe_status validate_fit_input(struct moe_fitter *fitter, const struct moe
     return MOE_OK;
 }
 
-static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *context)
+static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *context,
+                          moe_status status)
 {
+    /* An estimator that ran a single restart and succeeded need not name it. */
+    if (status == MOE_OK && !context->result_set && context->n_traces == 1)
+        moe_context_set_result(context, 0, 0);
     moe_fit_report *report = &fitter->report;
     report->n_restarts = context->n_traces;
     report->total_iterations = 0;
@@ -368,6 +377,7 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
                           "estimator '%s' does not support partial_fit", fitter->ops->name);
     if (status != MOE_OK) {
         fitter->report.status = status;
+        fitter->report.seconds = now_seconds() - started;
         return status;
     }
     struct moe_fit_context context;
@@ -391,7 +401,7 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
                      moe_strerror(status));
         else if (status != MOE_OK)
             moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
-        finish_report(fitter, &context);
+        finish_report(fitter, &context, status);
         int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
         if (keep) {
             moe_model_copy_parameters(model, context.model);
@@ -402,6 +412,8 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
         free(context.traces[r].values);
     free(context.traces);
     moe_model_free(context.model);
+    if (status == MOE_OK)
+        fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
     fitter->report.status = status;
     fitter->report.seconds = now_seconds() - started;
     return status;

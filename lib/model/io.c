@@ -1,0 +1,650 @@
+/*
+ * Portable binary model format: moe_model_save, moe_model_load and the
+ * buffer variants.
+ *
+ * Layout, version 1. Integers are unsigned, little-endian, written byte by
+ * byte; doubles are IEEE-754 binary64 written as their 64-bit pattern in
+ * little-endian order. Offsets are in bytes.
+ *
+ *   offset  size  field
+ *        0     8  signature 89 4D 4F 45 0D 0A 1A 0A  ("\x89MOE\r\n\x1a\n")
+ *        8     4  u32 format version (1)
+ *       12     4  u32 flags, reserved: 0
+ *       16     8  u64 total size of the model in bytes, checksum included
+ *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial)
+ *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu)
+ *       32     4  u32 intercept (0 or 1)
+ *       36     4  u32 reserved: 0
+ *       40     8  u64 n_experts K
+ *       48     8  u64 n_features d
+ *       56     8  u64 n_classes C (0 unless the family uses classes)
+ *       64        f64 gate[K * p]                (p = d + intercept, row-major)
+ *                 f64 experts[K * R * p]         (R = C for multinomial, else 1)
+ *                 f64 variances[K]               (only for families with variances)
+ *   size-4     4  u32 CRC-32 (IEEE, reflected 0xEDB88320) of bytes [0, size-4)
+ *
+ * The parameter arrays are exactly those of moe_model_get_gate,
+ * moe_model_get_experts and moe_model_get_variances. A model is therefore
+ * 64 + 8 * (K*p + K*R*p + [K]) + 4 bytes long; the smallest valid one
+ * (Gaussian, K = 1, p = 1) has 92 bytes.
+ *
+ * The signature starts with a non-ASCII byte and contains CR LF, LF and
+ * Ctrl-Z, so transfers that treat the file as text damage it detectably.
+ *
+ * A loader accepts a byte string only if, in this order: it holds at least
+ * the header and the checksum; the signature matches; the version is known;
+ * the size field equals the length; the checksum matches; the reserved
+ * fields are zero; the structure is valid for moe_model_create; the payload
+ * has exactly the implied length; every double is finite, variances are
+ * positive and the gate row of the last expert is zero. Every other byte
+ * string is rejected with MOE_ERR_FORMAT. An accepted byte string is the
+ * exact serialization of the loaded model: saving it again gives the same
+ * bytes.
+ *
+ * Files are written to a temporary file next to the target, flushed to disk
+ * and renamed over the target, so a failed save leaves any previous file at
+ * the path as it was. Model files are limited to MOE_MODEL_FILE_MAX bytes
+ * (1 GiB); the buffer functions have no such limit.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "model/model_impl.h"
+#include "model/family.h"
+#include "common/checksum.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(double) == 8 && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024,
+               "the model format needs IEEE-754 binary64 doubles");
+
+#define FORMAT_VERSION 1u
+#define HEADER_SIZE 64u
+#define CRC_SIZE 4u
+#define MOE_MODEL_FILE_MAX ((size_t)1 << 30)
+
+/* Header field offsets. */
+enum {
+    OFFSET_VERSION = 8,
+    OFFSET_FLAGS = 12,
+    OFFSET_TOTAL_SIZE = 16,
+    OFFSET_FAMILY = 24,
+    OFFSET_LINK = 28,
+    OFFSET_INTERCEPT = 32,
+    OFFSET_RESERVED = 36,
+    OFFSET_EXPERTS = 40,
+    OFFSET_FEATURES = 48,
+    OFFSET_CLASSES = 56
+};
+
+static const unsigned char signature[8] = {0x89, 0x4D, 0x4F, 0x45, 0x0D, 0x0A, 0x1A, 0x0A};
+
+/* Byte-level encoding ------------------------------------------------------- */
+
+static void put_u32(unsigned char *at, uint32_t value)
+{
+    for (int i = 0; i < 4; ++i)
+        at[i] = (unsigned char)(value >> (8 * i));
+}
+
+static void put_u64(unsigned char *at, uint64_t value)
+{
+    for (int i = 0; i < 8; ++i)
+        at[i] = (unsigned char)(value >> (8 * i));
+}
+
+static void put_double(unsigned char *at, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    put_u64(at, bits);
+}
+
+static uint32_t get_u32(const unsigned char *at)
+{
+    uint32_t value = 0;
+    for (int i = 3; i >= 0; --i)
+        value = (value << 8) | at[i];
+    return value;
+}
+
+static uint64_t get_u64(const unsigned char *at)
+{
+    uint64_t value = 0;
+    for (int i = 7; i >= 0; --i)
+        value = (value << 8) | at[i];
+    return value;
+}
+
+static double get_double(const unsigned char *at)
+{
+    uint64_t bits = get_u64(at);
+    double value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+/* Overflow-checked arithmetic: return 0 on overflow. */
+static int mul_u64(uint64_t a, uint64_t b, uint64_t *result)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return 0;
+    *result = a * b;
+    return 1;
+}
+
+static int add_u64(uint64_t a, uint64_t b, uint64_t *result)
+{
+    if (b > UINT64_MAX - a)
+        return 0;
+    *result = a + b;
+    return 1;
+}
+
+/* Bytes of the double arrays of a model with this structure; 0 on overflow. */
+static int payload_bytes(uint64_t n_experts, uint64_t n_inputs, uint64_t expert_rows,
+                         int has_variance, uint64_t *bytes)
+{
+    uint64_t gate, block, experts, values;
+    return mul_u64(n_experts, n_inputs, &gate) && mul_u64(expert_rows, n_inputs, &block) &&
+           mul_u64(n_experts, block, &experts) && add_u64(gate, experts, &values) &&
+           add_u64(values, has_variance ? n_experts : 0, &values) &&
+           mul_u64(values, 8, bytes);
+}
+
+/* Saving ------------------------------------------------------------------- */
+
+static moe_status serialized_size(const struct moe_model *model, size_t *size)
+{
+    uint64_t payload, total;
+    if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
+                       model->variances != NULL, &payload) ||
+        !add_u64(payload, HEADER_SIZE + CRC_SIZE, &total) || total > SIZE_MAX)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the model is too large to serialize on this platform");
+    *size = (size_t)total;
+    return MOE_OK;
+}
+
+/* A model whose parameters the loader would reject must not be written. */
+static moe_status check_saveable(const struct moe_model *model)
+{
+    for (size_t i = 0; i < moe_gate_size(model); ++i)
+        if (!isfinite(model->gate[i]))
+            return moe_fail(NULL, MOE_ERR_NON_FINITE,
+                            "gate value %zu is not finite; the model cannot be saved", i);
+    for (size_t i = 0; i < moe_experts_size(model); ++i)
+        if (!isfinite(model->experts[i]))
+            return moe_fail(NULL, MOE_ERR_NON_FINITE,
+                            "expert value %zu is not finite; the model cannot be saved", i);
+    if (model->variances != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            if (!isfinite(model->variances[k]) || !(model->variances[k] > 0.0))
+                return moe_fail(NULL,
+                                isfinite(model->variances[k]) ? MOE_ERR_INVALID_ARGUMENT
+                                                              : MOE_ERR_NON_FINITE,
+                                "variance %zu is %g; the model cannot be saved", k,
+                                model->variances[k]);
+    return MOE_OK;
+}
+
+/* Write the model into `out`, which holds exactly `size` (serialized_size) bytes. */
+static void serialize(const struct moe_model *model, unsigned char *out, size_t size)
+{
+    memcpy(out, signature, sizeof signature);
+    put_u32(out + OFFSET_VERSION, FORMAT_VERSION);
+    put_u32(out + OFFSET_FLAGS, 0);
+    put_u64(out + OFFSET_TOTAL_SIZE, (uint64_t)size);
+    put_u32(out + OFFSET_FAMILY, (uint32_t)model->family);
+    put_u32(out + OFFSET_LINK, (uint32_t)model->link);
+    put_u32(out + OFFSET_INTERCEPT, (uint32_t)model->intercept);
+    put_u32(out + OFFSET_RESERVED, 0);
+    put_u64(out + OFFSET_EXPERTS, (uint64_t)model->n_experts);
+    put_u64(out + OFFSET_FEATURES, (uint64_t)model->n_features);
+    put_u64(out + OFFSET_CLASSES, (uint64_t)model->n_classes);
+    unsigned char *at = out + HEADER_SIZE;
+    for (size_t i = 0; i < moe_gate_size(model); ++i, at += 8)
+        put_double(at, model->gate[i]);
+    for (size_t i = 0; i < moe_experts_size(model); ++i, at += 8)
+        put_double(at, model->experts[i]);
+    if (model->variances != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k, at += 8)
+            put_double(at, model->variances[k]);
+    put_u32(at, moe_crc32(out, size - CRC_SIZE));
+}
+
+moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t capacity,
+                                 size_t *written)
+{
+    if (written != NULL)
+        *written = 0;
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    if (written == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "written is NULL");
+    moe_status status = check_saveable(model);
+    size_t size = 0;
+    if (status == MOE_OK)
+        status = serialized_size(model, &size);
+    if (status != MOE_OK)
+        return status;
+    *written = size;
+    if (buffer == NULL)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "buffer is NULL; the model needs %zu bytes", size);
+    if (capacity < size)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "buffer holds %zu bytes, the model needs %zu", capacity, size);
+    serialize(model, buffer, size);
+    return MOE_OK;
+}
+
+/* A name for the temporary file, different for every process, thread and attempt. */
+static unsigned long temporary_suffix(unsigned attempt)
+{
+    uint64_t x = (uint64_t)getpid();
+    x = x * 0x9E3779B97F4A7C15u + (uint64_t)time(NULL);
+    x = x * 0x9E3779B97F4A7C15u + (uint64_t)clock();
+    x = x * 0x9E3779B97F4A7C15u + (uint64_t)(uintptr_t)&x;
+    x = x * 0x9E3779B97F4A7C15u + attempt;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 29;
+    return (unsigned long)(x & 0xFFFFFFFFu);
+}
+
+static moe_status write_file(const char *path, const unsigned char *bytes, size_t size)
+{
+    size_t name_size = strlen(path) + sizeof ".tmp" + 8;
+    char *temporary = malloc(name_size);
+    if (temporary == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a file name");
+    int fd = -1;
+    for (unsigned attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        snprintf(temporary, name_size, "%s.tmp%08lx", path, temporary_suffix(attempt));
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST && errno != EINTR)
+            break;
+    }
+    if (fd < 0) {
+        int error = errno;
+        free(temporary);
+        return moe_fail(NULL, MOE_ERR_IO, "cannot create a temporary file next to '%s': %s",
+                        path, strerror(error));
+    }
+    const char *action = "write";
+    int error = 0;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t count = write(fd, bytes + done, size - done);
+        if (count < 0 && errno == EINTR)
+            continue;
+        if (count <= 0) {
+            error = count < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)count;
+    }
+    if (error == 0 && fsync(fd) != 0) {
+        error = errno;
+        action = "flush";
+    }
+    if (close(fd) != 0 && error == 0) {
+        error = errno;
+        action = "close";
+    }
+    if (error == 0 && rename(temporary, path) != 0) {
+        error = errno;
+        action = "replace";
+    }
+    if (error != 0)
+        unlink(temporary);
+    free(temporary);
+    if (error != 0)
+        return moe_fail(NULL, MOE_ERR_IO, "cannot %s '%s': %s", action, path, strerror(error));
+    return MOE_OK;
+}
+
+moe_status moe_model_save(const moe_model_t *model, const char *path)
+{
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    if (path == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "path is NULL");
+    moe_status status = check_saveable(model);
+    size_t size = 0;
+    if (status == MOE_OK)
+        status = serialized_size(model, &size);
+    if (status != MOE_OK)
+        return status;
+    if (size > MOE_MODEL_FILE_MAX)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the model needs %zu bytes, more than the %zu a model file may hold "
+                        "(use moe_model_save_buffer)",
+                        size, MOE_MODEL_FILE_MAX);
+    unsigned char *bytes = malloc(size);
+    if (bytes == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
+    serialize(model, bytes, size);
+    status = write_file(path, bytes, size);
+    free(bytes);
+    return status;
+}
+
+/* Loading ------------------------------------------------------------------ */
+
+static moe_status header_size_field(const char *name, uint64_t value, size_t *out)
+{
+#if SIZE_MAX < UINT64_MAX
+    if (value > SIZE_MAX)
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "%s is %" PRIu64 ", more than this platform can address", name, value);
+#else
+    (void)name;
+#endif
+    *out = (size_t)value;
+    return MOE_OK;
+}
+
+/* The structure fields of a header whose checksum is already verified. */
+static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
+{
+    uint32_t family = get_u32(bytes + OFFSET_FAMILY);
+    uint32_t link = get_u32(bytes + OFFSET_LINK);
+    uint32_t intercept = get_u32(bytes + OFFSET_INTERCEPT);
+    if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
+        family != MOE_FAMILY_MULTINOMIAL)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "unknown expert family %" PRIu32, family);
+    if (link != MOE_LINK_IDENTITY && link != MOE_LINK_SIGMOID && link != MOE_LINK_RELU)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "unknown link %" PRIu32, link);
+    if (intercept > 1)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "intercept field must be 0 or 1, got %" PRIu32,
+                        intercept);
+    spec->version = MOE_MODEL_SPEC_VERSION;
+    spec->family = (moe_family)family;
+    spec->link = (moe_link)link;
+    spec->intercept = (int)intercept;
+    moe_status status =
+        header_size_field("n_experts", get_u64(bytes + OFFSET_EXPERTS), &spec->n_experts);
+    if (status == MOE_OK)
+        status = header_size_field("n_features", get_u64(bytes + OFFSET_FEATURES),
+                                   &spec->n_features);
+    if (status == MOE_OK)
+        status = header_size_field("n_classes", get_u64(bytes + OFFSET_CLASSES),
+                                   &spec->n_classes);
+    return status;
+}
+
+/* Read `count` doubles, all finite, into `values`. */
+static moe_status read_finite(const unsigned char **at, double *values, size_t count,
+                              const char *what)
+{
+    for (size_t i = 0; i < count; ++i, *at += 8) {
+        values[i] = get_double(*at);
+        if (!isfinite(values[i]))
+            return moe_fail(NULL, MOE_ERR_FORMAT, "%s value %zu is not finite", what, i);
+    }
+    return MOE_OK;
+}
+
+static moe_status read_parameters(struct moe_model *model, const unsigned char *at)
+{
+    moe_status status = read_finite(&at, model->gate, moe_gate_size(model), "gate");
+    if (status == MOE_OK)
+        status = read_finite(&at, model->experts, moe_experts_size(model), "expert");
+    if (status == MOE_OK && model->variances != NULL)
+        status = read_finite(&at, model->variances, model->n_experts, "variance");
+    if (status != MOE_OK)
+        return status;
+    size_t p = model->n_inputs;
+    const double *reference = model->gate + (model->n_experts - 1) * p;
+    for (size_t j = 0; j < p; ++j)
+        if (reference[j] != 0.0)
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "the gate row of the last (reference) expert must be zero, "
+                            "but its value %zu is %g",
+                            j, reference[j]);
+    if (model->variances != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            if (!(model->variances[k] > 0.0))
+                return moe_fail(NULL, MOE_ERR_FORMAT, "variance %zu is %g, not positive", k,
+                                model->variances[k]);
+    return MOE_OK;
+}
+
+moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t size)
+{
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (buffer == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "buffer is NULL");
+    const unsigned char *bytes = buffer;
+
+    if (size < HEADER_SIZE + CRC_SIZE)
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "%zu bytes are too few for a model (header and checksum take %u)", size,
+                        HEADER_SIZE + CRC_SIZE);
+    if (memcmp(bytes, signature, sizeof signature) != 0) {
+        if (bytes[1] == 'M' && bytes[2] == 'O' && bytes[3] == 'E')
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "damaged model signature (was the file transferred as text?)");
+        return moe_fail(NULL, MOE_ERR_FORMAT, "not a libmoe model (no model signature)");
+    }
+    uint32_t version = get_u32(bytes + OFFSET_VERSION);
+    if (version == 0)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "format version 0 is not valid");
+    if (version > FORMAT_VERSION)
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "format version %" PRIu32 " is newer than this libmoe supports (%u)",
+                        version, FORMAT_VERSION);
+    uint64_t declared = get_u64(bytes + OFFSET_TOTAL_SIZE);
+    if (declared != (uint64_t)size)
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "the header declares %" PRIu64 " bytes, but %zu are present", declared,
+                        size);
+    uint32_t stored = get_u32(bytes + size - CRC_SIZE);
+    uint32_t computed = moe_crc32(bytes, size - CRC_SIZE);
+    if (stored != computed)
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+                        "): the model data is corrupt",
+                        stored, computed);
+    uint32_t flags = get_u32(bytes + OFFSET_FLAGS);
+    if (flags != 0)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "header flags are %08" PRIx32 ", must be 0",
+                        flags);
+    uint32_t reserved = get_u32(bytes + OFFSET_RESERVED);
+    if (reserved != 0)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "reserved header field is %08" PRIx32
+                        ", must be 0", reserved);
+
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    moe_status status = read_spec(bytes, &spec);
+    if (status != MOE_OK)
+        return status;
+
+    /*
+     * The payload length the header implies must match before anything is
+     * allocated, so a short input never makes the loader allocate more than
+     * a small multiple of its own size. Unavailable families are left to
+     * moe_model_allocate, which rejects them without allocating.
+     */
+    size_t payload = size - HEADER_SIZE - CRC_SIZE;
+    const struct moe_family_ops *ops = moe_family_lookup(spec.family);
+    if (ops != NULL) {
+        uint64_t inputs, needed;
+        int fits = add_u64(spec.n_features, (uint64_t)spec.intercept, &inputs) &&
+                   payload_bytes(spec.n_experts, inputs, ops->uses_classes ? spec.n_classes : 1,
+                                 ops->has_variance, &needed);
+        if (!fits || needed != (uint64_t)payload) {
+            char expected[32] = "more than 2^64";
+            if (fits)
+                snprintf(expected, sizeof expected, "%" PRIu64, needed);
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "the header describes %zu experts, %zu features and %zu classes, "
+                            "which need %s parameter bytes, but %zu are present",
+                            spec.n_experts, spec.n_features, spec.n_classes, expected, payload);
+        }
+    }
+
+    char detail[MOE_MESSAGE_SIZE] = "";
+    struct moe_model *model = NULL;
+    status = moe_model_allocate(&model, &spec, detail);
+    if (status == MOE_ERR_OUT_OF_MEMORY)
+        return moe_fail(NULL, status, "%s", detail);
+    if (status != MOE_OK)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "invalid model structure: %s", detail);
+    /* What is read below is exactly what the model holds, and must be exactly the payload. */
+    uint64_t held = 0;
+    if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
+                       model->variances != NULL, &held) ||
+        held != (uint64_t)payload) {
+        moe_model_free(model);
+        return moe_fail(NULL, MOE_ERR_FORMAT, "the parameters take %zu bytes, %" PRIu64
+                        " expected", payload, held);
+    }
+    status = read_parameters(model, bytes + HEADER_SIZE);
+    if (status != MOE_OK) {
+        moe_model_free(model);
+        return status;
+    }
+    *out = model;
+    return MOE_OK;
+}
+
+/*
+ * Read a whole model file. Reading stops early once the bytes read cannot be
+ * a model, so that /dev/zero or a huge unrelated file costs little: after a
+ * wrong signature or an unknown version (the caller's checks report those),
+ * or past the size the header declares.
+ */
+static moe_status read_file(const char *path, unsigned char **contents, size_t *length)
+{
+    *contents = NULL;
+    *length = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return moe_fail(NULL, MOE_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat info;
+    if (fstat(fd, &info) != 0) {
+        int error = errno;
+        close(fd);
+        return moe_fail(NULL, MOE_ERR_IO, "cannot inspect '%s': %s", path, strerror(error));
+    }
+    if (S_ISDIR(info.st_mode)) {
+        close(fd);
+        return moe_fail(NULL, MOE_ERR_IO, "cannot read '%s': it is a directory", path);
+    }
+    if (S_ISREG(info.st_mode) && (uintmax_t)info.st_size > MOE_MODEL_FILE_MAX) {
+        close(fd);
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "'%s' has %jd bytes, more than the %zu a model file may hold", path,
+                        (intmax_t)info.st_size, MOE_MODEL_FILE_MAX);
+    }
+    /* A regular file is read into a buffer one byte larger than it, to see its end. */
+    size_t capacity = 4096;
+    if (S_ISREG(info.st_mode) && (uintmax_t)info.st_size >= capacity)
+        capacity = (size_t)info.st_size + 1;
+    size_t limit = MOE_MODEL_FILE_MAX; /* more bytes than this are an error */
+    int header_checked = 0;
+    size_t have = 0;
+    moe_status status = MOE_OK;
+    unsigned char *bytes = malloc(capacity);
+    if (bytes == NULL)
+        status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", capacity);
+    while (status == MOE_OK) {
+        if (have == capacity) {
+            size_t grown = capacity <= limit / 2 ? 2 * capacity : limit + 1;
+            unsigned char *larger = realloc(bytes, grown);
+            if (larger == NULL) {
+                status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes",
+                                  grown);
+                break;
+            }
+            bytes = larger;
+            capacity = grown;
+        }
+        size_t want = capacity - have;
+        if (want > limit + 1 - have)
+            want = limit + 1 - have;
+        ssize_t count = read(fd, bytes + have, want);
+        if (count < 0 && errno == EINTR)
+            continue;
+        if (count < 0) {
+            status = moe_fail(NULL, MOE_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+            break;
+        }
+        if (count == 0)
+            break;
+        have += (size_t)count;
+        if (!header_checked && have >= HEADER_SIZE + CRC_SIZE) {
+            header_checked = 1;
+            uint32_t version = get_u32(bytes + OFFSET_VERSION);
+            if (memcmp(bytes, signature, sizeof signature) != 0 || version == 0 ||
+                version > FORMAT_VERSION)
+                break;
+            uint64_t declared = get_u64(bytes + OFFSET_TOTAL_SIZE);
+            if (declared < limit) {
+                limit = (size_t)declared;
+                if (have > limit) {
+                    status = moe_fail(NULL, MOE_ERR_FORMAT,
+                                      "'%s' is longer than the %zu bytes its header declares",
+                                      path, limit);
+                    break;
+                }
+            }
+        }
+        if (have > limit) {
+            status = moe_fail(NULL, MOE_ERR_FORMAT,
+                              limit == MOE_MODEL_FILE_MAX
+                                  ? "'%s' has more than the %zu bytes a model file may hold"
+                                  : "'%s' is longer than the %zu bytes its header declares",
+                              path, limit);
+            break;
+        }
+    }
+    close(fd);
+    if (status != MOE_OK) {
+        free(bytes);
+        return status;
+    }
+    *contents = bytes;
+    *length = have;
+    return MOE_OK;
+}
+
+moe_status moe_model_load(moe_model_t **out, const char *path)
+{
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (path == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "path is NULL");
+    unsigned char *bytes;
+    size_t size;
+    moe_status status = read_file(path, &bytes, &size);
+    if (status != MOE_OK)
+        return status;
+    status = moe_model_load_buffer(out, bytes, size);
+    free(bytes);
+    if (status != MOE_OK) {
+        /* Name the file in the message; copy first, the thread slot is rewritten. */
+        char detail[MOE_MESSAGE_SIZE];
+        memcpy(detail, moe_last_error(), sizeof detail);
+        detail[sizeof detail - 1] = '\0';
+        return moe_fail(NULL, status, "'%s': %s", path, detail);
+    }
+    return MOE_OK;
+}
