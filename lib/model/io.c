@@ -188,6 +188,12 @@ static moe_status check_saveable(const struct moe_model *model)
         if (!isfinite(model->experts[i]))
             return moe_fail(NULL, MOE_ERR_NON_FINITE,
                             "expert value %zu is not finite; the model cannot be saved", i);
+    const double *reference = model->gate + (model->n_experts - 1) * model->n_inputs;
+    for (size_t j = 0; j < model->n_inputs; ++j)
+        if (reference[j] != 0.0)
+            return moe_fail(NULL, MOE_ERR_INTERNAL,
+                            "the gate row of the last expert is not zero (a libmoe bug); "
+                            "the model cannot be saved");
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             if (!isfinite(model->variances[k]) || !(model->variances[k] > 0.0))
@@ -484,7 +490,7 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     size_t payload = size - HEADER_SIZE - CRC_SIZE;
     const struct moe_family_ops *ops = moe_family_lookup(spec.family);
     if (ops != NULL) {
-        uint64_t inputs, needed;
+        uint64_t inputs = 0, needed = 0;
         int fits = add_u64(spec.n_features, (uint64_t)spec.intercept, &inputs) &&
                    payload_bytes(spec.n_experts, inputs, ops->uses_classes ? spec.n_classes : 1,
                                  ops->has_variance, &needed);
@@ -553,10 +559,14 @@ static moe_status read_file(const char *path, unsigned char **contents, size_t *
                         "'%s' has %jd bytes, more than the %zu a model file may hold", path,
                         (intmax_t)info.st_size, MOE_MODEL_FILE_MAX);
     }
-    /* A regular file is read into a buffer one byte larger than it, to see its end. */
+    /*
+     * The first block holds the header; once it is checked the buffer grows
+     * straight to the size of a regular file (plus one byte, to see its end),
+     * or by doubling for other files.
+     */
+    int regular = S_ISREG(info.st_mode);
+    size_t file_size = regular ? (size_t)info.st_size : 0;
     size_t capacity = 4096;
-    if (S_ISREG(info.st_mode) && (uintmax_t)info.st_size >= capacity)
-        capacity = (size_t)info.st_size + 1;
     size_t limit = MOE_MODEL_FILE_MAX; /* more bytes than this are an error */
     int header_checked = 0;
     size_t have = 0;
@@ -567,6 +577,8 @@ static moe_status read_file(const char *path, unsigned char **contents, size_t *
     while (status == MOE_OK) {
         if (have == capacity) {
             size_t grown = capacity <= limit / 2 ? 2 * capacity : limit + 1;
+            if (header_checked && regular && file_size <= limit && file_size + 1 > grown)
+                grown = file_size + 1;
             unsigned char *larger = realloc(bytes, grown);
             if (larger == NULL) {
                 status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes",
@@ -594,17 +606,12 @@ static moe_status read_file(const char *path, unsigned char **contents, size_t *
             uint32_t version = get_u32(bytes + OFFSET_VERSION);
             if (memcmp(bytes, signature, sizeof signature) != 0 || version == 0 ||
                 version > FORMAT_VERSION)
-                break;
+                break; /* moe_model_load_buffer reports it */
             uint64_t declared = get_u64(bytes + OFFSET_TOTAL_SIZE);
-            if (declared < limit) {
+            if (declared < limit)
                 limit = (size_t)declared;
-                if (have > limit) {
-                    status = moe_fail(NULL, MOE_ERR_FORMAT,
-                                      "'%s' is longer than the %zu bytes its header declares",
-                                      path, limit);
-                    break;
-                }
-            }
+            if (regular && file_size > limit)
+                have = file_size; /* reported below without reading the rest */
         }
         if (have > limit) {
             status = moe_fail(NULL, MOE_ERR_FORMAT,

@@ -278,7 +278,14 @@ moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t len
         status = check_finite(message, gate, moe_gate_size(model), "gate");
     if (status != MOE_OK)
         return status;
-    memcpy(model->gate, gate, moe_gate_size(model) * sizeof(double));
+    /* Re-referencing subtracts rows, which can overflow; check the result before storing. */
+    size_t size = moe_gate_size(model), p = model->n_inputs;
+    const double *last = gate + size - p;
+    for (size_t i = 0; i < size; ++i)
+        if (!isfinite(gate[i] - last[i % p]))
+            return moe_fail(message, MOE_ERR_NON_FINITE,
+                            "gate value %zu minus the reference row overflows", i);
+    memcpy(model->gate, gate, size * sizeof(double));
     moe_gate_rereference(model);
     return MOE_OK;
 }

@@ -34,7 +34,8 @@ static inline size_t moe_experts_size(const struct moe_model *model)
     return model->n_experts * model->expert_rows * model->n_inputs;
 }
 
-/* Validate a spec and allocate a model with neutral parameters (no message on failure). */
+/* Validate a spec and allocate a model with neutral parameters; failures set `message`
+   (may be NULL) and the thread's message. */
 moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec, char *message);
 
 /* Copy all parameters from source to target of the same structure. */
