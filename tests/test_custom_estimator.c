@@ -18,6 +18,7 @@
 
 #include "moe/moe.h"
 #include "support/synthetic.h"
+#include "support/runner.h"
 
 #define EXPECT_STATUS(call, expected)                                                          \
     do {                                                                                       \
@@ -1007,9 +1008,5 @@ static Suite *custom_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(custom_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(custom_suite());
 }

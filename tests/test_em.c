@@ -7,6 +7,7 @@
 
 #include "moe/moe.h"
 #include "support/synthetic.h"
+#include "support/runner.h"
 
 static moe_model_t *new_model(size_t K, size_t d)
 {
@@ -30,9 +31,7 @@ static moe_model_t *truth_model(const synthetic_truth *truth)
 
 static moe_fit_report get_report(const moe_fitter_t *fitter)
 {
-    moe_fit_report report;
-    memset(&report, 0, sizeof report);
-    report.version = MOE_FIT_REPORT_VERSION;
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
     ck_assert_int_eq(moe_fitter_get_report(fitter, &report), MOE_OK);
     return report;
 }
@@ -469,9 +468,5 @@ static Suite *em_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(em_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(em_suite());
 }

@@ -13,6 +13,7 @@
 
 #include "moe/moe.h"
 #include "support/synthetic.h"
+#include "support/runner.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -1285,9 +1286,5 @@ static Suite *errors_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(errors_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(errors_suite());
 }

@@ -15,6 +15,7 @@
 
 #include "moe/moe.h"
 #include "support/synthetic.h"
+#include "support/runner.h"
 
 #define EXPECT_STATUS(call, expected)                                                          \
     do {                                                                                       \
@@ -981,9 +982,5 @@ static Suite *fitter_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(fitter_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(fitter_suite());
 }

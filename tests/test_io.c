@@ -25,6 +25,7 @@
 
 #include "moe/moe.h"
 #include "common/checksum.h"
+#include "support/runner.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -1283,9 +1284,5 @@ static Suite *io_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(io_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(io_suite());
 }

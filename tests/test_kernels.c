@@ -10,6 +10,7 @@
 #include "model/gate.h"
 #include "model/model_impl.h"
 #include "support/synthetic.h"
+#include "support/runner.h"
 
 START_TEST(log_sum_exp_is_stable)
 {
@@ -178,9 +179,5 @@ static Suite *kernel_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(kernel_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(kernel_suite());
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "moe/moe.h"
+#include "support/runner.h"
 
 /* A fixed 3-expert, 2-feature model with an intercept, and six rows of data. */
 static const double gate_values[9] = {0.5, 1.0, -2.0, -0.3, 0.7, 0.4, 0.0, 0.0, 0.0};
@@ -164,7 +165,7 @@ START_TEST(loglik_and_criteria_match_reference)
     ck_assert_double_eq_tol(loglik, expected, 1e-12);
     ck_assert_int_eq(moe_model_loglik(model, 6, X, 2, y, weights, &loglik), MOE_OK);
     ck_assert_double_eq_tol(loglik, expected_weighted, 1e-12);
-    moe_criteria criteria = {MOE_CRITERIA_VERSION, 0, 0, 0, 0, 0, 0, 0};
+    moe_criteria criteria = MOE_CRITERIA_INIT;
     ck_assert_int_eq(moe_model_criteria(model, 6, X, 2, y, weights, &criteria), MOE_OK);
     double k = 18.0;
     ck_assert_double_eq_tol(criteria.loglik, expected_weighted, 1e-12);
@@ -311,9 +312,5 @@ static Suite *model_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(model_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(model_suite());
 }

@@ -141,6 +141,9 @@ typedef struct moe_fit_report {
     size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts */
 } moe_fit_report;
 
+#define MOE_FIT_REPORT_INIT \
+    { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0 }
+
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*
  * Log-likelihood after each iteration of the winning restart (entry 0 is the

@@ -164,6 +164,8 @@ typedef struct moe_criteria {
     double entropy;
 } moe_criteria;
 
+#define MOE_CRITERIA_INIT { MOE_CRITERIA_VERSION, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }
+
 MOE_API moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X,
                                       size_t ldx, const double *y, const double *weights,
                                       moe_criteria *criteria);
