@@ -139,21 +139,159 @@ START_TEST(never_decreases_loglik)
 }
 END_TEST
 
+/* The penalised objective of the fitters' documentation, computed here from the model's
+   parameters without the library's penalty code. */
+static double penalised_objective(const moe_model_t *model, const synthetic_data *data,
+                                  double gate_l2, double expert_ridge)
+{
+    size_t K = moe_model_n_experts(model), d = data->n_features, p = d + 1;
+    double gate[4 * 3], experts[4 * 3], loglik;
+    ck_assert_uint_le(K * p, 12);
+    ck_assert_int_eq(moe_model_get_gate(model, gate, K * p), MOE_OK);
+    ck_assert_int_eq(moe_model_get_experts(model, experts, K * p), MOE_OK);
+    ck_assert_int_eq(moe_model_loglik(model, data->n, data->X, d, data->y, NULL, &loglik), MOE_OK);
+    double gate_sum = 0.0, expert_sum = 0.0;
+    for (size_t j = 1; j < p; ++j) {
+        double mean = 0.0;
+        for (size_t k = 0; k < K; ++k)
+            mean += gate[k * p + j] / (double)K;
+        for (size_t k = 0; k < K; ++k) {
+            gate_sum += (gate[k * p + j] - mean) * (gate[k * p + j] - mean);
+            expert_sum += experts[k * p + j] * experts[k * p + j];
+        }
+    }
+    return loglik - (double)data->n * (0.5 * gate_l2 * gate_sum + 0.5 * expert_ridge * expert_sum);
+}
+
+/* With both penalties on, the objective evaluated independently after 1, 2, ... EM
+   iterations from one start never decreases, and the library sees no violation either. */
 START_TEST(penalised_objective_never_decreases)
 {
+    const double gate_l2 = 0.05, expert_ridge = 0.02;
     synthetic_truth truth;
     synthetic_data data;
     synthetic_truth_make(&truth, 3, 2, 2.0, 3.0, 5);
     synthetic_data_make(&data, &truth, 800, 6);
-    moe_model_t *model = new_model(3, 2);
+    moe_model_t *start = new_model(3, 2);
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_option(fitter, "gate_l2", "0.05"), MOE_OK);
-    ck_assert_int_eq(moe_fitter_set_option(fitter, "n_init", "3"), MOE_OK);
-    ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, data.X, 2, data.y, NULL), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "expert_ridge", "0.02"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "random"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 1), MOE_OK);
+    ck_assert_int_eq(moe_fitter_fit(fitter, start, data.n, data.X, 2, data.y, NULL), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "model"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
+    double previous = penalised_objective(start, &data, gate_l2, expert_ridge);
+    size_t decreases = 0;
+    for (long long t = 1; t <= 40; ++t) {
+        moe_model_t *model = NULL;
+        ck_assert_int_eq(moe_model_clone(&model, start), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, t), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, data.X, 2, data.y, NULL), MOE_OK);
+        ck_assert_uint_eq(get_report(fitter).monotonicity_violations, 0);
+        double current = penalised_objective(model, &data, gate_l2, expert_ridge);
+        decreases += previous - current > 1e-10 * ((double)data.n + fabs(previous));
+        previous = current;
+        moe_model_free(model);
+    }
+    ck_assert_uint_eq(decreases, 0);
+    /* Restarts: the library's own check over a longer run. */
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "kmeans"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 4), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 300), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-13), MOE_OK);
+    ck_assert_int_eq(moe_fitter_fit(fitter, start, data.n, data.X, 2, data.y, NULL), MOE_OK);
     ck_assert_uint_eq(get_report(fitter).monotonicity_violations, 0);
     moe_fitter_free(fitter);
-    moe_model_free(model);
+    moe_model_free(start);
+    synthetic_data_free(&data);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
+/* The ridge shrinks: a single expert's penalised slope is the closed-form ridge solution
+   (X'X + N ridge sigma^2 I) beta = X'y at the fitted variance, smaller than plain OLS. */
+START_TEST(expert_ridge_shrinks_coefficients)
+{
+    const size_t n = 400;
+    double X[400], y[400];
+    test_rng rng = {21};
+    for (size_t i = 0; i < n; ++i) {
+        X[i] = test_normal(&rng);
+        y[i] = 3.0 * X[i] + 0.5 * test_normal(&rng);
+    }
+    double slopes[2];
+    for (int penalised = 0; penalised < 2; ++penalised) {
+        moe_model_t *model = new_model(1, 1);
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE, penalised ? 1.0 : 0.0),
+                         MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-14), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
+        double beta[2], variance;
+        moe_model_get_experts(model, beta, 2);
+        moe_model_get_variances(model, &variance, 1);
+        slopes[penalised] = beta[1];
+        /* Stationarity of the penalised objective in (intercept, slope) at the fitted
+           variance: X~'(y - X~ beta) / sigma^2 = N ridge (0, slope). */
+        double score0 = 0.0, score1 = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            double residual = y[i] - beta[0] - beta[1] * X[i];
+            score0 += residual / variance;
+            score1 += residual * X[i] / variance;
+        }
+        ck_assert_double_eq_tol(score0, 0.0, 1e-6 * (double)n);
+        ck_assert_double_eq_tol(score1, (penalised ? 1.0 : 0.0) * (double)n * beta[1],
+                                1e-6 * (double)n);
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    ck_assert_double_gt(slopes[0], 2.8);
+    ck_assert_double_lt(slopes[1], 0.5 * slopes[0]);
+    ck_assert_double_gt(slopes[1], 0.0);
+}
+END_TEST
+
+/* Units must not matter: the same data with one feature in 1e-7 units and one in 1e6 units
+   gives the same fit, with the coefficients rescaled. */
+START_TEST(feature_units_do_not_matter)
+{
+    synthetic_truth truth;
+    synthetic_data data;
+    synthetic_truth_make(&truth, 2, 2, 3.0, 2.0, 31);
+    synthetic_data_make(&data, &truth, 1200, 32);
+    const double unit[2] = {1e-7, 1e6};
+    double *scaled = malloc(data.n * 2 * sizeof(double));
+    for (size_t i = 0; i < data.n; ++i)
+        for (size_t j = 0; j < 2; ++j)
+            scaled[i * 2 + j] = data.X[i * 2 + j] * unit[j];
+    double expert[2][6], loglik[2];
+    for (int run = 0; run < 2; ++run) {
+        moe_model_t *model = new_model(2, 2);
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_SEED, 4), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, run ? scaled : data.X, 2, data.y,
+                                        NULL), MOE_OK);
+        moe_fit_report report = get_report(fitter);
+        ck_assert_uint_eq(report.ridge_fallbacks, 0);
+        loglik[run] = report.loglik;
+        moe_model_get_experts(model, expert[run], 6);
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    ck_assert_double_eq_tol(loglik[1], loglik[0], 1e-6 * fabs(loglik[0]));
+    for (size_t k = 0; k < 2; ++k) {
+        ck_assert_double_eq_tol(expert[1][k * 3], expert[0][k * 3], 1e-5);
+        for (size_t j = 0; j < 2; ++j)
+            ck_assert_double_eq_tol(expert[1][k * 3 + 1 + j] * unit[j], expert[0][k * 3 + 1 + j],
+                                    1e-5);
+    }
+    free(scaled);
     synthetic_data_free(&data);
     synthetic_truth_free(&truth);
 }
@@ -454,6 +592,8 @@ static Suite *em_suite(void)
     tcase_add_test(core, recovers_known_parameters);
     tcase_add_test(core, never_decreases_loglik);
     tcase_add_test(core, penalised_objective_never_decreases);
+    tcase_add_test(core, expert_ridge_shrinks_coefficients);
+    tcase_add_test(core, feature_units_do_not_matter);
     tcase_add_test(core, same_seed_same_result_bit_for_bit);
     tcase_add_test(core, experts_in_canonical_order);
     tcase_add_test(core, starts_from_model_parameters);

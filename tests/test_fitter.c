@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -790,6 +791,35 @@ START_TEST(report_versions)
 }
 END_TEST
 
+/* A caller built against version 1 of the header has a shorter struct: the library must
+   fill version 1's fields and write nothing past them. */
+START_TEST(report_version_one_is_not_overrun)
+{
+    dataset set;
+    dataset_make(&set, 300, 4.0, 23);
+    moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    size_t v1_size = offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t);
+    unsigned char buffer[sizeof(moe_fit_report) + 64];
+    memset(buffer, 0xA5, sizeof buffer);
+    moe_fit_report header = {.version = 1};
+    memcpy(buffer, &header, offsetof(moe_fit_report, status));
+    EXPECT_STATUS(moe_fitter_get_report(fitter, (moe_fit_report *)(void *)buffer), MOE_OK);
+    for (size_t i = v1_size; i < sizeof buffer; ++i)
+        ck_assert_uint_eq(buffer[i], 0xA5);
+    moe_fit_report v1;
+    memcpy(&v1, buffer, v1_size);
+    ck_assert_uint_eq(v1.version, 1);
+    ck_assert_int_eq(v1.status, MOE_OK);
+    ck_assert_uint_gt(v1.iterations, 0);
+    ck_assert(isfinite(v1.loglik));
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
 START_TEST(report_after_successful_fit)
 {
     dataset set;
@@ -972,6 +1002,7 @@ static Suite *fitter_suite(void)
     TCase *report = tcase_create("report");
     tcase_set_timeout(report, 60);
     tcase_add_test(report, report_versions);
+    tcase_add_test(report, report_version_one_is_not_overrun);
     tcase_add_test(report, report_after_successful_fit);
     tcase_add_test(report, max_iter_one);
     tcase_add_test(report, init_model_starts_from_the_model);

@@ -49,7 +49,7 @@ END_TEST
 
 START_TEST(spd_solve_and_ridge_fallback)
 {
-    double A[9] = {4, 1, 0, 1, 3, 1, 0, 1, 2}, b[3] = {1, 2, 3}, work[9];
+    double A[9] = {4, 1, 0, 1, 3, 1, 0, 1, 2}, b[3] = {1, 2, 3}, work[12];
     double x[3];
     memcpy(x, b, sizeof x);
     int ridge = 0;
@@ -67,6 +67,31 @@ START_TEST(spd_solve_and_ridge_fallback)
     /* It solves the consistent system S y = (1,2,3) up to the ridge. */
     for (int i = 0; i < 3; ++i)
         ck_assert_double_eq_tol(S[i * 3] * y[0] + S[i * 3 + 1] * y[1] + S[i * 3 + 2] * y[2], (double)(i + 1), 1e-4);
+}
+END_TEST
+
+/* Features in wildly different units: A = D A0 D must give x = D^-1 x0 to full accuracy,
+   with no ridge, for scales from 1e-8 to 1e7. */
+START_TEST(spd_solve_is_scale_invariant)
+{
+    const double A0[16] = {5, 1, 0.5, 0.2, 1, 4, 1, 0.3, 0.5, 1, 3, 0.1, 0.2, 0.3, 0.1, 2};
+    const double b0[4] = {1, -2, 0.5, 3};
+    double x0[4], work[20];
+    memcpy(x0, b0, sizeof x0);
+    int ridge = 0;
+    ck_assert_int_eq(moe_solve_spd(4, A0, x0, work, &ridge), 0);
+    ck_assert_int_eq(ridge, 0);
+    const double D[4] = {1e-8, 1.0, 1e7, 3e-4};
+    double A[16], x[4];
+    for (size_t i = 0; i < 4; ++i) {
+        x[i] = D[i] * b0[i]; /* (D A0 D) x = D b0  <=>  x = D^-1 x0 */
+        for (size_t j = 0; j < 4; ++j)
+            A[i * 4 + j] = D[i] * A0[i * 4 + j] * D[j];
+    }
+    ck_assert_int_eq(moe_solve_spd(4, A, x, work, &ridge), 0);
+    ck_assert_int_eq(ridge, 0);
+    for (size_t i = 0; i < 4; ++i)
+        ck_assert_double_eq_tol(x[i] * D[i] / x0[i], 1.0, 1e-12);
 }
 END_TEST
 
@@ -103,19 +128,15 @@ START_TEST(rng_is_reproducible_and_uniform)
 }
 END_TEST
 
-/* After the gate M-step the first-order condition sum_i w_i (pi_ik - r_ik) x_i = 0 holds. */
-START_TEST(gate_newton_reaches_stationary_point)
+/* Soft targets loosely tied to x so the gate optimum is interior and non-trivial. */
+static void gate_problem(size_t n, size_t d, size_t K, double *X, double *resp, double *weights)
 {
-    const size_t n = 2000, d = 3, K = 4, p = d + 1;
-    double *X = malloc(n * d * sizeof(double)), *resp = malloc(n * K * sizeof(double));
-    double *weights = malloc(n * sizeof(double));
     test_rng rng = {17};
     for (size_t i = 0; i < n; ++i) {
         double total = 0.0;
         for (size_t j = 0; j < d; ++j)
             X[i * d + j] = test_normal(&rng);
         for (size_t k = 0; k < K; ++k) {
-            /* soft targets loosely tied to x so the optimum is interior and non-trivial */
             resp[i * K + k] = exp(0.8 * (double)k * X[i * d + k % d] + test_normal(&rng));
             total += resp[i * K + k];
         }
@@ -123,43 +144,116 @@ START_TEST(gate_newton_reaches_stationary_point)
             resp[i * K + k] /= total;
         weights[i] = 0.5 + test_uniform(&rng);
     }
+}
+
+/* Gate probabilities of the model at row x (K values). */
+static void gate_at(const struct moe_model *model, const double *x, double *pi)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double largest = -INFINITY, total = 0.0;
+    for (size_t k = 0; k < K; ++k) {
+        pi[k] = model->gate[k * p];
+        for (size_t j = 1; j < p; ++j)
+            pi[k] += model->gate[k * p + j] * x[j - 1];
+        largest = fmax(largest, pi[k]);
+    }
+    for (size_t k = 0; k < K; ++k)
+        total += (pi[k] = exp(pi[k] - largest));
+    for (size_t k = 0; k < K; ++k)
+        pi[k] /= total;
+}
+
+/*
+ * After the gate M-step the first-order condition of the penalised problem holds for every
+ * row of the gate, written out here independently of the library's Hessian code:
+ *   (1/N) sum_i w_i (pi_ik - r_ik) x_i + l2 (w_k - mean_w) = 0  (penalty off the intercept).
+ */
+static void check_gate_stationary(double l2)
+{
+    const size_t n = 2000, d = 3, K = 4, p = d + 1;
+    double *X = malloc(n * d * sizeof(double)), *resp = malloc(n * K * sizeof(double));
+    double *weights = malloc(n * sizeof(double));
+    gate_problem(n, d, K, X, resp, weights);
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.n_experts = K;
     spec.n_features = d;
     struct moe_model *model = NULL;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
-    moe_gate_options options = {0.0, 50, 1e-14};
+    moe_gate_options options = {l2, 50, 1e-14};
     moe_gate_report report = {0, 0, 0};
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_uint_gt(report.newton_steps, 1);
     ck_assert_uint_le(report.newton_steps, 20);
-    double gradient[16] = {0}, block[4], logits[4];
+    ck_assert_uint_eq(report.line_search_failures, 0);
+    double gradient[16] = {0}, pi[4], total_weight = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        total_weight += weights[i];
     for (size_t i = 0; i < n; ++i) {
-        block[0] = 1.0;
-        memcpy(block + 1, X + i * d, d * sizeof(double));
-        double total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            logits[k] = 0.0;
-            for (size_t j = 0; j < p; ++j)
-                logits[k] += model->gate[k * p + j] * block[j];
-        }
-        double largest = logits[0];
-        for (size_t k = 1; k < K; ++k)
-            largest = fmax(largest, logits[k]);
+        gate_at(model, X + i * d, pi);
         for (size_t k = 0; k < K; ++k)
-            total += exp(logits[k] - largest);
-        for (size_t k = 0; k < K; ++k) {
-            double pi = exp(logits[k] - largest) / total;
-            for (size_t j = 0; j < p; ++j)
-                gradient[k * p + j] += weights[i] * (pi - resp[i * K + k]) * block[j] / (double)n;
-        }
+            for (size_t j = 0; j < p; ++j) {
+                double x = j == 0 ? 1.0 : X[i * d + j - 1];
+                gradient[k * p + j] += weights[i] * (pi[k] - resp[i * K + k]) * x / total_weight;
+            }
+    }
+    for (size_t j = 1; j < p; ++j) {
+        double mean = 0.0;
+        for (size_t k = 0; k < K; ++k)
+            mean += model->gate[k * p + j] / (double)K;
+        for (size_t k = 0; k < K; ++k)
+            gradient[k * p + j] += l2 * (model->gate[k * p + j] - mean);
     }
     for (size_t a = 0; a < K * p; ++a)
         ck_assert_double_lt(fabs(gradient[a]), 1e-9);
     moe_model_free(model);
     free(X);
     free(resp);
+    free(weights);
+}
+
+START_TEST(gate_newton_reaches_stationary_point)
+{
+    check_gate_stationary(0.0);
+    check_gate_stationary(0.05);
+}
+END_TEST
+
+/* With a penalty, relabelling the experts (so another one is the reference) must give the
+   same gate probabilities, relabelled: the penalty may not favour the reference expert. */
+START_TEST(gate_penalty_does_not_depend_on_the_reference)
+{
+    const size_t n = 1500, d = 3, K = 3;
+    double *X = malloc(n * d * sizeof(double)), *resp = malloc(n * K * sizeof(double));
+    double *swapped = malloc(n * K * sizeof(double)), *weights = malloc(n * sizeof(double));
+    gate_problem(n, d, K, X, resp, weights);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = 0; k < K; ++k)
+            swapped[i * K + k] = resp[i * K + (K - 1 - k)];
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = d;
+    struct moe_model *model = NULL, *relabelled = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    ck_assert_int_eq(moe_model_create(&relabelled, &spec), MOE_OK);
+    moe_data data = {n, d, d, 1, X, NULL, weights};
+    moe_gate_options options = {0.2, 50, 1e-15};
+    moe_gate_report report = {0, 0, 0};
+    ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
+    ck_assert_int_eq(moe_gate_newton(relabelled, &data, swapped, &options, &report, NULL), MOE_OK);
+    double pi[3], rho[3], largest = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        gate_at(model, X + i * d, pi);
+        gate_at(relabelled, X + i * d, rho);
+        for (size_t k = 0; k < K; ++k)
+            largest = fmax(largest, fabs(pi[k] - rho[K - 1 - k]));
+    }
+    ck_assert_double_lt(largest, 1e-9);
+    moe_model_free(model);
+    moe_model_free(relabelled);
+    free(X);
+    free(resp);
+    free(swapped);
     free(weights);
 }
 END_TEST
@@ -172,7 +266,9 @@ static Suite *kernel_suite(void)
     tcase_add_test(core, weighted_gram_matches_naive_sum);
     tcase_add_test(core, spd_solve_and_ridge_fallback);
     tcase_add_test(core, rng_is_reproducible_and_uniform);
+    tcase_add_test(core, spd_solve_is_scale_invariant);
     tcase_add_test(core, gate_newton_reaches_stationary_point);
+    tcase_add_test(core, gate_penalty_does_not_depend_on_the_reference);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -204,6 +204,24 @@ START_TEST(extreme_residuals_stay_in_log_space)
 }
 END_TEST
 
+/* When even log space cannot hold the density (log f = -inf for every expert), there is
+   no posterior: the functions say so instead of returning NaN with MOE_OK. */
+START_TEST(impossible_row_is_a_numerical_error)
+{
+    moe_model_t *model = fixed_model();
+    const double tiny[3] = {1e-300, 1e-300, 1e-300};
+    ck_assert_int_eq(moe_model_set_variances(model, tiny, 3), MOE_OK);
+    double far[6] = {1.3, -2.0, 1e200, 0.0, 2.2, -0.5};
+    double loglik = 0.0, posterior[18];
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    ck_assert_int_eq(moe_model_loglik(model, 6, X, 2, far, NULL, &loglik), MOE_ERR_NUMERICAL);
+    ck_assert_int_eq(moe_model_posterior(model, 6, X, 2, far, posterior, 18), MOE_ERR_NUMERICAL);
+    ck_assert_ptr_nonnull(strstr(moe_last_error(), "row 2")); /* const calls: thread slot */
+    ck_assert_int_eq(moe_model_criteria(model, 6, X, 2, far, NULL, &criteria), MOE_ERR_NUMERICAL);
+    moe_model_free(model);
+}
+END_TEST
+
 START_TEST(ldx_larger_than_features)
 {
     moe_model_t *model = fixed_model();
@@ -302,6 +320,7 @@ static Suite *model_suite(void)
     tcase_add_test(core, gate_proba_predict_posterior_match_reference);
     tcase_add_test(core, loglik_and_criteria_match_reference);
     tcase_add_test(core, extreme_residuals_stay_in_log_space);
+    tcase_add_test(core, impossible_row_is_a_numerical_error);
     tcase_add_test(core, ldx_larger_than_features);
     tcase_add_test(core, canonicalize_keeps_the_distribution);
     tcase_add_test(core, clone_is_deep);

@@ -59,6 +59,8 @@ MOE_API moe_status moe_context_get_double(const moe_fit_context *context, moe_op
                                           double *value);
 /*
  * Record one finished iteration (trace, report, progress callback).
+ * Iteration 0 records the starting point and does not call the callback.
+ * restart must be below the n_init option (MOE_ERR_INVALID_ARGUMENT if not).
  * Returns MOE_ERR_CANCELLED if the callback asked to stop; the estimator
  * should then return that status promptly.
  */

@@ -12,7 +12,9 @@
  *   moe_fitter_fit(f, model, n, X, d, y, NULL);
  *
  * A fitter is not thread-safe; use one per thread. Several fitters may fit
- * distinct models at once.
+ * distinct models at once. OpenBLAS runs its own threads; libmoe does not
+ * change that global setting (set OPENBLAS_NUM_THREADS=1 when fitting in
+ * several threads at once).
  */
 #ifndef MOE_FITTER_H
 #define MOE_FITTER_H
@@ -31,12 +33,12 @@ extern "C" {
  */
 typedef enum moe_option {
     MOE_OPT_MAX_ITER = 1,          /* [max_iter] int >= 1, default 500 */
-    MOE_OPT_TOLERANCE = 2,         /* [tol] stop when |dL| <= tol * (1 + |L|), default 1e-8 */
+    MOE_OPT_TOLERANCE = 2,         /* [tol] stop when |dL| <= tol * (N + |L|), default 1e-8 */
     MOE_OPT_N_INIT = 3,            /* [n_init] restarts, best log-likelihood kept, default 5 */
     MOE_OPT_SEED = 4,              /* [seed] PRNG seed in [0, 2^53), default 0 */
     MOE_OPT_INIT = 5,              /* [init] a moe_init_strategy, default MOE_INIT_KMEANS */
-    MOE_OPT_GATE_L2 = 6,           /* [gate_l2] L2 penalty on non-intercept gate weights, default 0 */
-    MOE_OPT_EXPERT_RIDGE = 7,      /* [expert_ridge] L2 penalty on non-intercept expert weights, default 0 */
+    MOE_OPT_GATE_L2 = 6,           /* [gate_l2] gate penalty, see below, default 0 */
+    MOE_OPT_EXPERT_RIDGE = 7,      /* [expert_ridge] expert penalty, see below, default 0 */
     MOE_OPT_VARIANCE_FLOOR = 8,    /* [variance_floor] relative to var(y), default 1e-6 */
     MOE_OPT_GATE_MAX_NEWTON = 9,   /* [gate_max_newton] Newton steps per gate M-step, default 25 */
     MOE_OPT_GATE_TOLERANCE = 10,   /* [gate_tol] Newton decrement stop, relative, default 1e-10 */
@@ -44,10 +46,25 @@ typedef enum moe_option {
     MOE_OPT_THREADS = 12           /* [threads] worker threads, 0 = automatic, default 1 */
 } moe_option;
 
+/*
+ * The objective. With N the total weight (n without weights) and L the
+ * log-likelihood (a sum over observations), fitters maximise
+ *
+ *   L - N * [ gate_l2/2 * sum_k ||w_k - mean_k w_k||^2
+ *           + expert_ridge/2 * sum_k ||beta_k||^2 ]
+ *
+ * where w_k are the gate weights and beta_k the expert coefficients, both
+ * without intercepts. Centring the gate weights over experts makes the
+ * penalty independent of which expert is the reference. Convergence and the
+ * monotonicity check are judged per unit weight: |dL| against tol*(N + |L|).
+ * The trace and moe_fit_report.loglik hold the plain log-likelihood.
+ */
+
 /* Values of MOE_OPT_INIT (string form in brackets). */
 typedef enum moe_init_strategy {
-    MOE_INIT_RANDOM = 0, /* [random] random responsibilities, then one M-step */
-    MOE_INIT_KMEANS = 1, /* [kmeans] k-means++ and Lloyd on standardised [x, y] */
+    MOE_INIT_RANDOM = 0, /* [random] uniformly random hard labels, then one M-step */
+    MOE_INIT_KMEANS = 1, /* [kmeans] weighted k-means++ and Lloyd on standardised [x, y]
+                            (on a sample of at most 5000 rows), then one M-step */
     MOE_INIT_MODEL = 2   /* [model] the model's current parameters (restart 0);
                             further restarts use kmeans */
 } moe_init_strategy;
@@ -122,27 +139,36 @@ MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *mod
                                           const double *X, size_t ldx, const double *y,
                                           const double *weights);
 
-/* Report of the last fit. */
-#define MOE_FIT_REPORT_VERSION 1
+/*
+ * Report of the last fit. Set version before the call: the library fills the
+ * fields that version has and no more, so a caller built against an older
+ * header keeps working. Fields marked "(2)" came with version 2.
+ */
+#define MOE_FIT_REPORT_VERSION 2
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
     size_t iterations;             /* of the winning restart */
     size_t total_iterations;       /* over all restarts */
-    double loglik;                 /* final log-likelihood of the winning restart */
+    double loglik;                 /* final log-likelihood (unpenalised) of the winning restart */
     int converged;                 /* winning restart met the tolerance */
     size_t n_restarts;             /* restarts run */
     size_t best_restart;           /* 0-based index of the winner */
     double seconds;                /* wall time of the whole fit */
-    size_t monotonicity_violations;/* EM iterations that lowered L by > 1e-10 relative */
-    double worst_relative_decrease;/* largest relative decrease seen (0 if none) */
+    size_t monotonicity_violations;/* iterations that lowered the penalised objective by more
+                                      than 1e-10 (N + |objective|), N the total weight */
+    double worst_relative_decrease;/* largest such decrease / (N + |objective|), 0 if none */
     size_t degenerate_events;      /* expert updates skipped for vanishing weight */
     size_t inner_iterations;       /* e.g. gate Newton steps, all restarts */
-    size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts */
+    size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts
+                                      (gradient estimators; 0 for em) */
+    size_t ridge_fallbacks;        /* (2) singular systems solved with an added ridge */
+    size_t line_search_failures;   /* (2) gate Newton steps that found no decrease */
+    size_t floored_variances;      /* (2) variance updates raised to the floor */
 } moe_fit_report;
 
 #define MOE_FIT_REPORT_INIT \
-    { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0 }
+    { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0 }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

@@ -131,6 +131,8 @@ MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *var
  *   predict:     n values of E[y | x] (Gaussian)
  *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
  *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
+ * posterior, loglik and the criteria return MOE_ERR_NUMERICAL when some row
+ * has zero or non-finite likelihood under every expert.
  */
 MOE_API moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X,
                                      size_t ldx, double *out, size_t out_length);

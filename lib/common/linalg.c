@@ -50,15 +50,21 @@ void moe_symmetrize_upper(size_t p, double *matrix)
 
 int moe_solve_spd(size_t p, const double *A, double *b, double *work, int *ridge_used)
 {
-    double mean_diagonal = 0.0;
+    /* Equilibrate to unit diagonal first: the ridge and the conditioning test below are
+       then independent of the units of the features (a column in nanometres and one in
+       kilometres get the same treatment). */
+    double *scale = work + p * p;
+    for (size_t i = 0; i < p; ++i) {
+        double diagonal = A[i * p + i];
+        scale[i] = diagonal > 0.0 && isfinite(diagonal) ? 1.0 / sqrt(diagonal) : 1.0;
+    }
     for (size_t i = 0; i < p; ++i)
-        mean_diagonal += fabs(A[i * p + i]);
-    mean_diagonal /= (double)p;
-    if (!(mean_diagonal > 0.0) || !isfinite(mean_diagonal))
-        mean_diagonal = 1.0;
+        b[i] *= scale[i];
     double ridge = 0.0;
     for (int attempt = 0; attempt < 14; ++attempt) {
-        memcpy(work, A, p * p * sizeof(double));
+        for (size_t i = 0; i < p; ++i)
+            for (size_t j = 0; j < p; ++j)
+                work[i * p + j] = scale[i] * A[i * p + j] * scale[j];
         for (size_t i = 0; i < p; ++i)
             work[i * p + i] += ridge;
         /* A is symmetric, so the row-major upper triangle is the column-major lower one;
@@ -77,13 +83,17 @@ int moe_solve_spd(size_t p, const double *A, double *b, double *work, int *ridge
             if (smallest > largest * 1e-7) {
                 LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)p, 1, work, (lapack_int)p, b,
                                (lapack_int)p);
+                for (size_t i = 0; i < p; ++i)
+                    b[i] *= scale[i];
                 if (ridge > 0.0 && ridge_used != NULL)
                     *ridge_used = 1;
                 return 0;
             }
         }
-        ridge = ridge == 0.0 ? 1e-12 * mean_diagonal : ridge * 10.0;
+        ridge = ridge == 0.0 ? 1e-12 : ridge * 10.0;
     }
+    for (size_t i = 0; i < p; ++i)
+        b[i] /= scale[i];
     return -1;
 }
 

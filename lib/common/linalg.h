@@ -27,10 +27,12 @@ void moe_symmetrize_upper(size_t p, double *matrix);
 
 /*
  * Solve A x = b for symmetric positive (semi)definite A (p x p, full, row-major)
- * by Cholesky. A is not modified; b is overwritten by x. work holds p * p
- * doubles. When A is singular or indefinite, retries with a growing ridge on
- * the diagonal (starting at 1e-12 of the mean diagonal) and sets *ridge_used.
- * Returns 0 on success, -1 if no ridge up to the mean diagonal worked.
+ * by Cholesky after scaling A to unit diagonal, so the result does not depend
+ * on the units of the unknowns. A is not modified; b is overwritten by x.
+ * work holds p * (p + 1) doubles. When the scaled A is singular, indefinite or
+ * too ill-conditioned, retries with a growing ridge on its diagonal (1e-12 up
+ * to 1) and sets *ridge_used. Returns 0 on success, -1 (b unchanged) if no
+ * ridge worked.
  */
 int moe_solve_spd(size_t p, const double *A, double *b, double *work, int *ridge_used);
 

@@ -1,6 +1,8 @@
 /* What an estimator sees of a fit: data, options, working model, trace and progress. */
 #include "estimators/fitter_impl.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +45,14 @@ moe_status moe_context_get_double(const moe_fit_context *context, moe_option opt
     return moe_fitter_get_double(context->fitter, option, value);
 }
 
+/* An estimator may report restarts up to the n_init option; more than that is a bug in it,
+   and an unchecked index would size the trace table from an arbitrary number. */
 static moe_status trace_append(moe_fit_context *context, size_t restart, double value)
 {
+    long long n_init = context->fitter->options.integer[MOE_OPT_N_INIT];
+    if (restart >= (size_t)n_init)
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "restart index %zu is not below n_init = %lld", restart, n_init);
     if (restart >= context->n_traces) {
         moe_trace *grown = realloc(context->traces, (restart + 1) * sizeof *grown);
         if (grown == NULL)
@@ -57,6 +65,9 @@ static moe_status trace_append(moe_fit_context *context, size_t restart, double 
     moe_trace *trace = &context->traces[restart];
     if (trace->length == trace->capacity) {
         size_t capacity = trace->capacity == 0 ? 64 : 2 * trace->capacity;
+        if (capacity > SIZE_MAX / sizeof(double))
+            return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                            "the trace is too long");
         double *values = realloc(trace->values, capacity * sizeof(double));
         if (values == NULL)
             return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
@@ -102,5 +113,9 @@ moe_status moe_context_fail(moe_fit_context *context, moe_status status, const c
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    return moe_fail(context->fitter->message, status, "%s", message == NULL ? "" : message);
+    /* The message may be moe_last_error() or the fitter's own buffer, which moe_fail
+       overwrites: copy it out first. */
+    char copy[MOE_MESSAGE_SIZE];
+    snprintf(copy, sizeof copy, "%s", message == NULL ? "" : message);
+    return moe_fail(context->fitter->message, status, "%s", copy);
 }

@@ -8,6 +8,7 @@
  * (penalised) log-likelihood never decreases; any iteration that does is
  * counted in the report rather than hidden.
  */
+#include "common/alloc.h"
 #include "estimators/fitter_impl.h"
 #include "estimators/init.h"
 #include "model/family.h"
@@ -19,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Relative decrease beyond which an iteration counts as a monotonicity violation. */
+/* Decrease, relative to N + |objective|, beyond which an iteration counts as a
+   monotonicity violation: the per-observation scale makes the slack independent of n. */
 #define MONOTONICITY_SLACK 1e-10
 /* Share of the one-hot label kept when the initial partition trains the gate: a hard
    partition is often separable and would send the gate weights to infinity. */
@@ -70,6 +72,7 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     settings->gate.max_newton = (size_t)o->integer[MOE_OPT_GATE_MAX_NEWTON];
     settings->gate.tolerance = o->real[MOE_OPT_GATE_TOLERANCE];
     settings->experts.ridge = o->real[MOE_OPT_EXPERT_RIDGE];
+    settings->experts.total_weight = total;
     double variance = weighted_variance(data, total);
     settings->experts.variance_floor =
         o->real[MOE_OPT_VARIANCE_FLOOR] * (variance > 0.0 ? variance : 1.0);
@@ -78,11 +81,20 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     settings->experts.min_weight = o->real[MOE_OPT_MIN_EXPERT_WEIGHT] * total;
 }
 
-/* The objective EM increases: log-likelihood minus the gate penalty on the sum scale. */
+/* The objective EM increases: log-likelihood minus the penalties on the sum scale. */
 static double objective(const struct moe_model *model, const em_settings *settings,
                         double loglik)
 {
-    return loglik - settings->total_weight * moe_gate_penalty(model, settings->gate.l2);
+    double penalty = moe_gate_penalty(model, settings->gate.l2) +
+                     moe_expert_penalty(model, settings->experts.ridge);
+    return loglik - settings->total_weight * penalty;
+}
+
+/* Convergence and monotonicity are judged per unit of weight, so the same tolerance means
+   the same thing for n = 100 and n = 10^7. */
+static double objective_scale(const em_settings *settings, double value)
+{
+    return settings->total_weight + fabs(value);
 }
 
 static moe_status m_step(struct moe_fit_context *context, const em_settings *settings,
@@ -93,12 +105,16 @@ static moe_status m_step(struct moe_fit_context *context, const em_settings *set
     moe_status status = context->model->family_ops->m_step(
         context->model, &context->data, resp, &settings->experts, &experts, fitter->message);
     fitter->report.degenerate_events += experts.degenerate_experts;
+    fitter->report.ridge_fallbacks += experts.ridge_fallbacks;
+    fitter->report.floored_variances += experts.floored_variances;
     if (status != MOE_OK)
         return status;
     moe_gate_report gate = {0, 0, 0};
     status = moe_gate_newton(context->model, &context->data, resp, &settings->gate, &gate,
                              fitter->message);
     fitter->report.inner_iterations += gate.newton_steps;
+    fitter->report.ridge_fallbacks += gate.ridge_fallbacks;
+    fitter->report.line_search_failures += gate.line_search_failures;
     return status;
 }
 
@@ -185,8 +201,9 @@ static moe_status run_restart(struct moe_fit_context *context, const em_settings
                             t);
         double current = objective(model, settings, posterior.loglik);
         double decrease = previous - current;
-        if (decrease > MONOTONICITY_SLACK * fabs(previous)) {
-            double relative = decrease / fabs(previous);
+        double scale = objective_scale(settings, previous);
+        if (decrease > MONOTONICITY_SLACK * scale) {
+            double relative = decrease / scale;
             fitter->report.monotonicity_violations++;
             if (relative > fitter->report.worst_relative_decrease)
                 fitter->report.worst_relative_decrease = relative;
@@ -195,7 +212,7 @@ static moe_status run_restart(struct moe_fit_context *context, const em_settings
         status = moe_context_iteration(context, restart, t, posterior.loglik);
         if (status != MOE_OK)
             return status;
-        if (fabs(current - previous) <= settings->tolerance * (1.0 + fabs(current))) {
+        if (fabs(current - previous) <= settings->tolerance * objective_scale(settings, current)) {
             outcome->converged = 1;
             break;
         }
@@ -223,7 +240,8 @@ static moe_status em_fit(void *state, moe_fit_context *context)
     size_t n = context->data.n, K = model->n_experts;
     em_settings settings;
     read_settings(fitter, &context->data, &settings);
-    em_buffers buffers = {malloc(n * K * sizeof(double)), malloc(n * sizeof(size_t))};
+    em_buffers buffers = {moe_alloc_array(n, K, sizeof(double)),
+                          moe_alloc_array(n, 1, sizeof(size_t))};
     struct moe_model *start = NULL, *best = NULL;
     moe_status status = MOE_OK;
     if (buffers.resp == NULL || buffers.labels == NULL) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -275,8 +276,13 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "report version %u is not supported (set MOE_FIT_REPORT_VERSION)",
                         report->version);
+    static const size_t version_sizes[] = {
+        0,
+        offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t),
+        sizeof(moe_fit_report),
+    };
     unsigned int version = report->version;
-    *report = fitter->report;
+    memcpy(report, &fitter->report, version_sizes[version]);
     report->version = version;
     return MOE_OK;
 }
@@ -404,9 +410,16 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
         finish_report(fitter, &context, status);
         int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
         if (keep) {
-            moe_model_copy_parameters(model, context.model);
-            moe_model_canonicalize(model);
+            moe_status ordered = moe_model_canonicalize(context.model);
+            if (ordered != MOE_OK) {
+                status = moe_fail(fitter->message, ordered,
+                                  "could not put the fitted experts in canonical order: %s",
+                                  moe_model_last_error(context.model));
+                keep = 0;
+            }
         }
+        if (keep)
+            moe_model_copy_parameters(model, context.model);
     }
     for (size_t r = 0; r < context.n_traces; ++r)
         free(context.traces[r].values);

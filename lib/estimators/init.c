@@ -1,4 +1,5 @@
 #include "estimators/init.h"
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <math.h>
@@ -95,7 +96,11 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng,
                                    char *message)
 {
     size_t columns = data->n_features + 1;
-    size_t sample = data->n < MOE_INIT_SAMPLE ? data->n : MOE_INIT_SAMPLE;
+    /* Rows of zero weight take no part: a sample drawn among them would be wasted. */
+    size_t positive = 0;
+    for (size_t i = 0; i < data->n; ++i)
+        positive += moe_data_weight(data, i) > 0.0;
+    size_t sample = positive < MOE_INIT_SAMPLE ? positive : MOE_INIT_SAMPLE;
     standardiser s = {columns, malloc(columns * sizeof(double)), malloc(columns * sizeof(double))};
     size_t *rows = malloc(sample * sizeof(size_t));
     double *points = malloc(sample * columns * sizeof(double));
@@ -114,20 +119,26 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng,
         goto done;
     }
     fit_standardiser(data, &s);
-    /* Subsample without replacement (partial Fisher-Yates over an index permutation). */
-    if (sample == data->n) {
-        for (size_t i = 0; i < sample; ++i)
-            rows[i] = i;
+    /* Uniform subsample of the positive-weight rows without replacement (partial
+       Fisher-Yates); the weights then enter as the points' masses, so the weighted
+       k-means of the sample estimates that of the whole data. */
+    if (sample == positive) {
+        size_t next = 0;
+        for (size_t i = 0; i < data->n; ++i)
+            if (moe_data_weight(data, i) > 0.0)
+                rows[next++] = i;
     } else {
-        size_t *permutation = malloc(data->n * sizeof(size_t));
+        size_t *permutation = moe_alloc_array(positive, 1, sizeof(size_t));
         if (permutation == NULL) {
             status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate k-means buffers");
             goto done;
         }
+        size_t next = 0;
         for (size_t i = 0; i < data->n; ++i)
-            permutation[i] = i;
+            if (moe_data_weight(data, i) > 0.0)
+                permutation[next++] = i;
         for (size_t i = 0; i < sample; ++i) {
-            size_t j = i + moe_rng_below(rng, data->n - i);
+            size_t j = i + moe_rng_below(rng, positive - i);
             size_t swap = permutation[i];
             permutation[i] = permutation[j];
             permutation[j] = swap;

@@ -11,7 +11,8 @@
 
 /* What an expert M-step needs beyond the data and responsibilities. */
 typedef struct moe_expert_mstep_options {
-    double ridge;          /* L2 penalty on non-intercept coefficients, mean-objective scale */
+    double ridge;          /* penalty (ridge/2) ||beta without intercepts||^2, mean scale */
+    double total_weight;   /* N: the penalty enters the sum-scale objective times N */
     double variance_floor; /* absolute lower bound on variances */
     double min_weight;     /* absolute total weight below which an expert is left as it is */
 } moe_expert_mstep_options;
@@ -51,8 +52,10 @@ struct moe_family_ops {
     void (*predict)(const struct moe_model *model, size_t rows, const double *block,
                     const double *gate_proba, double *out, double *scratch);
     /*
-     * Exact M-step of every expert given responsibilities (n x K). Leaves an
-     * expert unchanged when its total weight is below options->min_weight.
+     * M-step of every expert given responsibilities (n x K): it must not
+     * decrease sum_i w_i sum_k r_ik log f_k(y_i) - N * moe_expert_penalty.
+     * Leaves an expert unchanged when its total weight is below
+     * options->min_weight.
      */
     moe_status (*m_step)(struct moe_model *model, const moe_data *data, const double *resp,
                          const moe_expert_mstep_options *options,
@@ -60,6 +63,10 @@ struct moe_family_ops {
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
+
+/* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts:
+   the expert penalty of the mean-scale objective. */
+double moe_expert_penalty(const struct moe_model *model, double ridge);
 
 extern const struct moe_family_ops moe_family_gaussian;
 

@@ -1,9 +1,13 @@
 /*
  * Gaussian regression experts: y | x, expert k ~ N(beta_k' x~, sigma_k^2).
  * The M-step is weighted least squares per expert followed by the weighted
- * residual variance, both exact maximisers of the EM surrogate.
+ * residual variance, both exact maximisers of the EM surrogate. With a ridge
+ * penalty the two are a conditional maximisation (ECM): the coefficients at
+ * the current variance, then the variance at the new coefficients, so the
+ * penalised surrogate still never decreases.
  */
 #include "model/family.h"
+#include "common/alloc.h"
 #include "common/linalg.h"
 
 #include <cblas.h>
@@ -83,7 +87,7 @@ typedef struct gaussian_workspace {
     double *scratch; /* rows x p */
     double *weights; /* rows */
     double *means;   /* rows x K */
-    double *work;    /* p x p */
+    double *work;    /* p x (p + 1) */
     unsigned char *active; /* K */
 } gaussian_workspace;
 
@@ -104,7 +108,7 @@ static void workspace_free(gaussian_workspace *w)
 static int workspace_allocate(gaussian_workspace *w, size_t K, size_t p)
 {
     memset(w, 0, sizeof *w);
-    w->grams = calloc(K * p * p, sizeof(double));
+    w->grams = moe_calloc_array(K * p, p, sizeof(double));
     w->rhs = calloc(K * p, sizeof(double));
     w->totals = calloc(K, sizeof(double));
     w->rss = calloc(K, sizeof(double));
@@ -112,7 +116,7 @@ static int workspace_allocate(gaussian_workspace *w, size_t K, size_t p)
     w->scratch = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
     w->weights = malloc(MOE_BLOCK_ROWS * sizeof(double));
     w->means = malloc(MOE_BLOCK_ROWS * K * sizeof(double));
-    w->work = malloc(p * p * sizeof(double));
+    w->work = moe_alloc_array(p, p + 1, sizeof(double));
     w->active = calloc(K, 1);
     return w->grams && w->rhs && w->totals && w->rss && w->block && w->scratch && w->weights &&
            w->means && w->work && w->active;
@@ -181,8 +185,11 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
         double *gram = w.grams + k * p * p;
         double *solution = w.rhs + k * p;
         moe_symmetrize_upper(p, gram);
+        /* Penalty N*ridge/2 ||beta||^2 against RSS / (2 sigma^2): in the normal equations
+           it is N * ridge * sigma^2 on the diagonal. */
+        double shrink = options->ridge * options->total_weight * model->variances[k];
         for (size_t j = (size_t)model->intercept; j < p; ++j)
-            gram[j * p + j] += options->ridge * w.totals[k];
+            gram[j * p + j] += shrink;
         int ridge_used = 0;
         if (moe_solve_spd(p, gram, solution, w.work, &ridge_used) != 0) {
             report->degenerate_experts++;

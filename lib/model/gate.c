@@ -1,4 +1,5 @@
 #include "model/gate.h"
+#include "common/alloc.h"
 #include "common/linalg.h"
 
 #include <cblas.h>
@@ -24,15 +25,27 @@ void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double
         moe_log_softmax(log_proba + i * K, K);
 }
 
+/*
+ * The penalty is on the gate rows centred over experts, (l2/2) sum_k ||w_k - mean_w||^2,
+ * rather than on the stored rows: the stored rows are relative to the last expert, so a
+ * plain ||w||^2 would depend on which expert happens to be the reference. With the
+ * reference row at zero it equals (l2/2) (sum_{k<K} ||w_k||^2 - K ||mean_w||^2).
+ */
 double moe_gate_penalty(const struct moe_model *model, double l2)
 {
     if (l2 == 0.0)
         return 0.0;
-    size_t p = model->n_inputs;
+    size_t p = model->n_inputs, K = model->n_experts;
     double sum = 0.0;
-    for (size_t k = 0; k + 1 < model->n_experts; ++k)
-        for (size_t j = (size_t)model->intercept; j < p; ++j)
-            sum += model->gate[k * p + j] * model->gate[k * p + j];
+    for (size_t j = (size_t)model->intercept; j < p; ++j) {
+        double column = 0.0, squares = 0.0;
+        for (size_t k = 0; k + 1 < K; ++k) {
+            double value = model->gate[k * p + j];
+            column += value;
+            squares += value * value;
+        }
+        sum += squares - column * column / (double)K;
+    }
     return 0.5 * l2 * sum;
 }
 
@@ -48,7 +61,7 @@ typedef struct gate_workspace {
     double *hessian;     /* m x m */
     double *gradient;    /* m */
     double *direction;   /* m */
-    double *work;        /* m x m */
+    double *work;        /* m x (m + 1) */
     double *saved;       /* m */
 } gate_workspace;
 
@@ -76,14 +89,14 @@ static int gate_workspace_allocate(gate_workspace *w, size_t K, size_t p)
     w->block = malloc(rows * p * sizeof(double));
     w->log_proba = malloc(rows * K * sizeof(double));
     w->coefficients = malloc(rows * (K - 1) * sizeof(double));
-    w->scaled = malloc(rows * m * sizeof(double));
+    w->scaled = moe_alloc_array(rows, m, sizeof(double));
     w->scratch = malloc(rows * p * sizeof(double));
     w->weights = malloc(rows * sizeof(double));
-    w->diagonal = malloc((K - 1) * p * p * sizeof(double));
-    w->hessian = malloc(m * m * sizeof(double));
+    w->diagonal = moe_alloc_array((K - 1) * p, p, sizeof(double));
+    w->hessian = moe_alloc_array(m, m, sizeof(double));
     w->gradient = malloc(m * sizeof(double));
     w->direction = malloc(m * sizeof(double));
-    w->work = malloc(m * m * sizeof(double));
+    w->work = moe_alloc_array(m, m + 1, sizeof(double));
     w->saved = malloc(m * sizeof(double));
     return w->block && w->log_proba && w->coefficients && w->scaled && w->scratch && w->weights &&
            w->diagonal && w->hessian && w->gradient && w->direction && w->work && w->saved;
@@ -182,12 +195,20 @@ static double gate_gradient_hessian(const struct moe_model *model, const moe_dat
             w->hessian[a * m + b] *= inverse;
     }
     moe_symmetrize_upper(m, w->hessian);
+    /* Penalty derivatives: gradient l2 (w_j - mean_w), Hessian l2 (I - 11'/K) per input. */
     if (l2 > 0.0)
-        for (size_t j = 0; j < J; ++j)
-            for (size_t a = (size_t)model->intercept; a < p; ++a) {
-                w->gradient[j * p + a] += l2 * model->gate[j * p + a];
-                w->hessian[(j * p + a) * m + j * p + a] += l2;
+        for (size_t a = (size_t)model->intercept; a < p; ++a) {
+            double mean = 0.0;
+            for (size_t j = 0; j < J; ++j)
+                mean += model->gate[j * p + a];
+            mean /= (double)K;
+            for (size_t j = 0; j < J; ++j) {
+                w->gradient[j * p + a] += l2 * (model->gate[j * p + a] - mean);
+                for (size_t l = 0; l < J; ++l)
+                    w->hessian[(j * p + a) * m + l * p + a] +=
+                        l2 * ((j == l ? 1.0 : 0.0) - 1.0 / (double)K);
             }
+        }
     return sum / total + moe_gate_penalty(model, l2);
 }
 

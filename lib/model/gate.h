@@ -18,7 +18,7 @@ void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double
                         double *log_proba);
 
 typedef struct moe_gate_options {
-    double l2;          /* penalty (l2/2) * ||W||^2 on non-intercept weights, mean scale */
+    double l2;          /* penalty on non-intercept weights, mean scale; see moe_gate_penalty */
     size_t max_newton;  /* Newton steps at most */
     double tolerance;   /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
 } moe_gate_options;
@@ -31,7 +31,7 @@ typedef struct moe_gate_report {
 
 /*
  * Minimise Q(W) = (1/N) sum_i w_i [LSE_k(x_i' w_k) - sum_k r_ik x_i' w_k]
- *                + (l2/2) sum_{k<K} ||w_k without intercept||^2
+ *                + moe_gate_penalty(W, l2)
  * over the non-reference gate rows, starting from the model's gate, by
  * Newton steps with backtracking. Q never increases beyond rounding.
  * resp is n x K; each row sums to one.
@@ -40,7 +40,8 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
                            const moe_gate_options *options, moe_gate_report *report,
                            char *message);
 
-/* The penalty term (l2/2) * ||W without intercepts||^2 at the model's gate. */
+/* The gate penalty (l2/2) sum_k ||w_k - mean_w||^2 over non-intercept inputs, at the
+   model's gate: invariant to which expert is the reference. */
 double moe_gate_penalty(const struct moe_model *model, double l2);
 
 #endif

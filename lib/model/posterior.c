@@ -33,6 +33,17 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
             for (size_t k = 0; k < K; ++k)
                 u[k] += log_pi[k];
             double row_loglik = moe_log_softmax(u, K); /* u now holds log r */
+            if (!isfinite(row_loglik)) {
+                /* Every expert gives the row zero (or undefined) density: there is no
+                   posterior to report, and NaN responsibilities would poison an M-step. */
+                free(block);
+                free(log_proba);
+                free(log_density);
+                free(scratch);
+                return moe_fail(message, MOE_ERR_NUMERICAL,
+                                "row %zu has %s likelihood under every expert", start + i,
+                                isnan(row_loglik) ? "undefined" : "zero or infinite");
+            }
             double weight = moe_data_weight(data, start + i);
             loglik += weight * row_loglik;
             double row_entropy = 0.0;

@@ -16,7 +16,8 @@ typedef struct moe_posterior_result {
 
 /*
  * resp (n x K) receives the responsibilities; it may be NULL when only the
- * sums are wanted. data->y must be set.
+ * sums are wanted. data->y must be set. A row whose likelihood is zero,
+ * infinite or undefined under the model is MOE_ERR_NUMERICAL.
  */
 moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *data, double *resp,
                               moe_posterior_result *result, char *message);
