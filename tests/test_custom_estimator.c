@@ -349,6 +349,26 @@ static moe_status silent_failing_fit(void *state, moe_fit_context *context)
 static const moe_estimator_ops silent_ops = {MOE_ESTIMATOR_ABI_VERSION, "silent", ols_create,
                                              ols_destroy, NULL, silent_failing_fit, NULL};
 
+/* Misbehaves with the context: a restart index beyond n_init (SIZE_MAX would once have
+   sized the trace table from it), then a failure message taken from moe_last_error(),
+   the very buffer the failure rewrites. */
+static moe_status unruly_fit(void *state, moe_fit_context *context)
+{
+    (void)state;
+    seen.fit_calls++;
+    long long n_init = 0;
+    ck_assert_int_eq(moe_context_get_int(context, MOE_OPT_N_INIT, &n_init), MOE_OK);
+    ck_assert_int_eq(moe_context_iteration(context, (size_t)n_init, 0, -1.0),
+                     MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(moe_context_iteration(context, SIZE_MAX, 0, -1.0), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(moe_context_iteration(context, (size_t)n_init - 1, 0, -1.0), MOE_OK);
+    ck_assert_ptr_nonnull(strstr(moe_last_error(), "n_init"));
+    return moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT, moe_last_error());
+}
+
+static const moe_estimator_ops unruly_ops = {MOE_ESTIMATOR_ABI_VERSION, "unruly", ols_create,
+                                             ols_destroy, NULL, unruly_fit, NULL};
+
 /* ------------------------------------------------------------------------ */
 /* Test data and the independent reference                                  */
 /* ------------------------------------------------------------------------ */
@@ -740,6 +760,24 @@ START_TEST(failing_estimator_leaves_model_unchanged)
 }
 END_TEST
 
+START_TEST(restart_index_is_bounded_and_messages_may_alias)
+{
+    static problem pr;
+    problem_make(&pr, 100, 2, 507);
+    memset(&seen, 0, sizeof seen);
+    moe_fitter_t *fitter = NULL;
+    ck_assert_int_eq(moe_fitter_create_custom(&fitter, &unruly_ops), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 3), MOE_OK);
+    moe_model_t *model = new_model(2, 2);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, pr.n, pr.X, pr.ldx, pr.y, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(seen.fit_calls, 1);
+    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "is not below n_init = 3"));
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+}
+END_TEST
+
 START_TEST(validation_happens_before_the_estimator)
 {
     static problem pr;
@@ -990,6 +1028,7 @@ static Suite *custom_suite(void)
     TCase *failures = tcase_create("failures");
     tcase_add_test(failures, failing_estimator_leaves_model_unchanged);
     tcase_add_test(failures, validation_happens_before_the_estimator);
+    tcase_add_test(failures, restart_index_is_bounded_and_messages_may_alias);
     tcase_add_test(failures, cancel_through_the_context);
     suite_add_tcase(suite, failures);
 
