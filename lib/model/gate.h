@@ -33,12 +33,23 @@ typedef struct moe_gate_report {
  * Minimise Q(W) = (1/N) sum_i w_i [LSE_k(x_i' w_k) - sum_k r_ik x_i' w_k]
  *                + moe_gate_penalty(W, l2)
  * over the non-reference gate rows, starting from the model's gate, by
- * Newton steps with backtracking. Q never increases beyond rounding.
- * resp is n x K; each row sums to one.
+ * Newton steps with backtracking (model/softmax.c). Q never increases beyond
+ * rounding. resp is n x K; each row sums to one.
  */
 moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const double *resp,
                            const moe_gate_options *options, moe_gate_report *report,
                            char *message);
+
+/* `steps` gradient steps of size step_size on the same Q (the inexact M-step). */
+moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data,
+                                   const double *resp, double l2, size_t steps, double step_size,
+                                   char *message);
+
+/* Gradient of Q at the model's gate over the free rows ((K - 1) x p values). With resp the
+   posterior at the model, this is the gradient of the mean negative log-likelihood (plus the
+   penalty's) with respect to the gate (Fisher identity). */
+moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data,
+                             const double *resp, double l2, double *gradient, char *message);
 
 /* The gate penalty (l2/2) sum_k ||w_k - mean_w||^2 over non-intercept inputs, at the
    model's gate: invariant to which expert is the reference. */

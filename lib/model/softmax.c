@@ -1,0 +1,354 @@
+#include "model/softmax.h"
+#include "common/alloc.h"
+#include "common/error.h"
+#include "common/linalg.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct softmax_workspace {
+    size_t classes, inputs, free_params; /* C, p, m = (C - 1) p */
+    double *block;        /* rows x p */
+    double *log_proba;    /* rows x C */
+    double *coefficients; /* rows x (C - 1): v_i (p_ic - t_ic) */
+    double *scratch;      /* rows x p */
+    double *weights;      /* rows */
+    double *gradient;     /* m */
+    /* Newton only */
+    double *scaled;       /* rows x m */
+    double *diagonal;     /* (C - 1) x p x p */
+    double *hessian;      /* m x m */
+    double *direction;    /* m */
+    double *work;         /* m x (m + 1) */
+    double *saved;        /* m */
+} softmax_workspace;
+
+static void workspace_free(softmax_workspace *w)
+{
+    free(w->block);
+    free(w->log_proba);
+    free(w->coefficients);
+    free(w->scratch);
+    free(w->weights);
+    free(w->gradient);
+    free(w->scaled);
+    free(w->diagonal);
+    free(w->hessian);
+    free(w->direction);
+    free(w->work);
+    free(w->saved);
+}
+
+static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_problem *problem,
+                                     int newton, char *message)
+{
+    size_t rows = MOE_BLOCK_ROWS, C = problem->n_classes, p = moe_data_inputs(problem->data);
+    memset(w, 0, sizeof *w);
+    w->classes = C;
+    w->inputs = p;
+    w->free_params = (C - 1) * p;
+    size_t m = w->free_params;
+    if (newton && m > MOE_NEWTON_MAX_UNKNOWNS)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "a Newton step over %zu unknowns is too large (limit %d); "
+                        "use gradient steps (the inner_steps option)",
+                        m, MOE_NEWTON_MAX_UNKNOWNS);
+    w->block = moe_alloc_array(rows, p, sizeof(double));
+    w->log_proba = moe_alloc_array(rows, C, sizeof(double));
+    w->coefficients = moe_alloc_array(rows, C - 1, sizeof(double));
+    w->scratch = moe_alloc_array(rows, p, sizeof(double));
+    w->weights = moe_alloc_array(rows, 1, sizeof(double));
+    w->gradient = moe_alloc_array(m, 1, sizeof(double));
+    int ok = w->block && w->log_proba && w->coefficients && w->scratch && w->weights &&
+             w->gradient;
+    if (newton) {
+        w->scaled = moe_alloc_array(rows, m, sizeof(double));
+        w->diagonal = moe_alloc_array((C - 1) * p, p, sizeof(double));
+        w->hessian = moe_alloc_array(m, m, sizeof(double));
+        w->direction = moe_alloc_array(m, 1, sizeof(double));
+        w->work = moe_alloc_array(m, m + 1, sizeof(double));
+        w->saved = moe_alloc_array(m, 1, sizeof(double));
+        ok = ok && w->scaled && w->diagonal && w->hessian && w->direction && w->work && w->saved;
+    }
+    if (!ok) {
+        workspace_free(w);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot allocate a softmax regression workspace (%zu classes, %zu inputs)",
+                        C, p);
+    }
+    return MOE_OK;
+}
+
+static double row_weight(const moe_softmax_problem *problem, size_t row)
+{
+    double weight = moe_data_weight(problem->data, row);
+    if (problem->row_scale != NULL)
+        weight *= problem->row_scale[row * problem->row_scale_stride];
+    return weight;
+}
+
+/* The coefficient row that a hard label selects. */
+static size_t label_row(const moe_softmax_problem *problem, size_t row)
+{
+    size_t label = (size_t)problem->labels[row];
+    if (problem->label_is_first_row)
+        return label == 1 ? 0 : problem->n_classes - 1;
+    return label;
+}
+
+static double target(const moe_softmax_problem *problem, size_t row, size_t c)
+{
+    if (problem->targets != NULL)
+        return problem->targets[row * problem->n_classes + c];
+    return label_row(problem, row) == c ? 1.0 : 0.0;
+}
+
+double moe_softmax_penalty(const moe_softmax_problem *problem, const double *coefficients)
+{
+    if (problem->l2 == 0.0)
+        return 0.0;
+    size_t C = problem->n_classes, p = moe_data_inputs(problem->data);
+    double sum = 0.0;
+    for (size_t j = (size_t)problem->data->intercept; j < p; ++j) {
+        double column = 0.0, squares = 0.0;
+        for (size_t c = 0; c + 1 < C; ++c) {
+            double value = coefficients[c * p + j];
+            column += value;
+            squares += value * value;
+        }
+        sum += problem->centred ? squares - column * column / (double)C : squares;
+    }
+    return 0.5 * problem->l2 * sum;
+}
+
+static void add_penalty_gradient(const moe_softmax_problem *problem, const double *coefficients,
+                                 double *gradient)
+{
+    if (problem->l2 == 0.0)
+        return;
+    size_t C = problem->n_classes, p = moe_data_inputs(problem->data);
+    for (size_t j = (size_t)problem->data->intercept; j < p; ++j) {
+        double mean = 0.0;
+        if (problem->centred) {
+            for (size_t c = 0; c + 1 < C; ++c)
+                mean += coefficients[c * p + j];
+            mean /= (double)C;
+        }
+        for (size_t c = 0; c + 1 < C; ++c)
+            gradient[c * p + j] += problem->l2 * (coefficients[c * p + j] - mean);
+    }
+}
+
+/* Penalty Hessian: l2 (I - 11'/C) per input when centred, l2 I otherwise. */
+static void add_penalty_hessian(const moe_softmax_problem *problem, size_t m, double *hessian)
+{
+    if (problem->l2 == 0.0)
+        return;
+    size_t C = problem->n_classes, p = moe_data_inputs(problem->data);
+    double share = problem->centred ? 1.0 / (double)C : 0.0;
+    for (size_t j = (size_t)problem->data->intercept; j < p; ++j)
+        for (size_t a = 0; a + 1 < C; ++a)
+            for (size_t b = 0; b + 1 < C; ++b)
+                hessian[(a * p + j) * m + b * p + j] +=
+                    problem->l2 * ((a == b ? 1.0 : 0.0) - share);
+}
+
+/*
+ * One pass over the data at B: the data term of Q times N (returned), and when asked the
+ * gradient (scaled to the mean) and the Hessian. *scaled_weight receives sum_i v_i.
+ * Hessian block (a, b) = (1/N) sum_i v_i p_ia (delta_ab - p_ib) x_i x_i'
+ *   = diagonal blocks X' diag(v p_a) X  minus  S'S with S_i = sqrt(v_i) [p_i1 x_i, ...].
+ */
+static double softmax_pass(const moe_softmax_problem *problem, const double *coefficients,
+                           softmax_workspace *w, int want_gradient, int want_hessian,
+                           double *scaled_weight)
+{
+    const moe_data *data = problem->data;
+    size_t C = w->classes, p = w->inputs, m = w->free_params, J = C - 1;
+    double sum = 0.0, total = 0.0;
+    if (want_gradient)
+        memset(w->gradient, 0, m * sizeof(double));
+    if (want_hessian) {
+        memset(w->hessian, 0, m * m * sizeof(double));
+        memset(w->diagonal, 0, J * p * p * sizeof(double));
+    }
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, w->block);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)C, (int)p, 1.0,
+                    w->block, (int)p, coefficients, (int)p, 0.0, w->log_proba, (int)C);
+        for (size_t i = 0; i < rows; ++i) {
+            size_t row = start + i;
+            double weight = row_weight(problem, row);
+            double *log_p = w->log_proba + i * C;
+            moe_log_softmax(log_p, C);
+            double loss = 0.0;
+            if (weight > 0.0)
+                for (size_t c = 0; c < C; ++c) {
+                    double t = target(problem, row, c);
+                    if (t > 0.0)
+                        loss -= t * log_p[c];
+                }
+            sum += weight * loss;
+            total += weight;
+            if (!want_gradient)
+                continue;
+            double root = sqrt(weight);
+            for (size_t c = 0; c < J; ++c) {
+                double probability = exp(log_p[c]);
+                w->coefficients[i * J + c] = weight * (probability - target(problem, row, c));
+                if (want_hessian) {
+                    log_p[c] = probability; /* reused below as p */
+                    double scale = root * probability;
+                    const double *x = w->block + i * p;
+                    double *out = w->scaled + i * m + c * p;
+                    for (size_t a = 0; a < p; ++a)
+                        out[a] = scale * x[a];
+                }
+            }
+        }
+        if (!want_gradient)
+            continue;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)J, (int)p, (int)rows, 1.0,
+                    w->coefficients, (int)J, w->block, (int)p, 1.0, w->gradient, (int)p);
+        if (!want_hessian)
+            continue;
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)rows, -1.0, w->scaled,
+                    (int)m, 1.0, w->hessian, (int)m);
+        for (size_t c = 0; c < J; ++c) {
+            for (size_t i = 0; i < rows; ++i)
+                w->weights[i] = row_weight(problem, start + i) * w->log_proba[i * C + c];
+            moe_weighted_gram_add(rows, p, w->block, w->weights, w->scratch,
+                                  w->diagonal + c * p * p);
+        }
+    }
+    double inverse = 1.0 / problem->total_weight;
+    if (want_gradient) {
+        for (size_t a = 0; a < m; ++a)
+            w->gradient[a] *= inverse;
+        add_penalty_gradient(problem, coefficients, w->gradient);
+    }
+    if (want_hessian) {
+        for (size_t c = 0; c < J; ++c)
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = a; b < p; ++b)
+                    w->hessian[(c * p + a) * m + c * p + b] += w->diagonal[c * p * p + a * p + b];
+        for (size_t a = 0; a < m; ++a)
+            for (size_t b = a; b < m; ++b)
+                w->hessian[a * m + b] *= inverse;
+        moe_symmetrize_upper(m, w->hessian);
+        add_penalty_hessian(problem, m, w->hessian);
+    }
+    if (scaled_weight != NULL)
+        *scaled_weight = total;
+    return sum;
+}
+
+moe_status moe_softmax_objective(const moe_softmax_problem *problem, const double *coefficients,
+                                 double *objective, char *message)
+{
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 0, message);
+    if (status != MOE_OK)
+        return status;
+    double sum = softmax_pass(problem, coefficients, &w, 0, 0, NULL);
+    *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
+    workspace_free(&w);
+    return MOE_OK;
+}
+
+moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double *coefficients,
+                                double *gradient, double *objective, char *message)
+{
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 0, message);
+    if (status != MOE_OK)
+        return status;
+    double sum = softmax_pass(problem, coefficients, &w, 1, 0, NULL);
+    memcpy(gradient, w.gradient, w.free_params * sizeof(double));
+    if (objective != NULL)
+        *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
+    workspace_free(&w);
+    return MOE_OK;
+}
+
+moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coefficients,
+                              const moe_newton_options *options, moe_newton_report *report,
+                              char *message)
+{
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 1, message);
+    if (status != MOE_OK)
+        return status;
+    size_t m = w.free_params;
+    double *free_rows = coefficients; /* rows 0..C-2 are contiguous: m values */
+    double data_term = INFINITY, scaled_weight = 0.0;
+    for (size_t step = 0; step < options->max_steps; ++step) {
+        double sum = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight);
+        data_term = sum / problem->total_weight;
+        double current = data_term + moe_softmax_penalty(problem, coefficients);
+        for (size_t a = 0; a < m; ++a)
+            w.direction[a] = -w.gradient[a];
+        int ridge_used = 0;
+        if (moe_solve_spd(m, w.hessian, w.direction, w.work, &ridge_used) != 0) {
+            report->line_search_failures++;
+            break;
+        }
+        if (ridge_used)
+            report->ridge_fallbacks++;
+        double decrement = -moe_dot(m, w.gradient, w.direction);
+        if (!(decrement > 0.0) || 0.5 * decrement <= options->tolerance * (1.0 + fabs(current)))
+            break;
+        memcpy(w.saved, free_rows, m * sizeof(double));
+        /* Near the optimum Q cannot resolve the remaining decrease (pitfall P11b of the EM
+           spec): there a step within rounding of Q is accepted. */
+        double resolution = 16.0 * DBL_EPSILON * (1.0 + fabs(current));
+        int near_optimum = 0.5 * decrement <= 1e-8 * (1.0 + fabs(current));
+        double t = 1.0;
+        int accepted = 0;
+        for (int halving = 0; halving < 40; ++halving) {
+            for (size_t a = 0; a < m; ++a)
+                free_rows[a] = w.saved[a] + t * w.direction[a];
+            double trial_sum = softmax_pass(problem, coefficients, &w, 0, 0, NULL);
+            double trial = trial_sum / problem->total_weight +
+                           moe_softmax_penalty(problem, coefficients);
+            if (trial <= current - 1e-4 * t * decrement ||
+                (near_optimum && trial <= current + resolution)) {
+                accepted = 1;
+                data_term = trial_sum / problem->total_weight;
+                break;
+            }
+            t *= 0.5;
+        }
+        report->steps++;
+        if (!accepted) {
+            memcpy(free_rows, w.saved, m * sizeof(double));
+            report->line_search_failures++;
+            break;
+        }
+    }
+    /* Perfectly fitted weighted data without a penalty: the infimum is at infinity. */
+    if (problem->l2 == 0.0 && scaled_weight > 0.0 &&
+        data_term <= 1e-9 * scaled_weight / problem->total_weight)
+        report->separated = 1;
+    workspace_free(&w);
+    return MOE_OK;
+}
+
+moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
+                                      size_t steps, double step_size, char *message)
+{
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 0, message);
+    if (status != MOE_OK)
+        return status;
+    for (size_t step = 0; step < steps; ++step) {
+        softmax_pass(problem, coefficients, &w, 1, 0, NULL);
+        cblas_daxpy((int)w.free_params, -step_size, w.gradient, 1, coefficients, 1);
+    }
+    workspace_free(&w);
+    return MOE_OK;
+}

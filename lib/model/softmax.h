@@ -1,0 +1,77 @@
+/*
+ * Weighted softmax regression with soft or hard targets: the one kernel behind
+ * the gate's M-step and the logistic and multinomial experts' M-steps and
+ * gradients. Each of those is the problem
+ *
+ *   min_B  Q(B) = (1/N) sum_i v_i [ LSE_c(x_i' b_c) - sum_c t_ic x_i' b_c ] + penalty(B)
+ *
+ * over a C x p coefficient matrix B whose last row is fixed at zero (the
+ * reference class), with row weights v_i = w_i * s_i (data weight times an
+ * optional per-row scale, e.g. an expert's responsibilities) and targets t
+ * (soft responsibilities, or one-hot labels).
+ *
+ *   gate:               C = K, t = responsibilities, s = 1, centred penalty
+ *   logistic expert k:  C = 2 (class 1 is row 0), t = labels, s = r_k, plain ridge
+ *   multinomial exp. k: C classes, t = labels, s = r_k, centred penalty
+ */
+#ifndef MOE_LIB_SOFTMAX_H
+#define MOE_LIB_SOFTMAX_H
+
+#include "common/data.h"
+#include "moe/common.h"
+
+/* Newton systems larger than this are refused: use gradient steps instead. */
+#define MOE_NEWTON_MAX_UNKNOWNS 4096
+
+typedef struct moe_softmax_problem {
+    const moe_data *data;
+    size_t n_classes;        /* C >= 2 */
+    const double *targets;   /* n x C soft targets (rows sum to 1), or NULL to use labels */
+    const double *labels;    /* n class indices (integral doubles) when targets is NULL */
+    int label_is_first_row;  /* binary coding: label 1 -> row 0, label 0 -> the reference row */
+    const double *row_scale; /* NULL, or row i's weight is multiplied by row_scale[i * stride] */
+    size_t row_scale_stride;
+    double total_weight;     /* N; the objective is a mean over it */
+    double l2;               /* penalty strength (0: none) */
+    int centred;             /* penalise rows centred over classes (else the stored rows) */
+} moe_softmax_problem;
+
+typedef struct moe_newton_options {
+    size_t max_steps;
+    double tolerance; /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
+} moe_newton_options;
+
+typedef struct moe_newton_report {
+    size_t steps;
+    size_t ridge_fallbacks;
+    size_t line_search_failures;
+    int separated; /* the data term reached zero without a penalty: the optimum is at infinity */
+} moe_newton_report;
+
+/* The penalty term of Q at B (C x p; the intercept column is never penalised). */
+double moe_softmax_penalty(const moe_softmax_problem *problem, const double *coefficients);
+
+/* Q at B. */
+moe_status moe_softmax_objective(const moe_softmax_problem *problem, const double *coefficients,
+                                 double *objective, char *message);
+
+/*
+ * Gradient of Q over the free rows ((C - 1) x p values) and, if objective is
+ * not NULL, Q itself, at B.
+ */
+moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double *coefficients,
+                                double *gradient, double *objective, char *message);
+
+/*
+ * Minimise Q from B by Newton steps with backtracking; Q never increases
+ * beyond rounding. B is updated in place.
+ */
+moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coefficients,
+                              const moe_newton_options *options, moe_newton_report *report,
+                              char *message);
+
+/* `steps` plain gradient steps of size step_size on Q from B, in place. */
+moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
+                                      size_t steps, double step_size, char *message);
+
+#endif
