@@ -784,11 +784,15 @@ START_TEST(invalid_specs)
     expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "intercept -1");
     spec = base, spec.n_features = 0, spec.intercept = 0;
     expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "no features and no intercept");
-    /* Reserved families and links are not available yet. */
-    spec = base, spec.family = MOE_FAMILY_LOGISTIC;
-    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "logistic family");
-    spec = base, spec.family = MOE_FAMILY_MULTINOMIAL, spec.n_classes = 3;
-    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "multinomial family");
+    spec = base, spec.family = MOE_FAMILY_LOGISTIC, spec.n_classes = 2;
+    expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "logistic with n_classes 2");
+    spec = base, spec.family = MOE_FAMILY_MULTINOMIAL, spec.n_classes = 0;
+    expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "multinomial without n_classes");
+    spec = base, spec.family = MOE_FAMILY_MULTINOMIAL, spec.n_classes = 1;
+    expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "multinomial with one class");
+    spec = base, spec.family = MOE_FAMILY_LOGISTIC, spec.link = MOE_LINK_SIGMOID;
+    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "logistic with a sigmoid link");
+    /* Reserved links are not available yet. */
     spec = base, spec.link = MOE_LINK_SIGMOID;
     expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "sigmoid link");
     spec = base, spec.link = MOE_LINK_RELU;

@@ -53,6 +53,14 @@ static const documented_option documented[] = {
     {MOE_OPT_GATE_TOLERANCE, "gate_tol", 0, 1e-10},
     {MOE_OPT_MIN_EXPERT_WEIGHT, "min_expert_weight", 0, 1e-6},
     {MOE_OPT_THREADS, "threads", 1, 1},
+    {MOE_OPT_STEP, "step", 0, 0},
+    {MOE_OPT_GATE_STEP, "gate_step", 0, 0},
+    {MOE_OPT_BATCH_SIZE, "batch_size", 1, 0},
+    {MOE_OPT_LINE_SEARCH, "line_search", 1, 0},
+    {MOE_OPT_INNER_STEPS, "inner_steps", 1, 0},
+    {MOE_OPT_UPDATE_VARIANCE, "update_variance", 1, 1},
+    {MOE_OPT_EXPERT_MAX_NEWTON, "expert_max_newton", 1, 25},
+    {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 1e-10},
 };
 #define N_DOCUMENTED (sizeof documented / sizeof documented[0])
 
@@ -87,6 +95,11 @@ static const moe_estimator_ops null_ops = {MOE_ESTIMATOR_ABI_VERSION, "null", nu
 /* A fitter that accepts `option`: em for all but threads. */
 static moe_fitter_t *fitter_for(moe_option option)
 {
+    if (option == MOE_OPT_BATCH_SIZE || option == MOE_OPT_LINE_SEARCH) {
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "gd"), MOE_OK);
+        return fitter;
+    }
     if (option != MOE_OPT_THREADS)
         return em_fitter();
     moe_fitter_t *fitter = NULL;
@@ -193,7 +206,7 @@ START_TEST(defaults_match_documentation)
     long long integer = 0;
     double real = 0.0;
     EXPECT_STATUS(moe_fitter_get_int(fitter, (moe_option)0, &integer), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)13, &real), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)21, &real), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST
@@ -202,7 +215,7 @@ START_TEST(option_names_and_bounds)
 {
     for (size_t i = 0; i < N_DOCUMENTED; ++i) {
         const documented_option *o = &documented[i];
-        ck_assert_int_eq((int)o->option, (int)(i + 1)); /* pinned numbers 1..12 */
+        ck_assert_int_eq((int)o->option, (int)(i + 1)); /* pinned numbers 1..20 */
         const char *name = moe_option_name(o->option);
         ck_assert_ptr_nonnull(name);
         ck_assert_str_eq(name, o->name);
@@ -228,7 +241,7 @@ START_TEST(option_names_and_bounds)
     ck_assert_int_eq(moe_option_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
-    const int unknown[] = {0, 13, -1, 99, 1000};
+    const int unknown[] = {0, 21, -1, 99, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
         EXPECT_STATUS(moe_option_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
                       MOE_ERR_NOT_FOUND);
@@ -375,7 +388,7 @@ START_TEST(integral_doubles_and_integer_reals)
     ck_assert_double_eq(current_value(fitter, MOE_OPT_TOLERANCE), 0.0);
     /* Unknown option numbers. */
     EXPECT_STATUS(moe_fitter_set_int(fitter, (moe_option)0, 1), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)13, 1.0), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)21, 1.0), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST
@@ -433,7 +446,7 @@ START_TEST(set_option_invalid_strings)
         const documented_option *o = &documented[i];
         if (o->option == MOE_OPT_THREADS)
             continue; /* rejected for "em" altogether, see below */
-        moe_fitter_t *fitter = em_fitter();
+        moe_fitter_t *fitter = fitter_for(o->option);
         option_values before;
         options_get(fitter, &before);
         for (size_t s = 0; s < sizeof for_all / sizeof for_all[0]; ++s)

@@ -771,10 +771,11 @@ START_TEST(crafted_invalid_models_are_rejected)
     RESET(); im.family = 0;          expect_image_rejected(&im, "family", "family 0");
     RESET(); im.family = 4;          expect_image_rejected(&im, "family", "family 4");
     RESET(); im.family = UINT32_MAX; expect_image_rejected(&im, "family", "family 2^32-1");
+    /* A Gaussian payload under a classification family's header has the wrong length. */
     RESET(); im.family = MOE_FAMILY_LOGISTIC;
-    expect_image_rejected(&im, "family", "logistic family (not available)");
+    expect_image_rejected(&im, "parameter bytes", "logistic header, Gaussian payload");
     RESET(); im.family = MOE_FAMILY_MULTINOMIAL; im.n_classes = 3;
-    expect_image_rejected(&im, "family", "multinomial family (not available)");
+    expect_image_rejected(&im, "parameter bytes", "multinomial header, Gaussian payload");
     RESET(); im.link = MOE_LINK_SIGMOID; expect_image_rejected(&im, "link", "sigmoid link");
     RESET(); im.link = 3;            expect_image_rejected(&im, "link", "link 3");
     RESET(); im.link = UINT32_MAX;   expect_image_rejected(&im, "link", "link 2^32-1");

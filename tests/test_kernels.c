@@ -181,7 +181,7 @@ static void check_gate_stationary(double l2)
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
     moe_gate_options options = {l2, 50, 1e-14};
-    moe_gate_report report = {0, 0, 0};
+    moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_uint_gt(report.newton_steps, 1);
     ck_assert_uint_le(report.newton_steps, 20);
@@ -238,7 +238,7 @@ START_TEST(gate_penalty_does_not_depend_on_the_reference)
     ck_assert_int_eq(moe_model_create(&relabelled, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
     moe_gate_options options = {0.2, 50, 1e-15};
-    moe_gate_report report = {0, 0, 0};
+    moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_int_eq(moe_gate_newton(relabelled, &data, swapped, &options, &report, NULL), MOE_OK);
     double pi[3], rho[3], largest = 0.0;

@@ -43,7 +43,20 @@ typedef enum moe_option {
     MOE_OPT_GATE_MAX_NEWTON = 9,   /* [gate_max_newton] Newton steps per gate M-step, default 25 */
     MOE_OPT_GATE_TOLERANCE = 10,   /* [gate_tol] Newton decrement stop, relative, default 1e-10 */
     MOE_OPT_MIN_EXPERT_WEIGHT = 11,/* [min_expert_weight] degenerate below this share of n, default 1e-6 */
-    MOE_OPT_THREADS = 12           /* [threads] worker threads, 0 = automatic, default 1 */
+    MOE_OPT_THREADS = 12,          /* [threads] worker threads, 0 = automatic, default 1 */
+    MOE_OPT_STEP = 13,             /* [step] gradient step size; gem: the experts' step; em: the
+                                      experts' inner step; 0 = the safe step, default 0 */
+    MOE_OPT_GATE_STEP = 14,        /* [gate_step] gem: the gate's step; em: the gate's inner
+                                      step; 0 = the safe step, default 0 */
+    MOE_OPT_BATCH_SIZE = 15,       /* [batch_size] gd mini-batch rows, 0 = full batch, default 0 */
+    MOE_OPT_LINE_SEARCH = 16,      /* [line_search] gd: 0 none, 1 Armijo backtracking, default 0 */
+    MOE_OPT_INNER_STEPS = 17,      /* [inner_steps] em: 0 = exact M-steps (Newton) for the gate
+                                      and classification experts, else that many gradient
+                                      steps per block per iteration, default 0 */
+    MOE_OPT_UPDATE_VARIANCE = 18,  /* [update_variance] 0 keeps the model's variances, default 1 */
+    MOE_OPT_EXPERT_MAX_NEWTON = 19,/* [expert_max_newton] Newton steps per classification-expert
+                                      M-step, default 25 */
+    MOE_OPT_EXPERT_TOLERANCE = 20  /* [expert_tol] their Newton decrement stop, default 1e-10 */
 } moe_option;
 
 /*
@@ -79,7 +92,28 @@ MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *u
 typedef struct moe_fitter moe_fitter_t;
 
 /*
- * Built-in estimators by name: "em". Unknown name: MOE_ERR_NOT_FOUND.
+ * Built-in estimators by name. Unknown name: MOE_ERR_NOT_FOUND.
+ *
+ *   "em"   Expectation-maximisation: exact M-steps (weighted least squares
+ *          for Gaussian experts, Newton with step halving for the gate and
+ *          classification experts), so the objective never decreases; or,
+ *          with inner_steps > 0, that many gradient steps per block (the
+ *          inexact variant).
+ *   "gem"  Gradient EM: one gradient step per block (gate, experts) on the EM
+ *          surrogate per iteration, with per-block step sizes (step,
+ *          gate_step).
+ *   "gd"   Gradient descent on the mean negative log-likelihood (plus
+ *          penalties) with one step size; full batch by default, shuffled
+ *          seeded mini-batches with batch_size (an iteration is then one
+ *          pass over the data), optional Armijo backtracking.
+ *
+ * Safe steps. With lambda = the largest eigenvalue of E_w[x~ x~'] (computed
+ * once per fit), the default step of a block is 1 / (c lambda + penalty),
+ * where c bounds the block's curvature: gate 1/4 for two experts, else 1/2;
+ * Gaussian experts 1/sigma^2_min (current variances); logistic experts 1/4;
+ * multinomial experts 1/2. gd takes the smallest of its blocks. Gaussian
+ * log-variances (unless update_variance is 0) take a gradient step of size
+ * one on the mean scale, each change clamped to [-1, 1].
  */
 MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);
 /* Free a fitter; NULL is a no-op. */
@@ -144,7 +178,7 @@ MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *mod
  * fields that version has and no more, so a caller built against an older
  * header keeps working. Fields marked "(2)" came with version 2.
  */
-#define MOE_FIT_REPORT_VERSION 2
+#define MOE_FIT_REPORT_VERSION 3
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
@@ -160,15 +194,23 @@ typedef struct moe_fit_report {
     double worst_relative_decrease;/* largest such decrease / (N + |objective|), 0 if none */
     size_t degenerate_events;      /* expert updates skipped for vanishing weight */
     size_t inner_iterations;       /* e.g. gate Newton steps, all restarts */
-    size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts
-                                      (gradient estimators; 0 for em) */
+    size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts (gem, gd:
+                                      one per iteration, an epoch for mini-batches; em:
+                                      inner_steps per iteration; 0 for exact em) */
     size_t ridge_fallbacks;        /* (2) singular systems solved with an added ridge */
     size_t line_search_failures;   /* (2) gate Newton steps that found no decrease */
     size_t floored_variances;      /* (2) variance updates raised to the floor */
+    size_t separation_events;      /* (3) unpenalised M-steps (gate or expert) whose weighted
+                                      data were fitted perfectly: the optimum is at infinity and
+                                      the weights grow until the Newton limit; set gate_l2 or
+                                      expert_ridge */
+    double step;                   /* (3) last step size used (gd; gem and em: the experts') */
+    double gate_step;              /* (3) last gate step size used (gem, em with inner steps) */
 } moe_fit_report;
 
-#define MOE_FIT_REPORT_INIT \
-    { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0 }
+#define MOE_FIT_REPORT_INIT                                                                   \
+    { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
+      0.0, 0.0 }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

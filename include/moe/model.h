@@ -44,8 +44,8 @@ extern "C" {
 /* Expert families. Values are part of the ABI. */
 typedef enum moe_family {
     MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(beta_k' x~, sigma_k^2) */
-    MOE_FAMILY_LOGISTIC = 2,   /* y in {0,1} (reserved; later release) */
-    MOE_FAMILY_MULTINOMIAL = 3 /* y in {0..C-1} (reserved; later release) */
+    MOE_FAMILY_LOGISTIC = 2,   /* y in {0, 1}: P(y = 1 | expert k) = sigma(beta_k' x~) */
+    MOE_FAMILY_MULTINOMIAL = 3 /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
 } moe_family;
 
 /* Link of the Gaussian expert mean. Values are part of the ABI. */
@@ -128,7 +128,9 @@ MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *var
 
 /*
  * Prediction. `out` must hold `out_length` doubles:
- *   predict:     n values of E[y | x] (Gaussian)
+ *   predict:     Gaussian: n values of E[y | x]; logistic: n values of
+ *                P(y = 1 | x); multinomial: n * n_classes values, row-major,
+ *                P(y = c | x)
  *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
  *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
  * posterior, loglik and the criteria return MOE_ERR_NUMERICAL when some row

@@ -18,6 +18,8 @@ typedef struct moe_builtin_estimator {
 const moe_builtin_estimator *moe_builtin_find(const char *name);
 
 extern const moe_estimator_ops moe_estimator_em;
+extern const moe_estimator_ops moe_estimator_gem;
+extern const moe_estimator_ops moe_estimator_gd;
 
 struct moe_fitter {
     const moe_estimator_ops *ops;

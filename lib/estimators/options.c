@@ -4,6 +4,7 @@
 #include <string.h>
 
 static const char *const init_keywords[] = {"random", "kmeans", "model", NULL};
+static const char *const line_search_keywords[] = {"none", "armijo", NULL};
 
 static const moe_option_info option_table[] = {
     {MOE_OPT_MAX_ITER, "max_iter", 1, 1, 1e9, 500, NULL, "maximum iterations per restart"},
@@ -25,6 +26,22 @@ static const moe_option_info option_table[] = {
     {MOE_OPT_MIN_EXPERT_WEIGHT, "min_expert_weight", 0, 0, 0.5, 1e-6, NULL,
      "an expert with less than this share of the total weight is left unchanged"},
     {MOE_OPT_THREADS, "threads", 1, 0, 1024, 1, NULL, "worker threads (0: automatic)"},
+    {MOE_OPT_STEP, "step", 0, 0, 1e12, 0, NULL,
+     "gradient step (gd), experts' step (gem, em inner steps); 0: the safe step"},
+    {MOE_OPT_GATE_STEP, "gate_step", 0, 0, 1e12, 0, NULL,
+     "gate step (gem, em inner steps); 0: the safe step"},
+    {MOE_OPT_BATCH_SIZE, "batch_size", 1, 0, 9007199254740991.0, 0, NULL,
+     "gd mini-batch rows (0: full batch)"},
+    {MOE_OPT_LINE_SEARCH, "line_search", 1, 0, 1, 0, line_search_keywords,
+     "gd step control: none or armijo backtracking"},
+    {MOE_OPT_INNER_STEPS, "inner_steps", 1, 0, 1000000, 0, NULL,
+     "em: gradient steps per block per iteration (0: exact Newton M-steps)"},
+    {MOE_OPT_UPDATE_VARIANCE, "update_variance", 1, 0, 1, 1, NULL,
+     "0 keeps the model's Gaussian variances fixed"},
+    {MOE_OPT_EXPERT_MAX_NEWTON, "expert_max_newton", 1, 1, 10000, 25, NULL,
+     "Newton steps per classification-expert M-step"},
+    {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 0, 1, 1e-10, NULL,
+     "classification-expert Newton stop: decrement / 2 <= expert_tol * (1 + |Q|)"},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)

@@ -4,11 +4,20 @@ double moe_expert_penalty(const struct moe_model *model, double ridge)
 {
     if (ridge == 0.0)
         return 0.0;
-    size_t p = model->n_inputs, rows = model->n_experts * model->expert_rows;
+    size_t p = model->n_inputs, rows = model->expert_rows;
     double sum = 0.0;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t j = (size_t)model->intercept; j < p; ++j)
-            sum += model->experts[r * p + j] * model->experts[r * p + j];
+    for (size_t k = 0; k < model->n_experts; ++k) {
+        const double *block = model->experts + k * rows * p;
+        for (size_t j = (size_t)model->intercept; j < p; ++j) {
+            double column = 0.0, squares = 0.0;
+            for (size_t r = 0; r < rows; ++r) {
+                column += block[r * p + j];
+                squares += block[r * p + j] * block[r * p + j];
+            }
+            sum += model->family_ops->uses_classes ? squares - column * column / (double)rows
+                                                   : squares;
+        }
+    }
     return 0.5 * ridge * sum;
 }
 
@@ -16,8 +25,8 @@ const struct moe_family_ops *moe_family_lookup(moe_family family)
 {
     switch (family) {
     case MOE_FAMILY_GAUSSIAN: return &moe_family_gaussian;
-    case MOE_FAMILY_LOGISTIC:
-    case MOE_FAMILY_MULTINOMIAL: return NULL;
+    case MOE_FAMILY_LOGISTIC: return &moe_family_logistic;
+    case MOE_FAMILY_MULTINOMIAL: return &moe_family_multinomial;
     }
     return NULL;
 }

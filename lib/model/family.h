@@ -1,7 +1,7 @@
 /*
- * The expert-family interface. Each family (Gaussian, later logistic and
- * multinomial) implements these operations in its own file; estimators and
- * the model code reach experts only through this table.
+ * The expert-family interface. Each family (Gaussian, logistic, multinomial)
+ * implements these operations in its own file; estimators and the model code
+ * reach experts only through this table.
  */
 #ifndef MOE_LIB_FAMILY_H
 #define MOE_LIB_FAMILY_H
@@ -15,14 +15,28 @@ typedef struct moe_expert_mstep_options {
     double total_weight;   /* N: the penalty enters the sum-scale objective times N */
     double variance_floor; /* absolute lower bound on variances */
     double min_weight;     /* absolute total weight below which an expert is left as it is */
+    int update_variance;   /* zero: variances stay as they are */
+    /* Classification experts: 0 inner_steps means the exact maximiser by Newton
+       (max_newton steps, decrement tolerance `tolerance`); otherwise that many gradient
+       steps of size `step` on the mean-scale surrogate (the inexact M-step). */
+    size_t inner_steps;
+    double step;
+    size_t max_newton;
+    double tolerance;
 } moe_expert_mstep_options;
 
 /* What an expert M-step reports back. */
 typedef struct moe_expert_mstep_report {
-    size_t degenerate_experts;  /* experts left unchanged for vanishing weight */
-    size_t ridge_fallbacks;     /* singular systems solved with an added ridge */
-    size_t floored_variances;   /* variances raised to the floor */
+    size_t degenerate_experts;   /* experts left unchanged for vanishing weight */
+    size_t ridge_fallbacks;      /* singular systems solved with an added ridge */
+    size_t floored_variances;    /* variances raised to the floor */
+    size_t newton_steps;         /* inner Newton or gradient steps taken */
+    size_t line_search_failures; /* Newton steps that found no decrease */
+    size_t separations;          /* experts whose weighted data were fitted perfectly
+                                    (unpenalised optimum at infinity) */
 } moe_expert_mstep_report;
+
+#define MOE_EXPERT_MSTEP_REPORT_INIT { 0, 0, 0, 0, 0, 0 }
 
 struct moe_family_ops {
     moe_family id;
@@ -60,14 +74,35 @@ struct moe_family_ops {
     moe_status (*m_step)(struct moe_model *model, const moe_data *data, const double *resp,
                          const moe_expert_mstep_options *options,
                          moe_expert_mstep_report *report, char *message);
+    /*
+     * Gradient of the experts' part of the mean-scale surrogate to be minimised,
+     *   -(1/N) sum_i w_i sum_k r_ik log f_k(y_i | x_i) + moe_expert_penalty(ridge),
+     * at the model's experts, N = total_weight. coefficients receives
+     * K x expert_rows x p values (zero on reference rows); log_variances, for
+     * families with variances, K values: the derivative in log sigma_k^2.
+     * With r the posterior at the model this is the experts' part of the
+     * gradient of the mean negative log-likelihood (Fisher identity).
+     */
+    moe_status (*gradient)(const struct moe_model *model, const moe_data *data, const double *resp,
+                           double ridge, double total_weight, double *coefficients,
+                           double *log_variances, char *message);
+    /*
+     * c such that the surrogate's curvature in one expert's coefficients is at
+     * most c * lambda_max(E_w[x x']) (plus the ridge): 1/sigma^2_min for Gaussian,
+     * 1/4 for logistic, 1/2 for multinomial experts (Boehning's bound).
+     */
+    double (*curvature)(const struct moe_model *model);
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
 
-/* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts:
-   the expert penalty of the mean-scale objective. */
+/* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts,
+   the rows of a multinomial expert centred over its classes (so the reference class does
+   not matter): the expert penalty of the mean-scale objective. */
 double moe_expert_penalty(const struct moe_model *model, double ridge);
 
 extern const struct moe_family_ops moe_family_gaussian;
+extern const struct moe_family_ops moe_family_logistic;
+extern const struct moe_family_ops moe_family_multinomial;
 
 #endif

@@ -200,6 +200,10 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
         memcpy(model->experts + k * p, solution, p * sizeof(double));
         w.active[k] = 1;
     }
+    if (!options->update_variance) {
+        workspace_free(&w);
+        return MOE_OK;
+    }
     accumulate_residuals(model, data, resp, &w);
     for (size_t k = 0; k < K; ++k) {
         if (!w.active[k])
@@ -215,6 +219,68 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
     return MOE_OK;
 }
 
+/*
+ * d/dbeta_k  = (1/N) sum_i w_i r_ik (mu_ik - y_i) x_i / sigma_k^2 + ridge beta_k
+ * d/dlog s_k = (1/N) sum_i w_i r_ik (1 - (y_i - mu_ik)^2 / sigma_k^2) / 2
+ */
+static moe_status gaussian_gradient(const struct moe_model *model, const moe_data *data,
+                                    const double *resp, double ridge, double total_weight,
+                                    double *coefficients, double *log_variances, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *scaled = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    if (block == NULL || scaled == NULL) {
+        free(block);
+        free(scaled);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
+    }
+    memset(coefficients, 0, K * p * sizeof(double));
+    if (log_variances != NULL)
+        memset(log_variances, 0, K * sizeof(double));
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, block);
+        expert_means(model, rows, block, scaled);
+        for (size_t i = 0; i < rows; ++i) {
+            double weight = moe_data_weight(data, start + i);
+            const double *r = resp + (start + i) * K;
+            for (size_t k = 0; k < K; ++k) {
+                double residual = data->y[start + i] - scaled[i * K + k];
+                double inverse = 1.0 / model->variances[k];
+                double share = weight * r[k];
+                if (log_variances != NULL)
+                    log_variances[k] += 0.5 * share * (1.0 - residual * residual * inverse);
+                scaled[i * K + k] = -share * residual * inverse;
+            }
+        }
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)p, (int)rows, 1.0,
+                    scaled, (int)K, block, (int)p, 1.0, coefficients, (int)p);
+    }
+    double inverse = 1.0 / total_weight;
+    for (size_t k = 0; k < K; ++k) {
+        for (size_t j = 0; j < p; ++j) {
+            coefficients[k * p + j] *= inverse;
+            if (j >= (size_t)model->intercept)
+                coefficients[k * p + j] += ridge * model->experts[k * p + j];
+        }
+        if (log_variances != NULL)
+            log_variances[k] *= inverse;
+    }
+    free(block);
+    free(scaled);
+    return MOE_OK;
+}
+
+static double gaussian_curvature(const struct moe_model *model)
+{
+    double smallest = model->variances[0];
+    for (size_t k = 1; k < model->n_experts; ++k)
+        if (model->variances[k] < smallest)
+            smallest = model->variances[k];
+    return 1.0 / smallest;
+}
+
 const struct moe_family_ops moe_family_gaussian = {
     .id = MOE_FAMILY_GAUSSIAN,
     .name = "gaussian",
@@ -228,4 +294,6 @@ const struct moe_family_ops moe_family_gaussian = {
     .prediction_width = gaussian_prediction_width,
     .predict = gaussian_predict,
     .m_step = gaussian_m_step,
+    .gradient = gaussian_gradient,
+    .curvature = gaussian_curvature,
 };

@@ -69,6 +69,7 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
     report->newton_steps += outcome.steps;
     report->ridge_fallbacks += outcome.ridge_fallbacks;
     report->line_search_failures += outcome.line_search_failures;
+    report->separations += (size_t)outcome.separated;
     return status;
 }
 

@@ -27,7 +27,10 @@ typedef struct moe_gate_report {
     size_t newton_steps;
     size_t ridge_fallbacks;       /* Hessian solved with an added ridge */
     size_t line_search_failures;  /* no step decreased the objective */
+    size_t separations;           /* unpenalised responsibilities fitted perfectly */
 } moe_gate_report;
+
+#define MOE_GATE_REPORT_INIT { 0, 0, 0, 0 }
 
 /*
  * Minimise Q(W) = (1/N) sum_i w_i [LSE_k(x_i' w_k) - sum_k r_ik x_i' w_k]

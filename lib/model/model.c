@@ -33,14 +33,9 @@ static moe_status check_spec(const moe_model_spec *spec, char *message)
                         "model spec version %u is not supported (this libmoe knows 1..%d)",
                         spec->version, MOE_MODEL_SPEC_VERSION);
     const struct moe_family_ops *ops = moe_family_lookup(spec->family);
-    if (ops == NULL) {
-        if (spec->family == MOE_FAMILY_LOGISTIC || spec->family == MOE_FAMILY_MULTINOMIAL)
-            return moe_fail(message, MOE_ERR_UNSUPPORTED,
-                            "expert family %d is not available in this libmoe version",
-                            (int)spec->family);
+    if (ops == NULL)
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "unknown expert family %d",
                         (int)spec->family);
-    }
     if (spec->n_experts < 1 || spec->n_experts > MOE_MAX_EXPERTS)
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
                         "n_experts must be in 1..%d, got %zu", MOE_MAX_EXPERTS, spec->n_experts);

@@ -1,0 +1,57 @@
+/*
+ * The outer loop every iterative estimator (em, gem, gd) shares: settings
+ * read from the options, restarts and their starting points, the E-step
+ * after each iteration, the trace, the monotonicity check and convergence.
+ * An estimator supplies only what one iteration does.
+ */
+#ifndef MOE_LIB_DRIVER_H
+#define MOE_LIB_DRIVER_H
+
+#include "estimators/fitter_impl.h"
+#include "model/family.h"
+#include "model/gate.h"
+
+#include <stdint.h>
+
+typedef struct moe_fit_settings {
+    size_t max_iter;
+    double tolerance;
+    size_t n_init;
+    uint64_t seed;
+    moe_init_strategy init;
+    double total_weight; /* N, the sum of the weights */
+    moe_gate_options gate;
+    moe_expert_mstep_options experts;
+    size_t inner_steps;  /* em's inexact M-step */
+    double step;         /* as requested; 0 means the safe step */
+    double gate_step;    /* as requested; 0 means the safe step */
+    size_t batch_size;   /* gd; 0 is full batch */
+    int line_search;     /* gd; 1 is Armijo */
+    double lambda;       /* lambda_max(E_w[x~ x~']) when the method takes gradient steps */
+} moe_fit_settings;
+
+typedef struct moe_iterative_method {
+    int takes_gradient_steps; /* compute settings.lambda before the first restart */
+    /*
+     * One outer iteration. On entry resp (n x K) holds the posterior at the
+     * current model and objective its penalised objective (sum scale); the
+     * method may overwrite resp. The driver then runs the E-step at the new
+     * parameters.
+     */
+    moe_status (*iterate)(void *state, struct moe_fit_context *context,
+                          const moe_fit_settings *settings, double *resp, double objective,
+                          size_t restart, size_t iteration);
+    void *state;
+} moe_iterative_method;
+
+moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterative_method *method);
+
+/* The penalised objective on the sum scale: loglik - N * (gate and expert penalties). */
+double moe_fit_objective(const struct moe_model *model, const moe_fit_settings *settings,
+                         double loglik);
+
+/* Fold an expert M-step's or a gate step's counters into the fit report. */
+void moe_report_expert_mstep(moe_fit_report *report, const moe_expert_mstep_report *experts);
+void moe_report_gate(moe_fit_report *report, const moe_gate_report *gate);
+
+#endif

@@ -1,0 +1,146 @@
+#include "estimators/gradient.h"
+#include "common/alloc.h"
+#include "common/linalg.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+moe_status moe_design_lambda_max(const moe_data *data, double total_weight, double *lambda,
+                                 char *message)
+{
+    /* Power iteration would give a lower bound on lambda, hence a step that may be unsafe;
+       the eigensolver's O(p^3) is small next to the O(n p^2) Gram. */
+    size_t p = moe_data_inputs(data);
+    double *gram = moe_calloc_array(p, p, sizeof(double));
+    double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *scratch = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *weights = moe_alloc_array(MOE_BLOCK_ROWS, 1, sizeof(double));
+    double *values = moe_alloc_array(p, 1, sizeof(double));
+    double *vector = moe_alloc_array(p, 1, sizeof(double));
+    lapack_int *support = moe_alloc_array(2, p, sizeof(lapack_int));
+    moe_status status = MOE_OK;
+    if (!gram || !block || !scratch || !weights || !values || !vector || !support) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                          "cannot allocate the %zu x %zu design Gram matrix", p, p);
+        goto done;
+    }
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, block);
+        for (size_t i = 0; i < rows; ++i)
+            weights[i] = moe_data_weight(data, start + i) / total_weight;
+        moe_weighted_gram_add(rows, p, block, weights, scratch, gram);
+    }
+    lapack_int found = 0;
+    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'N', 'I', 'U', (lapack_int)p, gram,
+                                     (lapack_int)p, 0.0, 0.0, (lapack_int)p, (lapack_int)p, 0.0,
+                                     &found, values, vector, 1, support);
+    if (info != 0 || found != 1 || !isfinite(values[0])) {
+        status = moe_fail(message, MOE_ERR_NUMERICAL,
+                          "the largest eigenvalue of the design Gram matrix was not found "
+                          "(LAPACK info %d)",
+                          (int)info);
+        goto done;
+    }
+    *lambda = values[0] > 0.0 ? values[0] : 0.0;
+done:
+    free(gram);
+    free(block);
+    free(scratch);
+    free(weights);
+    free(values);
+    free(vector);
+    free(support);
+    return status;
+}
+
+static double safe_step(double curvature, double penalty)
+{
+    double bound = curvature + penalty;
+    return bound > 0.0 ? 1.0 / bound : 1.0;
+}
+
+double moe_safe_gate_step(const struct moe_model *model, const moe_fit_settings *settings)
+{
+    double factor = model->n_experts == 2 ? 0.25 : 0.5;
+    return safe_step(factor * settings->lambda, settings->gate.l2);
+}
+
+double moe_safe_expert_step(const struct moe_model *model, const moe_fit_settings *settings)
+{
+    return safe_step(model->family_ops->curvature(model) * settings->lambda,
+                     settings->experts.ridge);
+}
+
+moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model *model,
+                                 int with_variances, char *message)
+{
+    memset(gradient, 0, sizeof *gradient);
+    size_t K = model->n_experts, p = model->n_inputs;
+    gradient->gate_size = (K - 1) * p;
+    gradient->experts_size = K * model->expert_rows * p;
+    gradient->variances_size = with_variances && model->variances != NULL ? K : 0;
+    gradient->gate = moe_alloc_array(gradient->gate_size + 1, 1, sizeof(double));
+    gradient->experts = moe_alloc_array(gradient->experts_size, 1, sizeof(double));
+    if (gradient->variances_size > 0)
+        gradient->log_variances = moe_alloc_array(K, 1, sizeof(double));
+    if (gradient->gate == NULL || gradient->experts == NULL ||
+        (gradient->variances_size > 0 && gradient->log_variances == NULL)) {
+        moe_gradient_free(gradient);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a gradient");
+    }
+    return MOE_OK;
+}
+
+void moe_gradient_free(moe_gradient *gradient)
+{
+    free(gradient->gate);
+    free(gradient->experts);
+    free(gradient->log_variances);
+    memset(gradient, 0, sizeof *gradient);
+}
+
+moe_status moe_gradient_compute(const struct moe_model *model, const moe_data *data,
+                                const double *resp, const moe_fit_settings *settings,
+                                double total_weight, moe_gradient *gradient, char *message)
+{
+    moe_status status = MOE_OK;
+    if (model->n_experts > 1)
+        status = moe_gate_gradient(model, data, resp, settings->gate.l2,
+                                   gradient->gate, message);
+    if (status == MOE_OK)
+        status = model->family_ops->gradient(model, data, resp, settings->experts.ridge,
+                                             total_weight, gradient->experts,
+                                             gradient->log_variances, message);
+    return status;
+}
+
+double moe_gradient_apply(struct moe_model *model, const struct moe_model *from,
+                          const moe_gradient *gradient, double gate_step, double expert_step,
+                          double scale, double variance_floor, size_t *floored)
+{
+    double decrease = 0.0;
+    for (size_t a = 0; a < gradient->gate_size; ++a) {
+        model->gate[a] = from->gate[a] - scale * gate_step * gradient->gate[a];
+        decrease += scale * gate_step * gradient->gate[a] * gradient->gate[a];
+    }
+    for (size_t a = 0; a < gradient->experts_size; ++a) {
+        model->experts[a] = from->experts[a] - scale * expert_step * gradient->experts[a];
+        decrease += scale * expert_step * gradient->experts[a] * gradient->experts[a];
+    }
+    for (size_t k = 0; k < gradient->variances_size; ++k) {
+        double change = gradient->log_variances[k];
+        change = change > 1.0 ? 1.0 : change < -1.0 ? -1.0 : change;
+        double variance = from->variances[k] * exp(-scale * change);
+        decrease += scale * change * gradient->log_variances[k];
+        if (!(variance >= variance_floor)) {
+            variance = variance_floor;
+            if (floored != NULL)
+                (*floored)++;
+        }
+        model->variances[k] = variance;
+    }
+    return decrease;
+}

@@ -1,0 +1,131 @@
+#include "model/family_categorical.h"
+#include "common/alloc.h"
+#include "common/error.h"
+#include "model/softmax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double moe_log_sigmoid(double z)
+{
+    return z >= 0.0 ? -log1p(exp(-z)) : z - log1p(exp(z));
+}
+
+moe_status moe_categorical_check_labels(size_t n, const double *y, size_t n_classes,
+                                        const char *family, char *message)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!(y[i] >= 0.0 && y[i] <= (double)(n_classes - 1) && y[i] == floor(y[i])))
+            return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                            "y[%zu] = %g: %s experts need class labels in {0, ..., %zu}", i, y[i],
+                            family, n_classes - 1);
+    return MOE_OK;
+}
+
+static int is_binary(const struct moe_model *model)
+{
+    return !model->family_ops->uses_classes;
+}
+
+static size_t softmax_classes(const struct moe_model *model)
+{
+    return is_binary(model) ? 2 : model->n_classes;
+}
+
+/* Expert k's softmax problem; coefficients of expert k live in a C x p buffer. */
+static moe_softmax_problem expert_problem(const struct moe_model *model, const moe_data *data,
+                                          const double *resp, size_t k, double ridge,
+                                          double total_weight)
+{
+    moe_softmax_problem problem = {data,
+                                   softmax_classes(model),
+                                   NULL,
+                                   data->y,
+                                   is_binary(model),
+                                   resp + k,
+                                   model->n_experts,
+                                   total_weight,
+                                   ridge,
+                                   !is_binary(model)};
+    return problem;
+}
+
+/* Expert k's stored rows into the C x p softmax layout (the binary reference row is zero). */
+static void load_expert(const struct moe_model *model, size_t k, double *buffer)
+{
+    size_t p = model->n_inputs, C = softmax_classes(model);
+    memset(buffer, 0, C * p * sizeof(double));
+    memcpy(buffer, model->experts + k * model->expert_rows * p,
+           model->expert_rows * p * sizeof(double));
+}
+
+static void store_expert(struct moe_model *model, size_t k, const double *buffer)
+{
+    size_t p = model->n_inputs;
+    memcpy(model->experts + k * model->expert_rows * p, buffer,
+           model->expert_rows * p * sizeof(double));
+}
+
+moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
+                                  const double *resp, const moe_expert_mstep_options *options,
+                                  moe_expert_mstep_report *report, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs, C = softmax_classes(model);
+    double *buffer = moe_alloc_array(C, p, sizeof(double));
+    if (buffer == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    moe_status status = MOE_OK;
+    for (size_t k = 0; k < K && status == MOE_OK; ++k) {
+        double total = 0.0;
+        for (size_t i = 0; i < data->n; ++i)
+            total += moe_data_weight(data, i) * resp[i * K + k];
+        if (!(total > options->min_weight)) {
+            report->degenerate_experts++;
+            continue;
+        }
+        moe_softmax_problem problem =
+            expert_problem(model, data, resp, k, options->ridge, options->total_weight);
+        load_expert(model, k, buffer);
+        if (options->inner_steps > 0) {
+            status = moe_softmax_gradient_steps(&problem, buffer, options->inner_steps,
+                                                options->step, message);
+            report->newton_steps += options->inner_steps;
+        } else {
+            moe_newton_options newton = {options->max_newton, options->tolerance};
+            moe_newton_report outcome = {0, 0, 0, 0};
+            status = moe_softmax_newton(&problem, buffer, &newton, &outcome, message);
+            report->newton_steps += outcome.steps;
+            report->ridge_fallbacks += outcome.ridge_fallbacks;
+            report->line_search_failures += outcome.line_search_failures;
+            report->separations += (size_t)outcome.separated;
+        }
+        if (status == MOE_OK)
+            store_expert(model, k, buffer);
+    }
+    free(buffer);
+    return status;
+}
+
+moe_status moe_categorical_gradient(const struct moe_model *model, const moe_data *data,
+                                    const double *resp, double ridge, double total_weight,
+                                    double *coefficients, double *log_variances, char *message)
+{
+    (void)log_variances;
+    size_t K = model->n_experts, p = model->n_inputs, C = softmax_classes(model);
+    size_t rows = model->expert_rows;
+    double *buffer = moe_alloc_array(C, p, sizeof(double));
+    if (buffer == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
+    memset(coefficients, 0, K * rows * p * sizeof(double));
+    moe_status status = MOE_OK;
+    for (size_t k = 0; k < K && status == MOE_OK; ++k) {
+        moe_softmax_problem problem = expert_problem(model, data, resp, k, ridge, total_weight);
+        load_expert(model, k, buffer);
+        /* The free rows' gradient is (C - 1) x p; the reference row's stays zero. */
+        status = moe_softmax_gradient(&problem, buffer, coefficients + k * rows * p, NULL,
+                                      message);
+    }
+    free(buffer);
+    return status;
+}

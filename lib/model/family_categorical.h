@@ -1,0 +1,31 @@
+/*
+ * What the logistic and multinomial families share: each expert is a weighted
+ * softmax regression of the class label (model/softmax.c), so their M-steps
+ * and gradients are the same code with a different class coding.
+ *
+ *   logistic:    one stored row beta per expert; as a softmax problem it is
+ *                C = 2 with rows [beta; 0] and label 1 on row 0; plain ridge
+ *   multinomial: n_classes stored rows, the last one the zero reference;
+ *                penalty centred over classes
+ */
+#ifndef MOE_LIB_FAMILY_CATEGORICAL_H
+#define MOE_LIB_FAMILY_CATEGORICAL_H
+
+#include "model/family.h"
+
+/* log sigma(z) without overflow. */
+double moe_log_sigmoid(double z);
+
+/* Every y is an integral value in 0..n_classes-1; the message names the first bad row. */
+moe_status moe_categorical_check_labels(size_t n, const double *y, size_t n_classes,
+                                        const char *family, char *message);
+
+moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
+                                  const double *resp, const moe_expert_mstep_options *options,
+                                  moe_expert_mstep_report *report, char *message);
+
+moe_status moe_categorical_gradient(const struct moe_model *model, const moe_data *data,
+                                    const double *resp, double ridge, double total_weight,
+                                    double *coefficients, double *log_variances, char *message);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * Binary logistic experts: P(y = 1 | x, expert k) = sigma(beta_k' x~), y in {0, 1}.
+ * The M-step and gradient are the shared softmax-regression code
+ * (model/family_categorical.c); this file holds what is binary-specific.
+ */
+#include "model/family_categorical.h"
+#include "common/linalg.h"
+
+#include <cblas.h>
+#include <math.h>
+
+static int logistic_supports_link(moe_link link)
+{
+    return link == MOE_LINK_IDENTITY;
+}
+
+static size_t logistic_expert_free_params(const struct moe_model *model)
+{
+    return model->n_inputs;
+}
+
+static moe_status logistic_check_response(const struct moe_model *model, size_t n,
+                                          const double *y, char *message)
+{
+    (void)model;
+    return moe_categorical_check_labels(n, y, 2, "logistic", message);
+}
+
+/* logits (rows x K) = block (rows x p) * experts' */
+static void expert_logits(const struct moe_model *model, size_t rows, const double *block,
+                          double *logits)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)model->n_experts,
+                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
+                (int)model->n_inputs, 0.0, logits, (int)model->n_experts);
+}
+
+static void logistic_log_density(const struct moe_model *model, size_t rows, const double *block,
+                                 const double *y, double *out, double *scratch)
+{
+    (void)scratch;
+    size_t K = model->n_experts;
+    expert_logits(model, rows, block, out);
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t k = 0; k < K; ++k) {
+            double z = out[i * K + k];
+            out[i * K + k] = moe_log_sigmoid(y[i] == 1.0 ? z : -z);
+        }
+}
+
+static size_t logistic_prediction_width(const struct moe_model *model)
+{
+    (void)model;
+    return 1;
+}
+
+/* P(y = 1 | x) = sum_k pi_k(x) sigma(beta_k' x~) */
+static void logistic_predict(const struct moe_model *model, size_t rows, const double *block,
+                             const double *gate_proba, double *out, double *scratch)
+{
+    size_t K = model->n_experts;
+    expert_logits(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i) {
+        double sum = 0.0;
+        for (size_t k = 0; k < K; ++k)
+            sum += gate_proba[i * K + k] * exp(moe_log_sigmoid(scratch[i * K + k]));
+        out[i] = sum;
+    }
+}
+
+static double logistic_curvature(const struct moe_model *model)
+{
+    (void)model;
+    return 0.25; /* sigma' <= 1/4 */
+}
+
+const struct moe_family_ops moe_family_logistic = {
+    .id = MOE_FAMILY_LOGISTIC,
+    .name = "logistic",
+    .uses_classes = 0,
+    .has_variance = 0,
+    .supports_link = logistic_supports_link,
+    .expert_free_params = logistic_expert_free_params,
+    .normalize_experts = NULL,
+    .check_response = logistic_check_response,
+    .log_density = logistic_log_density,
+    .prediction_width = logistic_prediction_width,
+    .predict = logistic_predict,
+    .m_step = moe_categorical_m_step,
+    .gradient = moe_categorical_gradient,
+    .curvature = logistic_curvature,
+};

@@ -1,0 +1,110 @@
+/*
+ * Multinomial (softmax) experts: P(y = c | x, expert k) = softmax_c(B_k x~),
+ * y in {0, ..., C-1}, B_k a C x p block whose last row is the zero reference.
+ * The M-step and gradient are the shared softmax-regression code
+ * (model/family_categorical.c); this file holds what is multiclass-specific.
+ */
+#include "model/family_categorical.h"
+#include "common/linalg.h"
+
+#include <cblas.h>
+#include <math.h>
+
+static int multinomial_supports_link(moe_link link)
+{
+    return link == MOE_LINK_IDENTITY;
+}
+
+static size_t multinomial_expert_free_params(const struct moe_model *model)
+{
+    return (model->n_classes - 1) * model->n_inputs;
+}
+
+/* Subtracting the reference row from every row of a block leaves the softmax unchanged. */
+static void multinomial_normalize_experts(struct moe_model *model)
+{
+    size_t p = model->n_inputs, C = model->n_classes;
+    for (size_t k = 0; k < model->n_experts; ++k) {
+        double *block = model->experts + k * C * p;
+        const double *reference = block + (C - 1) * p;
+        for (size_t c = 0; c + 1 < C; ++c)
+            for (size_t j = 0; j < p; ++j)
+                block[c * p + j] -= reference[j];
+        for (size_t j = 0; j < p; ++j)
+            block[(C - 1) * p + j] = 0.0;
+    }
+}
+
+static moe_status multinomial_check_response(const struct moe_model *model, size_t n,
+                                             const double *y, char *message)
+{
+    return moe_categorical_check_labels(n, y, model->n_classes, "multinomial", message);
+}
+
+/* Log class probabilities of every expert: log_proba is rows x (K * C). */
+static void expert_log_proba(const struct moe_model *model, size_t rows, const double *block,
+                             double *log_proba)
+{
+    size_t KC = model->n_experts * model->n_classes, C = model->n_classes;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)KC,
+                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
+                (int)model->n_inputs, 0.0, log_proba, (int)KC);
+    for (size_t a = 0; a < rows * model->n_experts; ++a)
+        moe_log_softmax(log_proba + a * C, C);
+}
+
+static void multinomial_log_density(const struct moe_model *model, size_t rows,
+                                    const double *block, const double *y, double *out,
+                                    double *scratch)
+{
+    size_t K = model->n_experts, C = model->n_classes;
+    expert_log_proba(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i) {
+        size_t label = (size_t)y[i];
+        for (size_t k = 0; k < K; ++k)
+            out[i * K + k] = scratch[(i * K + k) * C + label];
+    }
+}
+
+static size_t multinomial_prediction_width(const struct moe_model *model)
+{
+    return model->n_classes;
+}
+
+/* P(y = c | x) = sum_k pi_k(x) softmax_c(B_k x~): out is rows x C. */
+static void multinomial_predict(const struct moe_model *model, size_t rows, const double *block,
+                                const double *gate_proba, double *out, double *scratch)
+{
+    size_t K = model->n_experts, C = model->n_classes;
+    expert_log_proba(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t c = 0; c < C; ++c) {
+            double sum = 0.0;
+            for (size_t k = 0; k < K; ++k)
+                sum += gate_proba[i * K + k] * exp(scratch[(i * K + k) * C + c]);
+            out[i * C + c] = sum;
+        }
+}
+
+static double multinomial_curvature(const struct moe_model *model)
+{
+    (void)model;
+    return 0.5; /* Boehning: the softmax Hessian is below (I - 11'/C) / 2 */
+}
+
+const struct moe_family_ops moe_family_multinomial = {
+    .id = MOE_FAMILY_MULTINOMIAL,
+    .name = "multinomial",
+    .uses_classes = 1,
+    .has_variance = 0,
+    .supports_link = multinomial_supports_link,
+    .expert_free_params = multinomial_expert_free_params,
+    .normalize_experts = multinomial_normalize_experts,
+    .check_response = multinomial_check_response,
+    .log_density = multinomial_log_density,
+    .prediction_width = multinomial_prediction_width,
+    .predict = multinomial_predict,
+    .m_step = moe_categorical_m_step,
+    .gradient = moe_categorical_gradient,
+    .curvature = multinomial_curvature,
+};
