@@ -150,6 +150,25 @@ MOE_API moe_status moe_model_loglik(const moe_model_t *model, size_t n, const do
                                     double *loglik);
 
 /*
+ * Mean negative log-likelihood -(1/N) sum_i w_i log p(y_i | x_i), N the sum of
+ * the weights: for the classification families, the cross-entropy of the
+ * mixture's predictive distribution against the labels. Any family.
+ */
+MOE_API moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const double *X,
+                                           size_t ldx, const double *y, const double *weights,
+                                           double *cross_entropy);
+
+/*
+ * Weighted share of rows whose most probable class under the mixture's
+ * predictive distribution equals y (logistic: P(y = 1 | x) > 1/2; multinomial:
+ * argmax_c, ties to the lower class). Classification families only
+ * (MOE_ERR_UNSUPPORTED for Gaussian).
+ */
+MOE_API moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *X,
+                                      size_t ldx, const double *y, const double *weights,
+                                      double *accuracy);
+
+/*
  * Information criteria, "smaller is better" convention:
  *   aic = -2 loglik + 2 n_params
  *   bic = -2 loglik + n_params log(n_obs)

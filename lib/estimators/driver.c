@@ -3,6 +3,7 @@
 #include "estimators/gradient.h"
 #include "estimators/init.h"
 #include "model/posterior.h"
+#include "model/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +16,21 @@
    classification experts): a hard partition is often separable and would send the weights
    to infinity. */
 #define INIT_CONFIDENCE 0.8
+/* Gradient steps that replace a starting M-step whose Newton system would be too large. */
+#define INIT_GRADIENT_STEPS 50
+
+static int newton_too_large(const struct moe_model *model, size_t rows)
+{
+    return rows * model->n_inputs > MOE_NEWTON_MAX_UNKNOWNS;
+}
+
+/* Starting points need the safe steps when some Newton system is too large. */
+static int start_needs_steps(const struct moe_model *model)
+{
+    size_t expert_rows = model->family_ops->uses_classes ? model->n_classes - 1 : 1;
+    return newton_too_large(model, model->n_experts - 1) ||
+           (!model->family_ops->has_variance && newton_too_large(model, expert_rows));
+}
 
 static double weighted_variance(const moe_data *data, double total)
 {
@@ -118,9 +134,15 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
     moe_status status = moe_init_partition(strategy, data, K, &rng, labels, message);
     if (status != MOE_OK)
         return status;
-    /* Starting points take exact M-steps whatever the estimator's inner steps are. */
+    /* Starting points take exact M-steps whatever the estimator's inner steps are, unless a
+       Newton system would be too large; then a fixed number of safe gradient steps. */
     moe_expert_mstep_options experts = settings->experts;
     experts.inner_steps = 0;
+    if (!model->family_ops->has_variance &&
+        newton_too_large(model, model->family_ops->uses_classes ? model->n_classes - 1 : 1)) {
+        experts.inner_steps = INIT_GRADIENT_STEPS;
+        experts.step = moe_safe_expert_step(model, settings);
+    }
     moe_expert_mstep_report ignored = MOE_EXPERT_MSTEP_REPORT_INIT;
     /* Every expert first takes the pooled fit, so one left empty by the partition still
        starts from sensible values. */
@@ -145,6 +167,9 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
         for (size_t i = 0; i < n * K; ++i)
             resp[i] = INIT_CONFIDENCE * resp[i] + floor;
     memset(model->gate, 0, moe_gate_size(model) * sizeof(double));
+    if (newton_too_large(model, K - 1))
+        return moe_gate_gradient_steps(model, data, resp, settings->gate.l2, INIT_GRADIENT_STEPS,
+                                       moe_safe_gate_step(model, settings), message);
     moe_gate_report gate = MOE_GATE_REPORT_INIT;
     return moe_gate_newton(model, data, resp, &settings->gate, &gate, message);
 }
@@ -230,7 +255,7 @@ moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterativ
         moe_fail_propagate(fitter->message, status);
         goto done;
     }
-    if (method->takes_gradient_steps &&
+    if ((method->takes_gradient_steps || start_needs_steps(model)) &&
         (status = moe_design_lambda_max(&context->data, settings.total_weight, &settings.lambda,
                                         fitter->message)) != MOE_OK)
         goto done;
@@ -252,7 +277,10 @@ moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterativ
             have_best = 1;
             moe_model_copy_parameters(best, model);
         }
-        if (status == MOE_ERR_CANCELLED || status == MOE_ERR_OUT_OF_MEMORY)
+        /* Cancelled, out of memory or a configuration the method cannot run (a Newton
+           system too large): another restart would end the same way. */
+        if (status == MOE_ERR_CANCELLED || status == MOE_ERR_OUT_OF_MEMORY ||
+            status == MOE_ERR_UNSUPPORTED)
             break;
         if (status != MOE_OK) { /* numerical trouble in one restart: try the others */
             last_failure = status;

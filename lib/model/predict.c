@@ -3,6 +3,7 @@
 #include "model/gate.h"
 #include "model/posterior.h"
 #include "common/check.h"
+#include "common/alloc.h"
 #include "common/linalg.h"
 
 #include <math.h>
@@ -164,5 +165,85 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     criteria->bic = -2.0 * result.loglik + n_params * log(n_obs);
     criteria->entropy = result.entropy;
     criteria->icl = criteria->bic + 2.0 * result.entropy;
+    return MOE_OK;
+}
+
+moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const double *X,
+                                   size_t ldx, const double *y, const double *weights,
+                                   double *cross_entropy)
+{
+    if (cross_entropy == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "cross_entropy is NULL");
+    moe_data data;
+    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    if (status != MOE_OK)
+        return status;
+    moe_posterior_result result;
+    status = moe_posterior_pass(model, &data, NULL, &result, NULL);
+    if (status != MOE_OK)
+        return status;
+    double total = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        total += moe_data_weight(&data, i);
+    *cross_entropy = -result.loglik / total;
+    return MOE_OK;
+}
+
+/* The most probable class of one prediction row (ties go to the lower class). */
+static size_t predicted_class(const double *row, size_t width)
+{
+    if (width == 1)
+        return row[0] > 0.5 ? 1 : 0;
+    size_t best = 0;
+    for (size_t c = 1; c < width; ++c)
+        if (row[c] > row[best])
+            best = c;
+    return best;
+}
+
+moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                              const double *y, const double *weights, double *accuracy)
+{
+    if (accuracy == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "accuracy is NULL");
+    if (model != NULL && model->family == MOE_FAMILY_GAUSSIAN)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "accuracy needs a classification family, the model is gaussian");
+    moe_data data;
+    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    if (status != MOE_OK)
+        return status;
+    size_t K = model->n_experts, width = model->family_ops->prediction_width(model);
+    double *block = moe_alloc_array(MOE_BLOCK_ROWS, model->n_inputs, sizeof(double));
+    double *proba = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    double *scratch = moe_alloc_array(MOE_BLOCK_ROWS * K, model->expert_rows, sizeof(double));
+    double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
+    if (block == NULL || proba == NULL || scratch == NULL || predicted == NULL) {
+        free(block);
+        free(proba);
+        free(scratch);
+        free(predicted);
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    }
+    double correct = 0.0, total = 0.0;
+    for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
+        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(&data, start, rows, block);
+        moe_gate_log_proba(model, rows, block, proba);
+        for (size_t i = 0; i < rows * K; ++i)
+            proba[i] = exp(proba[i]);
+        model->family_ops->predict(model, rows, block, proba, predicted, scratch);
+        for (size_t i = 0; i < rows; ++i) {
+            double weight = moe_data_weight(&data, start + i);
+            total += weight;
+            if ((double)predicted_class(predicted + i * width, width) == y[start + i])
+                correct += weight;
+        }
+    }
+    free(block);
+    free(proba);
+    free(scratch);
+    free(predicted);
+    *accuracy = correct / total;
     return MOE_OK;
 }
