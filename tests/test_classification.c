@@ -239,19 +239,19 @@ static void expect_bad_label(moe_family family, size_t C, double bad, size_t row
     char row_text[32];
     snprintf(row_text, sizeof row_text, "y[%zu]", row);
     CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL),
-                 MOE_ERR_INVALID_ARGUMENT);
+                 MOE_ERR_INVALID_LABEL);
     ck_assert_msg(strstr(moe_fitter_last_error(fitter), row_text) != NULL,
                   "message '%s' does not name %s", moe_fitter_last_error(fitter), row_text);
     double value = 0.0, out[50 * 2];
     CHECK_STATUS(moe_model_loglik(model, s.n, s.X, s.d, s.y, NULL, &value),
-                 MOE_ERR_INVALID_ARGUMENT);
+                 MOE_ERR_INVALID_LABEL);
     ck_assert_msg(strstr(moe_last_error(), row_text) != NULL, "'%s'", moe_last_error());
     CHECK_STATUS(moe_model_posterior(model, s.n, s.X, s.d, s.y, out, 100),
-                 MOE_ERR_INVALID_ARGUMENT);
+                 MOE_ERR_INVALID_LABEL);
     CHECK_STATUS(moe_model_accuracy(model, s.n, s.X, s.d, s.y, NULL, &value),
-                 MOE_ERR_INVALID_ARGUMENT);
+                 MOE_ERR_INVALID_LABEL);
     CHECK_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, NULL, &value),
-                 MOE_ERR_INVALID_ARGUMENT);
+                 MOE_ERR_INVALID_LABEL);
     /* The failed fit left the model as it was. */
     size_t size = 2 * truth.expert_rows * 2;
     double a[64], b[64];

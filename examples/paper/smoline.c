@@ -14,9 +14,8 @@
  * Every iteration is one moe_fitter_fit call with max_iter = 1 and
  * init = model, so the parameters can be recorded after each iteration.
  *
- * Build:
- *   gcc -std=c11 -O2 -Wall -Wextra -Wpedantic -I/work/main/include smoline.c \
- *       -L/work/main/build -lmoe -Wl,-rpath,/work/main/build -lm -o smoline
+ * Build (against an installed libmoe; ctest builds and runs it as paper_smoline):
+ *   cc -std=c11 -O2 examples/paper/smoline.c $(pkg-config --cflags --libs moe) -lm -o smoline
  * Usage:
  *   smoline [--rho R] [--iterations T] [--instances M] [--quick] [--seed S]
  *           [--csv PATH] [--svg PATH]

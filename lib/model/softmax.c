@@ -300,7 +300,12 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
         if (ridge_used)
             report->ridge_fallbacks++;
         double decrement = -moe_dot(m, w.gradient, w.direction);
-        if (!(decrement > 0.0) || 0.5 * decrement <= options->tolerance * (1.0 + fabs(current)))
+        /* The first step is always taken: a warm start already within the decrement
+           tolerance would otherwise freeze the weights for the rest of a fit, because the
+           objective-scale decrement of a flat direction allows parameter errors near the
+           square root of the tolerance (pitfall P11b of the EM spec). */
+        if (!(decrement > 0.0) ||
+            (step > 0 && 0.5 * decrement <= options->tolerance * (1.0 + fabs(current))))
             break;
         memcpy(w.saved, free_rows, m * sizeof(double));
         /* Near the optimum Q cannot resolve the remaining decrease (pitfall P11b of the EM
