@@ -34,31 +34,19 @@ static void sample_free(sample *s)
     free(s->y);
 }
 
-static moe_model_t *empty_like(const label_truth *truth)
-{
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = truth->family;
-    spec.n_experts = truth->n_experts;
-    spec.n_features = truth->n_features;
-    spec.n_classes = truth->n_classes;
-    moe_model_t *model = NULL;
-    CHECK_STATUS(moe_model_create(&model, &spec), MOE_OK);
-    return model;
-}
-
 static moe_fitter_t *fitter_with(const char *estimator, long long n_init, uint64_t seed)
 {
     moe_fitter_t *fitter = NULL;
-    CHECK_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, n_init), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
+    EXPECT_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, n_init), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
     return fitter;
 }
 
 static moe_fit_report report_of(const moe_fitter_t *fitter)
 {
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    CHECK_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     return report;
 }
 
@@ -71,8 +59,8 @@ static void recovery_errors(const label_truth *truth, const moe_model_t *model,
 {
     size_t K = truth->n_experts, p = truth->n_features + 1, block = truth->expert_rows * p;
     double *experts = malloc(K * block * sizeof(double)), *gate = malloc(K * p * sizeof(double));
-    CHECK_STATUS(moe_model_get_experts(model, experts, K * block), MOE_OK);
-    CHECK_STATUS(moe_model_get_gate(model, gate, K * p), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, K * block), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, K * p), MOE_OK);
     size_t perm[16];
     synthetic_align(K, block, truth->experts, experts, perm);
     *expert_error = 0.0;
@@ -117,9 +105,9 @@ static void check_recovery(moe_family family, double tolerance)
     label_truth truth;
     well_separated_truth(&truth, family);
     sample s = sample_make(&truth, 20000, 42);
-    moe_model_t *model = empty_like(&truth);
+    moe_model_t *model = label_model_like(&truth);
     moe_fitter_t *fitter = fitter_with("em", 2, 7);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
     moe_fit_report report = report_of(fitter);
     ck_assert_int_eq(report.converged, 1);
     ck_assert_int_eq((int)report.monotonicity_violations, 0);
@@ -131,8 +119,8 @@ static void check_recovery(moe_family family, double tolerance)
     /* The fit is at least as likely as the truth on its own training data. */
     moe_model_t *true_model = label_truth_model(&truth);
     double fitted = 0.0, true_loglik = 0.0;
-    CHECK_STATUS(moe_model_loglik(model, s.n, s.X, s.d, s.y, NULL, &fitted), MOE_OK);
-    CHECK_STATUS(moe_model_loglik(true_model, s.n, s.X, s.d, s.y, NULL, &true_loglik), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(model, s.n, s.X, s.d, s.y, NULL, &fitted), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(true_model, s.n, s.X, s.d, s.y, NULL, &true_loglik), MOE_OK);
     ck_assert_msg(fitted >= true_loglik - 1e-6 * fabs(true_loglik), "fit %.6f < truth %.6f",
                   fitted, true_loglik);
     moe_model_free(true_model);
@@ -163,17 +151,17 @@ START_TEST(em_never_decreases_the_objective)
                 label_truth truth;
                 label_truth_make(&truth, (moe_family)family, K, 2, 3, 1.5, 1.5, seed);
                 sample s = sample_make(&truth, 600, seed + 100);
-                moe_model_t *model = empty_like(&truth);
+                moe_model_t *model = label_model_like(&truth);
                 moe_fitter_t *fitter = fitter_with("em", 2, seed);
-                CHECK_STATUS(moe_fitter_set_option(fitter, "init", seed % 2 ? "random" : "kmeans"),
+                EXPECT_STATUS(moe_fitter_set_option(fitter, "init", seed % 2 ? "random" : "kmeans"),
                              MOE_OK);
-                CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
-                CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, seed == 3 ? 0.01 : 0.0),
+                EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+                EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, seed == 3 ? 0.01 : 0.0),
                              MOE_OK);
-                CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE,
+                EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE,
                                                    seed == 3 ? 0.01 : 0.0),
                              MOE_OK);
-                CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
+                EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
                 moe_fit_report report = report_of(fitter);
                 ck_assert_msg(report.monotonicity_violations == 0,
                               "family %d K %zu seed %llu: %zu violations, worst %.3g", family, K,
@@ -196,12 +184,12 @@ START_TEST(inexact_em_counts_its_gradient_steps)
     label_truth truth;
     label_truth_make(&truth, MOE_FAMILY_MULTINOMIAL, 2, 2, 3, 2.0, 2.0, 5);
     sample s = sample_make(&truth, 2000, 6);
-    moe_model_t *model = empty_like(&truth);
+    moe_model_t *model = label_model_like(&truth);
     moe_fitter_t *fitter = fitter_with("em", 1, 3);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INNER_STEPS, 3), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 40), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INNER_STEPS, 3), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 40), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
     moe_fit_report report = report_of(fitter);
     ck_assert_int_eq((int)report.iterations, 40);
     ck_assert_int_eq((int)report.gradient_evaluations, 3 * 40);
@@ -209,9 +197,9 @@ START_TEST(inexact_em_counts_its_gradient_steps)
     ck_assert_int_eq((int)report.monotonicity_violations, 0);
     ck_assert(report.step > 0.0 && report.gate_step > 0.0);
     /* Exact EM reaches at least the inexact one's objective. */
-    moe_model_t *exact = empty_like(&truth);
+    moe_model_t *exact = label_model_like(&truth);
     moe_fitter_t *exact_fitter = fitter_with("em", 1, 3);
-    CHECK_STATUS(moe_fitter_fit(exact_fitter, exact, s.n, s.X, s.d, s.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(exact_fitter, exact, s.n, s.X, s.d, s.y, NULL), MOE_OK);
     moe_fit_report exact_report = report_of(exact_fitter);
     ck_assert_int_eq((int)exact_report.gradient_evaluations, 0);
     ck_assert_msg(exact_report.loglik >= report.loglik - 1e-6 * fabs(report.loglik),
@@ -234,29 +222,29 @@ static void expect_bad_label(moe_family family, size_t C, double bad, size_t row
     s.y[row] = bad;
     moe_model_t *model = label_truth_model(&truth);
     moe_model_t *before = NULL;
-    CHECK_STATUS(moe_model_clone(&before, model), MOE_OK);
+    EXPECT_STATUS(moe_model_clone(&before, model), MOE_OK);
     moe_fitter_t *fitter = fitter_with("em", 1, 1);
     char row_text[32];
     snprintf(row_text, sizeof row_text, "y[%zu]", row);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL),
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL),
                  MOE_ERR_INVALID_LABEL);
     ck_assert_msg(strstr(moe_fitter_last_error(fitter), row_text) != NULL,
                   "message '%s' does not name %s", moe_fitter_last_error(fitter), row_text);
     double value = 0.0, out[50 * 2];
-    CHECK_STATUS(moe_model_loglik(model, s.n, s.X, s.d, s.y, NULL, &value),
+    EXPECT_STATUS(moe_model_loglik(model, s.n, s.X, s.d, s.y, NULL, &value),
                  MOE_ERR_INVALID_LABEL);
     ck_assert_msg(strstr(moe_last_error(), row_text) != NULL, "'%s'", moe_last_error());
-    CHECK_STATUS(moe_model_posterior(model, s.n, s.X, s.d, s.y, out, 100),
+    EXPECT_STATUS(moe_model_posterior(model, s.n, s.X, s.d, s.y, out, 100),
                  MOE_ERR_INVALID_LABEL);
-    CHECK_STATUS(moe_model_accuracy(model, s.n, s.X, s.d, s.y, NULL, &value),
+    EXPECT_STATUS(moe_model_accuracy(model, s.n, s.X, s.d, s.y, NULL, &value),
                  MOE_ERR_INVALID_LABEL);
-    CHECK_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, NULL, &value),
+    EXPECT_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, NULL, &value),
                  MOE_ERR_INVALID_LABEL);
     /* The failed fit left the model as it was. */
     size_t size = 2 * truth.expert_rows * 2;
     double a[64], b[64];
-    CHECK_STATUS(moe_model_get_experts(model, a, size), MOE_OK);
-    CHECK_STATUS(moe_model_get_experts(before, b, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, a, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(before, b, size), MOE_OK);
     ck_assert(memcmp(a, b, size * sizeof(double)) == 0);
     moe_model_free(before);
     moe_model_free(model);
@@ -303,21 +291,21 @@ START_TEST(separable_data_is_flagged_not_fatal)
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = MOE_FAMILY_LOGISTIC;
     moe_model_t *model = NULL;
-    CHECK_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     moe_fitter_t *fitter = fitter_with("em", 2, 1);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 30), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 30), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
     moe_fit_report report = report_of(fitter);
     ck_assert(all_finite(model));
     ck_assert_msg(report.separation_events > 0, "separation not reported");
     double accuracy = 0.0;
-    CHECK_STATUS(moe_model_accuracy(model, n, X, 1, y, NULL, &accuracy), MOE_OK);
+    EXPECT_STATUS(moe_model_accuracy(model, n, X, 1, y, NULL, &accuracy), MOE_OK);
     ck_assert_double_eq(accuracy, 1.0);
     /* A penalty makes the optimum finite: no separation, a converged fit. */
-    CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE, 1e-2), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, 1e-2), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 500), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE, 1e-2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, 1e-2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 500), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
     report = report_of(fitter);
     ck_assert_int_eq((int)report.separation_events, 0);
     ck_assert_int_eq(report.converged, 1);
@@ -332,24 +320,24 @@ static void check_round_trip(moe_family family, size_t C)
     label_truth truth;
     label_truth_make(&truth, family, 3, 2, C, 1.0, 1.0, 13);
     sample s = sample_make(&truth, 500, 14);
-    moe_model_t *model = empty_like(&truth);
+    moe_model_t *model = label_model_like(&truth);
     moe_fitter_t *fitter = fitter_with("em", 1, 2);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL), MOE_OK);
     size_t size = 0;
-    CHECK_STATUS(moe_model_save_buffer(model, NULL, 0, &size), MOE_ERR_BUFFER_TOO_SMALL);
+    EXPECT_STATUS(moe_model_save_buffer(model, NULL, 0, &size), MOE_ERR_BUFFER_TOO_SMALL);
     unsigned char *buffer = malloc(size), *again = malloc(size);
-    CHECK_STATUS(moe_model_save_buffer(model, buffer, size, &size), MOE_OK);
+    EXPECT_STATUS(moe_model_save_buffer(model, buffer, size, &size), MOE_OK);
     moe_model_t *loaded = NULL;
-    CHECK_STATUS(moe_model_load_buffer(&loaded, buffer, size), MOE_OK);
+    EXPECT_STATUS(moe_model_load_buffer(&loaded, buffer, size), MOE_OK);
     ck_assert_int_eq(moe_model_family(loaded), family);
     ck_assert_int_eq((int)moe_model_n_classes(loaded), (int)truth.n_classes);
     size_t written = 0;
-    CHECK_STATUS(moe_model_save_buffer(loaded, again, size, &written), MOE_OK);
+    EXPECT_STATUS(moe_model_save_buffer(loaded, again, size, &written), MOE_OK);
     ck_assert(written == size && memcmp(buffer, again, size) == 0);
     size_t width = family == MOE_FAMILY_MULTINOMIAL ? C : 1;
     double *a = malloc(s.n * width * sizeof(double)), *b = malloc(s.n * width * sizeof(double));
-    CHECK_STATUS(moe_model_predict(model, s.n, s.X, s.d, a, s.n * width), MOE_OK);
-    CHECK_STATUS(moe_model_predict(loaded, s.n, s.X, s.d, b, s.n * width), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(model, s.n, s.X, s.d, a, s.n * width), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(loaded, s.n, s.X, s.d, b, s.n * width), MOE_OK);
     ck_assert(memcmp(a, b, s.n * width * sizeof(double)) == 0);
     free(a);
     free(b);
@@ -377,9 +365,9 @@ START_TEST(predictions_are_mixture_probabilities)
     moe_model_t *model = label_truth_model(&truth);
     const size_t C = 4, K = 3;
     double *proba = malloc(s.n * C * sizeof(double)), *gate = malloc(s.n * K * sizeof(double));
-    CHECK_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n * C), MOE_OK);
-    CHECK_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n * C - 1), MOE_ERR_DIMENSION);
-    CHECK_STATUS(moe_model_gate_proba(model, s.n, s.X, s.d, gate, s.n * K), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n * C), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n * C - 1), MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_model_gate_proba(model, s.n, s.X, s.d, gate, s.n * K), MOE_OK);
     double correct = 0.0, nll = 0.0;
     for (size_t i = 0; i < s.n; ++i) {
         double sum = 0.0;
@@ -408,8 +396,8 @@ START_TEST(predictions_are_mixture_probabilities)
         nll -= log(likelihood);
     }
     double accuracy = 0.0, cross_entropy = 0.0;
-    CHECK_STATUS(moe_model_accuracy(model, s.n, s.X, s.d, s.y, NULL, &accuracy), MOE_OK);
-    CHECK_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, NULL, &cross_entropy),
+    EXPECT_STATUS(moe_model_accuracy(model, s.n, s.X, s.d, s.y, NULL, &accuracy), MOE_OK);
+    EXPECT_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, NULL, &cross_entropy),
                  MOE_OK);
     ck_assert_double_eq_tol(accuracy, correct / (double)s.n, 1e-15);
     ck_assert_double_eq_tol(cross_entropy, nll / (double)s.n, 1e-12);
@@ -418,7 +406,7 @@ START_TEST(predictions_are_mixture_probabilities)
     for (size_t i = 0; i < s.n; ++i)
         weights[i] = i < 10 ? 2.0 : 1.0;
     double weighted = 0.0;
-    CHECK_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, weights, &weighted), MOE_OK);
+    EXPECT_STATUS(moe_model_cross_entropy(model, s.n, s.X, s.d, s.y, weights, &weighted), MOE_OK);
     double expected = nll;
     for (size_t i = 0; i < 10; ++i)
         expected -= log(proba[i * C + (size_t)s.y[i]]);
@@ -439,18 +427,18 @@ START_TEST(logistic_predicts_the_probability_of_one)
     sample s = sample_make(&truth, 200, 24);
     moe_model_t *model = label_truth_model(&truth);
     double proba[200], posterior[400], zero_one[200];
-    CHECK_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(model, s.n, s.X, s.d, proba, s.n), MOE_OK);
     for (size_t i = 0; i < s.n; ++i) {
         ck_assert(proba[i] > 0.0 && proba[i] < 1.0);
         zero_one[i] = 1.0;
     }
     /* The log-likelihood of all-ones labels is sum log P(y = 1 | x). */
     double loglik = 0.0, expected = 0.0;
-    CHECK_STATUS(moe_model_loglik(model, s.n, s.X, s.d, zero_one, NULL, &loglik), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(model, s.n, s.X, s.d, zero_one, NULL, &loglik), MOE_OK);
     for (size_t i = 0; i < s.n; ++i)
         expected += log(proba[i]);
     ck_assert_double_eq_tol(loglik, expected, 1e-10);
-    CHECK_STATUS(moe_model_posterior(model, s.n, s.X, s.d, s.y, posterior, 400), MOE_OK);
+    EXPECT_STATUS(moe_model_posterior(model, s.n, s.X, s.d, s.y, posterior, 400), MOE_OK);
     for (size_t i = 0; i < s.n; ++i)
         ck_assert_double_eq_tol(posterior[2 * i] + posterior[2 * i + 1], 1.0, 1e-12);
     moe_model_free(model);
@@ -464,25 +452,25 @@ START_TEST(summaries_reject_bad_arguments)
     double X[2] = {0.0, 1.0}, y[2] = {0.0, 1.0}, value = 0.0;
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     moe_model_t *gaussian = NULL, *logistic = NULL;
-    CHECK_STATUS(moe_model_create(&gaussian, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_create(&gaussian, &spec), MOE_OK);
     spec.family = MOE_FAMILY_LOGISTIC;
-    CHECK_STATUS(moe_model_create(&logistic, &spec), MOE_OK);
-    CHECK_STATUS(moe_model_accuracy(gaussian, 2, X, 1, y, NULL, &value), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_model_accuracy(NULL, 2, X, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_accuracy(logistic, 2, NULL, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_accuracy(logistic, 2, X, 1, NULL, NULL, &value), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_accuracy(logistic, 2, X, 1, y, NULL, NULL), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_cross_entropy(logistic, 2, X, 1, y, NULL, NULL), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_cross_entropy(NULL, 2, X, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
-    CHECK_STATUS(moe_model_accuracy(logistic, 0, X, 1, y, NULL, &value), MOE_ERR_EMPTY_INPUT);
+    EXPECT_STATUS(moe_model_create(&logistic, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_accuracy(gaussian, 2, X, 1, y, NULL, &value), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_model_accuracy(NULL, 2, X, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_accuracy(logistic, 2, NULL, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_accuracy(logistic, 2, X, 1, NULL, NULL, &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_accuracy(logistic, 2, X, 1, y, NULL, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_cross_entropy(logistic, 2, X, 1, y, NULL, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_cross_entropy(NULL, 2, X, 1, y, NULL, &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_accuracy(logistic, 0, X, 1, y, NULL, &value), MOE_ERR_EMPTY_INPUT);
     double bad_x[2] = {NAN, 0.0}, negative[2] = {1.0, -1.0};
-    CHECK_STATUS(moe_model_accuracy(logistic, 2, bad_x, 1, y, NULL, &value), MOE_ERR_NON_FINITE);
-    CHECK_STATUS(moe_model_cross_entropy(logistic, 2, X, 1, y, negative, &value),
+    EXPECT_STATUS(moe_model_accuracy(logistic, 2, bad_x, 1, y, NULL, &value), MOE_ERR_NON_FINITE);
+    EXPECT_STATUS(moe_model_cross_entropy(logistic, 2, X, 1, y, negative, &value),
                  MOE_ERR_NEGATIVE_WEIGHT);
     /* Cross-entropy is the mean negative log-likelihood for any family. */
-    CHECK_STATUS(moe_model_cross_entropy(gaussian, 2, X, 1, y, NULL, &value), MOE_OK);
+    EXPECT_STATUS(moe_model_cross_entropy(gaussian, 2, X, 1, y, NULL, &value), MOE_OK);
     double loglik = 0.0;
-    CHECK_STATUS(moe_model_loglik(gaussian, 2, X, 1, y, NULL, &loglik), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(gaussian, 2, X, 1, y, NULL, &loglik), MOE_OK);
     ck_assert_double_eq_tol(value, -loglik / 2.0, 1e-15);
     moe_model_free(gaussian);
     moe_model_free(logistic);
@@ -506,15 +494,15 @@ START_TEST(oversized_newton_is_refused_with_advice)
     spec.n_classes = 10;
     spec.n_experts = 1;
     moe_model_t *model = NULL;
-    CHECK_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     moe_fitter_t *fitter = fitter_with("em", 3, 1);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 2), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_ERR_UNSUPPORTED);
     ck_assert_msg(strstr(moe_fitter_last_error(fitter), "inner_steps") != NULL, "'%s'",
                   moe_fitter_last_error(fitter));
     ck_assert_int_eq((int)report_of(fitter).n_restarts, 1); /* not retried */
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INNER_STEPS, 2), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INNER_STEPS, 2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_OK);
     ck_assert(all_finite(model));
     moe_model_free(model);
     moe_fitter_free(fitter);

@@ -20,15 +20,6 @@
 #include "support/synthetic.h"
 #include "support/runner.h"
 
-#define EXPECT_STATUS(call, expected)                                                          \
-    do {                                                                                       \
-        moe_status got_ = (call);                                                              \
-        moe_status want_ = (expected);                                                         \
-        ck_assert_msg(got_ == want_, "%s returned %d (%s), expected %d (%s); last error: '%s'", \
-                      #call, (int)got_, moe_strerror(got_), (int)want_, moe_strerror(want_),   \
-                      moe_last_error());                                                       \
-    } while (0)
-
 #define MAX_P 8
 #define MAX_K 4
 #define M_PI_VALUE 3.14159265358979323846

@@ -19,15 +19,6 @@
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define EXPECT_STATUS(call, expected)                                                          \
-    do {                                                                                       \
-        moe_status got_ = (call);                                                              \
-        moe_status want_ = (expected);                                                         \
-        ck_assert_msg(got_ == want_, "%s returned %d (%s), expected %d (%s); last error: '%s'", \
-                      #call, (int)got_, moe_strerror(got_), (int)want_, moe_strerror(want_),   \
-                      moe_last_error());                                                       \
-    } while (0)
-
 /* Something that is not NULL, to preset out-handles with. */
 static char not_a_handle;
 #define BOGUS_MODEL ((moe_model_t *)(void *)&not_a_handle)

@@ -18,15 +18,6 @@
 #include "support/synthetic.h"
 #include "support/runner.h"
 
-#define EXPECT_STATUS(call, expected)                                                          \
-    do {                                                                                       \
-        moe_status got_ = (call);                                                              \
-        moe_status want_ = (expected);                                                         \
-        ck_assert_msg(got_ == want_, "%s returned %d (%s), expected %d (%s); last error: '%s'", \
-                      #call, (int)got_, moe_strerror(got_), (int)want_, moe_strerror(want_),   \
-                      moe_last_error());                                                       \
-    } while (0)
-
 static int close_relative(double a, double b, double tolerance)
 {
     return fabs(a - b) <= tolerance * fmax(1.0, fmax(fabs(a), fabs(b)));

@@ -49,7 +49,7 @@ static problem problem_make(moe_family family, size_t n, uint64_t seed)
         label_truth_make(&pr.labels, family, 2, 2, 3, 1.5, 1.5, seed);
         label_data_make(&pr.labels, n, seed + 1, pr.X, pr.y);
     }
-    CHECK_STATUS(moe_model_create(&pr.start, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_create(&pr.start, &spec), MOE_OK);
     /* A deterministic, non-trivial start away from the optimum. */
     test_rng rng = {seed + 2};
     size_t p = 3, rows = moe_model_expert_rows(pr.start);
@@ -58,10 +58,10 @@ static problem problem_make(moe_family family, size_t n, uint64_t seed)
         gate[a] = 0.5 * test_normal(&rng);
     for (size_t a = 0; a < 2 * rows * p; ++a)
         experts[a] = test_normal(&rng);
-    CHECK_STATUS(moe_model_set_gate(pr.start, gate, 6), MOE_OK);
-    CHECK_STATUS(moe_model_set_experts(pr.start, experts, 2 * rows * p), MOE_OK);
+    EXPECT_STATUS(moe_model_set_gate(pr.start, gate, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(pr.start, experts, 2 * rows * p), MOE_OK);
     if (family == MOE_FAMILY_GAUSSIAN)
-        CHECK_STATUS(moe_model_set_variances(pr.start, variances, 2), MOE_OK);
+        EXPECT_STATUS(moe_model_set_variances(pr.start, variances, 2), MOE_OK);
     return pr;
 }
 
@@ -80,34 +80,34 @@ static void problem_free(problem *pr)
 static moe_fitter_t *stepping_fitter(const char *estimator, long long iterations)
 {
     moe_fitter_t *fitter = NULL;
-    CHECK_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MODEL), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, iterations), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MODEL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, iterations), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
     return fitter;
 }
 
 static moe_fit_report report_of(const moe_fitter_t *fitter)
 {
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    CHECK_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     return report;
 }
 
 static double *trace_of(const moe_fitter_t *fitter, size_t *length)
 {
-    CHECK_STATUS(moe_fitter_get_trace(fitter, NULL, 0, length), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, length), MOE_OK);
     double *trace = malloc(*length * sizeof(double));
-    CHECK_STATUS(moe_fitter_get_trace(fitter, trace, *length, length), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, *length, length), MOE_OK);
     return trace;
 }
 
 static moe_model_t *fit_from_start(const problem *pr, moe_fitter_t *fitter, moe_status expected)
 {
     moe_model_t *model = NULL;
-    CHECK_STATUS(moe_model_clone(&model, pr->start), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, pr->n, pr->X, pr->d, pr->y, NULL), expected);
+    EXPECT_STATUS(moe_model_clone(&model, pr->start), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, pr->n, pr->X, pr->d, pr->y, NULL), expected);
     return model;
 }
 
@@ -115,14 +115,14 @@ static void assert_same_parameters(const moe_model_t *a, const moe_model_t *b, d
 {
     size_t size = moe_model_n_experts(a) * moe_model_expert_rows(a) * moe_model_n_inputs(a);
     double x[32], y[32];
-    CHECK_STATUS(moe_model_get_experts(a, x, size), MOE_OK);
-    CHECK_STATUS(moe_model_get_experts(b, y, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(a, x, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(b, y, size), MOE_OK);
     for (size_t i = 0; i < size; ++i)
         ck_assert_msg(fabs(x[i] - y[i]) <= tolerance * (1.0 + fabs(x[i])),
                       "expert value %zu: %.17g vs %.17g", i, x[i], y[i]);
     size = moe_model_n_experts(a) * moe_model_n_inputs(a);
-    CHECK_STATUS(moe_model_get_gate(a, x, size), MOE_OK);
-    CHECK_STATUS(moe_model_get_gate(b, y, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(a, x, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(b, y, size), MOE_OK);
     for (size_t i = 0; i < size; ++i)
         ck_assert_msg(fabs(x[i] - y[i]) <= tolerance * (1.0 + fabs(x[i])),
                       "gate value %zu: %.17g vs %.17g", i, x[i], y[i]);
@@ -132,9 +132,9 @@ static void check_gem_is_gd(moe_family family, double step)
 {
     problem pr = problem_make(family, 400, 11 + (uint64_t)family);
     moe_fitter_t *gem = stepping_fitter("gem", 25), *gd = stepping_fitter("gd", 25);
-    CHECK_STATUS(moe_fitter_set_double(gem, MOE_OPT_STEP, step), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, step), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, step), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gem, MOE_OPT_STEP, step), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, step), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, step), MOE_OK);
     moe_model_t *a = fit_from_start(&pr, gem, MOE_OK), *b = fit_from_start(&pr, gd, MOE_OK);
     size_t length_a = 0, length_b = 0;
     double *trace_a = trace_of(gem, &length_a), *trace_b = trace_of(gd, &length_b);
@@ -171,9 +171,9 @@ START_TEST(gem_differs_from_gd_with_unequal_steps)
     /* The control for the test above: per-block steps do change the iterates. */
     problem pr = problem_make(MOE_FAMILY_LOGISTIC, 400, 12);
     moe_fitter_t *gem = stepping_fitter("gem", 10), *gd = stepping_fitter("gd", 10);
-    CHECK_STATUS(moe_fitter_set_double(gem, MOE_OPT_STEP, 0.5), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, 1.0), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, 0.5), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gem, MOE_OPT_STEP, 0.5), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, 1.0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, 0.5), MOE_OK);
     moe_model_t *a = fit_from_start(&pr, gem, MOE_OK), *b = fit_from_start(&pr, gd, MOE_OK);
     ck_assert(fabs(report_of(gem).loglik - report_of(gd).loglik) > 1e-6);
     moe_model_free(a);
@@ -193,8 +193,8 @@ START_TEST(safe_default_steps_never_increase_the_objective)
             moe_fitter_t *fitter = stepping_fitter(estimators[e], 150);
             /* The Gaussian log-variance step is not covered by the curvature bound: keep
                the variances fixed for this check. */
-            CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
-            CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, 0.01), MOE_OK);
+            EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
+            EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, 0.01), MOE_OK);
             moe_model_t *model = fit_from_start(&pr, fitter, MOE_OK);
             moe_fit_report report = report_of(fitter);
             ck_assert_msg(report.monotonicity_violations == 0,
@@ -208,7 +208,7 @@ START_TEST(safe_default_steps_never_increase_the_objective)
             /* Fixed variances stay as the model had them. */
             if (family == MOE_FAMILY_GAUSSIAN) {
                 double variances[2];
-                CHECK_STATUS(moe_model_get_variances(model, variances, 2), MOE_OK);
+                EXPECT_STATUS(moe_model_get_variances(model, variances, 2), MOE_OK);
                 ck_assert(fmin(variances[0], variances[1]) == 0.7 &&
                           fmax(variances[0], variances[1]) == 1.5);
             }
@@ -235,18 +235,18 @@ START_TEST(default_gd_step_is_the_smallest_safe_block_step)
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.intercept = 0;
     moe_model_t *model = NULL;
-    CHECK_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     double experts[2] = {0.5, -0.5};
-    CHECK_STATUS(moe_model_set_experts(model, experts, 2), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, experts, 2), MOE_OK);
     moe_fitter_t *fitter = stepping_fitter("gd", 3);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
     double lambda = squares / (double)n;
     ck_assert_double_eq_tol(report_of(fitter).step, 1.0 / lambda, 1e-12 / lambda);
     moe_fitter_free(fitter);
     fitter = stepping_fitter("gem", 3);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
-    CHECK_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_UPDATE_VARIANCE, 0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
     ck_assert_double_eq_tol(report_of(fitter).step, 1.0 / lambda, 1e-12 / lambda);
     ck_assert_double_eq_tol(report_of(fitter).gate_step, 4.0 / lambda, 1e-12 / lambda);
     moe_fitter_free(fitter);
@@ -258,9 +258,9 @@ START_TEST(armijo_rescues_a_step_far_too_large)
 {
     problem pr = problem_make(MOE_FAMILY_GAUSSIAN, 500, 40);
     moe_fitter_t *plain = stepping_fitter("gd", 30), *armijo = stepping_fitter("gd", 30);
-    CHECK_STATUS(moe_fitter_set_double(plain, MOE_OPT_STEP, 20.0), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(armijo, MOE_OPT_STEP, 20.0), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_option(armijo, "line_search", "armijo"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(plain, MOE_OPT_STEP, 20.0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(armijo, MOE_OPT_STEP, 20.0), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_option(armijo, "line_search", "armijo"), MOE_OK);
     moe_model_t *model = fit_from_start(&pr, armijo, MOE_OK);
     moe_fit_report report = report_of(armijo);
     ck_assert_int_eq((int)report.monotonicity_violations, 0);
@@ -269,7 +269,7 @@ START_TEST(armijo_rescues_a_step_far_too_large)
     ck_assert(trace[length - 1] > trace[0]);
     /* Without the line search the same step diverges or oscillates. */
     moe_model_t *other = NULL;
-    CHECK_STATUS(moe_model_clone(&other, pr.start), MOE_OK);
+    EXPECT_STATUS(moe_model_clone(&other, pr.start), MOE_OK);
     moe_status status = moe_fitter_fit(plain, other, pr.n, pr.X, pr.d, pr.y, NULL);
     moe_fit_report plain_report = report_of(plain);
     ck_assert_msg(status != MOE_OK || plain_report.monotonicity_violations > 0,
@@ -286,13 +286,13 @@ END_TEST
 static double mini_batch_fit(const problem *pr, long long seed, double *gate_out)
 {
     moe_fitter_t *fitter = stepping_fitter("gd", 20);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_BATCH_SIZE, 64), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, seed), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_BATCH_SIZE, 64), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, seed), MOE_OK);
     moe_model_t *model = fit_from_start(pr, fitter, MOE_OK);
     moe_fit_report report = report_of(fitter);
     ck_assert_int_eq((int)report.iterations, 20);
     ck_assert_int_eq((int)report.gradient_evaluations, 20); /* one pass over the data each */
-    CHECK_STATUS(moe_model_get_gate(model, gate_out, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, gate_out, 6), MOE_OK);
     moe_model_free(model);
     moe_fitter_free(fitter);
     return report.loglik;
@@ -308,7 +308,7 @@ START_TEST(mini_batches_are_seeded_and_make_progress)
     ck_assert(memcmp(gate_a, gate_c, sizeof gate_a) != 0);
     /* Both runs improve on the start by more than the noise between them. */
     double start = 0.0;
-    CHECK_STATUS(moe_model_loglik(pr.start, pr.n, pr.X, pr.d, pr.y, NULL, &start), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(pr.start, pr.n, pr.X, pr.d, pr.y, NULL, &start), MOE_OK);
     ck_assert_msg(a - start > 5.0 * fabs(a - c) && c - start > 5.0 * fabs(a - c),
                   "start %.4f, seeds 1 and 2: %.4f, %.4f", start, a, c);
     problem_free(&pr);
@@ -319,15 +319,15 @@ START_TEST(gradient_estimators_reach_the_em_optimum)
 {
     problem pr = problem_make(MOE_FAMILY_GAUSSIAN, 2000, 60);
     moe_fitter_t *em = stepping_fitter("em", 500);
-    CHECK_STATUS(moe_fitter_set_double(em, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(em, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
     moe_model_t *reference = fit_from_start(&pr, em, MOE_OK);
     double best = report_of(em).loglik;
     const char *estimators[] = {"gd", "gem"};
     for (size_t e = 0; e < 2; ++e) {
         moe_fitter_t *fitter = stepping_fitter(estimators[e], 3000);
-        CHECK_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-13), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-13), MOE_OK);
         if (e == 0)
-            CHECK_STATUS(moe_fitter_set_option(fitter, "line_search", "armijo"), MOE_OK);
+            EXPECT_STATUS(moe_fitter_set_option(fitter, "line_search", "armijo"), MOE_OK);
         moe_model_t *model = fit_from_start(&pr, fitter, MOE_OK);
         double loglik = report_of(fitter).loglik;
         ck_assert_msg(fabs(loglik - best) <= 1e-6 * fabs(best), "%s: %.8f vs em %.8f",
@@ -345,21 +345,21 @@ END_TEST
 START_TEST(options_belong_to_their_estimators)
 {
     moe_fitter_t *em = NULL, *gem = NULL, *gd = NULL;
-    CHECK_STATUS(moe_fitter_create(&em, "em"), MOE_OK);
-    CHECK_STATUS(moe_fitter_create(&gem, "gem"), MOE_OK);
-    CHECK_STATUS(moe_fitter_create(&gd, "gd"), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(em, MOE_OPT_BATCH_SIZE, 10), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_int(em, MOE_OPT_LINE_SEARCH, 1), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_int(em, MOE_OPT_INNER_STEPS, 3), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_int(gem, MOE_OPT_INNER_STEPS, 3), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_int(gem, MOE_OPT_BATCH_SIZE, 10), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, 0.1), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_double(gd, MOE_OPT_GATE_STEP, 0.1), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_int(gd, MOE_OPT_INNER_STEPS, 3), MOE_ERR_UNSUPPORTED);
-    CHECK_STATUS(moe_fitter_set_option(gd, "line_search", "armijo"), MOE_OK);
-    CHECK_STATUS(moe_fitter_set_option(gd, "line_search", "wolfe"), MOE_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, -1.0), MOE_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, NAN), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_create(&em, "em"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_create(&gem, "gem"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_create(&gd, "gd"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(em, MOE_OPT_BATCH_SIZE, 10), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_int(em, MOE_OPT_LINE_SEARCH, 1), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_int(em, MOE_OPT_INNER_STEPS, 3), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(gem, MOE_OPT_INNER_STEPS, 3), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_int(gem, MOE_OPT_BATCH_SIZE, 10), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_double(gem, MOE_OPT_GATE_STEP, 0.1), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(gd, MOE_OPT_GATE_STEP, 0.1), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_int(gd, MOE_OPT_INNER_STEPS, 3), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_option(gd, "line_search", "armijo"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_option(gd, "line_search", "wolfe"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, -1.0), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_double(gd, MOE_OPT_STEP, NAN), MOE_ERR_INVALID_ARGUMENT);
     ck_assert_str_eq(moe_fitter_estimator_name(gem), "gem");
     ck_assert_str_eq(moe_fitter_estimator_name(gd), "gd");
     moe_fitter_free(em);

@@ -174,18 +174,14 @@ moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const dou
 {
     if (cross_entropy == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "cross_entropy is NULL");
-    moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    double loglik = 0.0;
+    moe_status status = moe_model_loglik(model, n, X, ldx, y, weights, &loglik);
     if (status != MOE_OK)
         return status;
-    moe_posterior_result result;
-    status = moe_posterior_pass(model, &data, NULL, &result, NULL);
-    if (status != MOE_OK)
-        return status;
-    double total = 0.0;
+    double total = 0.0; /* weights are valid: loglik checked them */
     for (size_t i = 0; i < n; ++i)
-        total += moe_data_weight(&data, i);
-    *cross_entropy = -result.loglik / total;
+        total += weights == NULL ? 1.0 : weights[i];
+    *cross_entropy = -loglik / total;
     return MOE_OK;
 }
 

@@ -87,7 +87,7 @@ void label_data_make(const label_truth *truth, size_t n, uint64_t seed, double *
     }
 }
 
-moe_model_t *label_truth_model(const label_truth *truth)
+moe_model_t *label_model_like(const label_truth *truth)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = truth->family;
@@ -96,6 +96,12 @@ moe_model_t *label_truth_model(const label_truth *truth)
     spec.n_classes = truth->n_classes;
     moe_model_t *model = NULL;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    return model;
+}
+
+moe_model_t *label_truth_model(const label_truth *truth)
+{
+    moe_model_t *model = label_model_like(truth);
     size_t p = truth->n_features + 1;
     ck_assert_int_eq(moe_model_set_gate(model, truth->gate, truth->n_experts * p), MOE_OK);
     ck_assert_int_eq(moe_model_set_experts(model, truth->experts,

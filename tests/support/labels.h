@@ -24,7 +24,9 @@ void label_truth_free(label_truth *truth);
 /* x ~ N(0, I_d), z ~ gate, y ~ expert z: X is n x d, y n labels (0/1 or 0..C-1). */
 void label_data_make(const label_truth *truth, size_t n, uint64_t seed, double *X, double *y);
 
-/* A model holding the truth (intercept on). */
+/* A model of the truth's structure (intercept on) with neutral parameters. */
+moe_model_t *label_model_like(const label_truth *truth);
+/* A model holding the truth. */
 moe_model_t *label_truth_model(const label_truth *truth);
 
 #endif

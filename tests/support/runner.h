@@ -6,7 +6,7 @@
 #include <moe/moe.h>
 
 /* Assert a call's status, printing the library's thread message when it differs. */
-#define CHECK_STATUS(call, expected)                                                           \
+#define EXPECT_STATUS(call, expected)                                                           \
     do {                                                                                       \
         moe_status got_ = (call);                                                              \
         moe_status want_ = (expected);                                                         \
