@@ -193,7 +193,9 @@ typedef struct moe_fit_report {
                                       than 1e-10 (N + |objective|), N the total weight */
     double worst_relative_decrease;/* largest such decrease / (N + |objective|), 0 if none */
     size_t degenerate_events;      /* expert updates skipped for vanishing weight */
-    size_t inner_iterations;       /* e.g. gate Newton steps, all restarts */
+    size_t inner_iterations;       /* Newton steps of the gate and classification experts, inner
+                                      gradient steps, Armijo objective evaluations; all
+                                      restarts */
     size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts (gem, gd:
                                       one per iteration, an epoch for mini-batches; em:
                                       inner_steps per iteration; 0 for exact em) */
@@ -204,7 +206,8 @@ typedef struct moe_fit_report {
                                       data were fitted perfectly: the optimum is at infinity and
                                       the weights grow until the Newton limit; set gate_l2 or
                                       expert_ridge */
-    double step;                   /* (3) last step size used (gd; gem and em: the experts') */
+    double step;                   /* (3) last step size used (gd: after Armijo backtracking;
+                                      gem and em: the experts') */
     double gate_step;              /* (3) last gate step size used (gem, em with inner steps) */
 } moe_fit_report;
 

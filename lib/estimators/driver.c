@@ -255,7 +255,7 @@ moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterativ
         moe_fail_propagate(fitter->message, status);
         goto done;
     }
-    if ((method->takes_gradient_steps || start_needs_steps(model)) &&
+    if ((method->needs_safe_steps || start_needs_steps(model)) &&
         (status = moe_design_lambda_max(&context->data, settings.total_weight, &settings.lambda,
                                         fitter->message)) != MOE_OK)
         goto done;

@@ -31,7 +31,7 @@ typedef struct moe_fit_settings {
 } moe_fit_settings;
 
 typedef struct moe_iterative_method {
-    int takes_gradient_steps; /* compute settings.lambda before the first restart */
+    int needs_safe_steps; /* compute settings.lambda before the first restart */
     /*
      * One outer iteration. On entry resp (n x K) holds the posterior at the
      * current model and objective its penalised objective (sum scale); the

@@ -69,8 +69,10 @@ static void em_destroy(void *state)
 
 static moe_status em_fit(void *state, moe_fit_context *context)
 {
-    long long inner_steps = context->fitter->options.integer[MOE_OPT_INNER_STEPS];
-    moe_iterative_method method = {inner_steps > 0, em_iterate, state};
+    const moe_option_values *options = &context->fitter->options;
+    int needs_steps = options->integer[MOE_OPT_INNER_STEPS] > 0 &&
+                      (options->real[MOE_OPT_STEP] == 0.0 || options->real[MOE_OPT_GATE_STEP] == 0.0);
+    moe_iterative_method method = {needs_steps, em_iterate, state};
     return moe_iterative_fit(context, &method);
 }
 

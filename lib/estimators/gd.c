@@ -103,8 +103,10 @@ static moe_status step_on(gd_state *state, struct moe_fit_context *context,
         status = objective_on(model, data, settings, total_weight, &trial, fitter->message);
         if (status != MOE_OK)
             return status;
+        fitter->report.inner_iterations++; /* objective evaluations of the line search */
         if (trial >= objective + ARMIJO_FRACTION * total_weight * decrease) {
             fitter->report.floored_variances += floored;
+            fitter->report.step = scale * step;
             return MOE_OK;
         }
     }
@@ -238,7 +240,9 @@ static moe_status gd_fit(void *unused, moe_fit_context *context)
     gd_state state;
     moe_status status = state_allocate(&state, context);
     if (status == MOE_OK) {
-        moe_iterative_method method = {1, gd_iterate, &state};
+        /* An explicit step needs no curvature bound. */
+        int needs_steps = context->fitter->options.real[MOE_OPT_STEP] == 0.0;
+        moe_iterative_method method = {needs_steps, gd_iterate, &state};
         status = moe_iterative_fit(context, &method);
     }
     state_free(&state);

@@ -61,7 +61,9 @@ static moe_status gem_fit(void *unused, moe_fit_context *context)
         moe_gradient_allocate(&state.gradient, context->model, variances, context->fitter->message);
     if (status != MOE_OK)
         return status;
-    moe_iterative_method method = {1, gem_iterate, &state};
+    const double *real = context->fitter->options.real;
+    int needs_steps = real[MOE_OPT_STEP] == 0.0 || real[MOE_OPT_GATE_STEP] == 0.0;
+    moe_iterative_method method = {needs_steps, gem_iterate, &state};
     status = moe_iterative_fit(context, &method);
     moe_gradient_free(&state.gradient);
     return status;
