@@ -15,7 +15,7 @@ double moe_log_sum_exp(const double *values, size_t count)
         return largest;
     double sum = 0.0;
     for (size_t k = 0; k < count; ++k)
-        sum += exp(values[k] - largest);
+        sum += moe_exp(values[k] - largest);
     return largest + log(sum);
 }
 

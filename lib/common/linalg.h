@@ -8,6 +8,19 @@
 
 #include <stddef.h>
 
+#include <math.h>
+
+/*
+ * exp(x), with 0 below the normal range. glibc's exp takes a slow path that
+ * sets errno for every underflow, and the log-densities of far-away experts
+ * underflow all the time: that path was a quarter of an EM iteration. The
+ * values dropped are below 2^-1022, nothing next to the terms they join.
+ */
+static inline double moe_exp(double x)
+{
+    return x < -708.0 ? 0.0 : exp(x);
+}
+
 /* log(sum_k exp(values[k])) with max subtraction; -inf if every value is -inf. */
 double moe_log_sum_exp(const double *values, size_t count);
 

@@ -1,6 +1,7 @@
 #include "model/family_categorical.h"
 #include "common/alloc.h"
 #include "common/error.h"
+#include "common/linalg.h"
 #include "model/softmax.h"
 
 #include <math.h>
@@ -9,7 +10,7 @@
 
 double moe_log_sigmoid(double z)
 {
-    return z >= 0.0 ? -log1p(exp(-z)) : z - log1p(exp(z));
+    return z >= 0.0 ? -log1p(moe_exp(-z)) : z - log1p(moe_exp(z));
 }
 
 moe_status moe_categorical_check_labels(size_t n, const double *y, size_t n_classes,

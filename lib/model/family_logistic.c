@@ -63,7 +63,7 @@ static void logistic_predict(const struct moe_model *model, size_t rows, const d
     for (size_t i = 0; i < rows; ++i) {
         double sum = 0.0;
         for (size_t k = 0; k < K; ++k)
-            sum += gate_proba[i * K + k] * exp(moe_log_sigmoid(scratch[i * K + k]));
+            sum += gate_proba[i * K + k] * moe_exp(moe_log_sigmoid(scratch[i * K + k]));
         out[i] = sum;
     }
 }

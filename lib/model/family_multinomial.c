@@ -81,7 +81,7 @@ static void multinomial_predict(const struct moe_model *model, size_t rows, cons
         for (size_t c = 0; c < C; ++c) {
             double sum = 0.0;
             for (size_t k = 0; k < K; ++k)
-                sum += gate_proba[i * K + k] * exp(scratch[(i * K + k) * C + c]);
+                sum += gate_proba[i * K + k] * moe_exp(scratch[(i * K + k) * C + c]);
             out[i * C + c] = sum;
         }
 }

@@ -48,7 +48,7 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
             loglik += weight * row_loglik;
             double row_entropy = 0.0;
             for (size_t k = 0; k < K; ++k) {
-                double r = exp(u[k]);
+                double r = moe_exp(u[k]);
                 if (r > 0.0)
                     row_entropy -= r * u[k];
                 if (resp != NULL)

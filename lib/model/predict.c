@@ -62,7 +62,7 @@ moe_status moe_model_gate_proba(const moe_model_t *model, size_t n, const double
         double *target = out + start * K;
         moe_gate_log_proba(model, rows, block, target);
         for (size_t i = 0; i < rows * K; ++i)
-            target[i] = exp(target[i]);
+            target[i] = moe_exp(target[i]);
     }
     free(block);
     return MOE_OK;
@@ -96,7 +96,7 @@ moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X
         moe_data_load_block(&data, start, rows, block);
         moe_gate_log_proba(model, rows, block, proba);
         for (size_t i = 0; i < rows * K; ++i)
-            proba[i] = exp(proba[i]);
+            proba[i] = moe_exp(proba[i]);
         model->family_ops->predict(model, rows, block, proba, out + start * width, scratch);
     }
     free(block);
@@ -227,7 +227,7 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
         moe_data_load_block(&data, start, rows, block);
         moe_gate_log_proba(model, rows, block, proba);
         for (size_t i = 0; i < rows * K; ++i)
-            proba[i] = exp(proba[i]);
+            proba[i] = moe_exp(proba[i]);
         model->family_ops->predict(model, rows, block, proba, predicted, scratch);
         for (size_t i = 0; i < rows; ++i) {
             double weight = moe_data_weight(&data, start + i);

@@ -198,7 +198,7 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
                 continue;
             double root = sqrt(weight);
             for (size_t c = 0; c < J; ++c) {
-                double probability = exp(log_p[c]);
+                double probability = moe_exp(log_p[c]);
                 w->coefficients[i * J + c] = weight * (probability - target(problem, row, c));
                 if (want_hessian) {
                     log_p[c] = probability; /* reused below as p */

@@ -1,0 +1,356 @@
+/*
+ * bench_em: how fast one EM iteration is, against what this machine can do.
+ *
+ * For every (n, d, K) of the grid it generates softmax-gated Gaussian data
+ * (fixed seed), runs a few EM iterations and prints the seconds per
+ * iteration (median of the intervals between progress callbacks, so the
+ * start-up is excluded), the achieved GFLOP/s under a flop model of the
+ * iteration, the ratio to a roofline measured in the same run (peak dgemm
+ * GFLOP/s and streaming read bandwidth), and the peak resident memory of the
+ * configuration relative to the size of X. Each configuration runs in its own
+ * child process so that its peak RSS is its own. At the end, the log-log
+ * slope of time per iteration against n for each (d, K).
+ *
+ *   bench_em [--n 1e4,1e5,1e6,1e7] [--d 5,20,50] [--k 2,4,8] [--iterations 6]
+ *
+ * Flop model of one EM iteration (p = d + 1 inputs, m = (K - 1) p gate unknowns):
+ *   E-step       4 n K p        expert means and gate logits
+ *   experts      n K p^2        K weighted Gram matrices (symmetric half, 2 flops each)
+ *   gate Newton  s n m^2        s Hessian assemblies (s = Newton steps per iteration,
+ *                               read from the fit report)
+ * The roofline time of an iteration is max(flops / peak, 8 n d / bandwidth): at least
+ * one pass over X and the flops of the model.
+ */
+#define _DEFAULT_SOURCE /* wait4 */
+
+#include <moe/moe.h>
+#include <cblas.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LIST 16
+#define MAX_ITERATIONS 64
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64 + Box-Muller: the same data on every machine. */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static double uniform(rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static double normal(rng *r)
+{
+    double u = uniform(r), v = uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Roofline                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static double peak_dgemm_gflops(void)
+{
+    const int size = 2000;
+    double *a = malloc((size_t)size * size * sizeof(double));
+    double *b = malloc((size_t)size * size * sizeof(double));
+    double *c = malloc((size_t)size * size * sizeof(double));
+    rng r = {1};
+    for (size_t i = 0; i < (size_t)size * size; ++i) {
+        a[i] = uniform(&r);
+        b[i] = uniform(&r);
+        c[i] = 0.0;
+    }
+    double best = 0.0;
+    for (int repeat = 0; repeat < 4; ++repeat) {
+        double start = now();
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, size, size, size, 1.0, a, size, b,
+                    size, 0.0, c, size);
+        double rate = 2.0 * size * (double)size * size / (now() - start) / 1e9;
+        best = rate > best ? rate : best;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+static double stream_read_gbytes(void)
+{
+    const size_t count = (size_t)64 << 20; /* 512 MB of doubles */
+    double *values = malloc(count * sizeof(double));
+    for (size_t i = 0; i < count; ++i)
+        values[i] = (double)(i & 1023);
+    double best = 0.0, sink = 0.0;
+    for (int repeat = 0; repeat < 4; ++repeat) {
+        double start = now(), sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0;
+        for (size_t i = 0; i < count; i += 4) {
+            sum0 += values[i];
+            sum1 += values[i + 1];
+            sum2 += values[i + 2];
+            sum3 += values[i + 3];
+        }
+        double rate = (double)(count * sizeof(double)) / (now() - start) / 1e9;
+        sink += sum0 + sum1 + sum2 + sum3;
+        best = rate > best ? rate : best;
+    }
+    free(values);
+    if (sink == -1.0) /* keeps the sums alive */
+        puts("");
+    return best;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One configuration                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct result {
+    double seconds_per_iteration;
+    double newton_steps_per_iteration;
+    double fit_seconds;
+    int status;
+} result;
+
+typedef struct timing {
+    double stamps[MAX_ITERATIONS + 1];
+    size_t count;
+} timing;
+
+static int record(const moe_progress *progress, void *data)
+{
+    timing *t = data;
+    (void)progress;
+    if (t->count <= MAX_ITERATIONS)
+        t->stamps[t->count++] = now();
+    return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
+{
+    rng r = {12345 + d * 100 + K};
+    size_t p = d + 1;
+    double *gate = calloc(K * p, sizeof(double)), *experts = calloc(K * p, sizeof(double));
+    for (size_t k = 0; k < K; ++k)
+        for (size_t j = 0; j < p; ++j) {
+            experts[k * p + j] = (j == 0 ? 3.0 * (double)k : normal(&r));
+            if (k + 1 < K && j > 0)
+                gate[k * p + j] = normal(&r) / sqrt((double)d);
+        }
+    double *logits = malloc(K * sizeof(double));
+    for (size_t i = 0; i < n; ++i) {
+        double *x = X + i * d;
+        for (size_t j = 0; j < d; ++j)
+            x[j] = normal(&r);
+        double top = -INFINITY, total = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            logits[k] = gate[k * p];
+            for (size_t j = 0; j < d; ++j)
+                logits[k] += gate[k * p + 1 + j] * x[j];
+            top = logits[k] > top ? logits[k] : top;
+        }
+        for (size_t k = 0; k < K; ++k)
+            total += logits[k] = exp(logits[k] - top);
+        double u = uniform(&r) * total;
+        size_t z = 0;
+        while (z + 1 < K && (u -= logits[z]) > 0.0)
+            ++z;
+        double mean = experts[z * p];
+        for (size_t j = 0; j < d; ++j)
+            mean += experts[z * p + 1 + j] * x[j];
+        y[i] = mean + 0.5 * normal(&r);
+    }
+    free(logits);
+    free(gate);
+    free(experts);
+}
+
+static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
+{
+    result out = {NAN, NAN, NAN, 0};
+    double *X = malloc(n * d * sizeof(double)), *y = malloc(n * sizeof(double));
+    if (X == NULL || y == NULL) {
+        out.status = MOE_ERR_OUT_OF_MEMORY;
+        return out;
+    }
+    make_data(n, d, K, X, y);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = d;
+    moe_model_t *model = NULL;
+    moe_fitter_t *fitter = NULL;
+    timing stamps = {{0}, 0};
+    if ((out.status = moe_model_create(&model, &spec)) != MOE_OK ||
+        (out.status = moe_fitter_create(&fitter, "em")) != MOE_OK)
+        return out;
+    moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1);
+    moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, (long long)iterations);
+    moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0);
+    moe_fitter_set_option(fitter, "init", "random");
+    moe_fitter_set_progress(fitter, record, &stamps);
+    out.status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    double intervals[MAX_ITERATIONS];
+    size_t count = stamps.count > 1 ? stamps.count - 1 : 0;
+    for (size_t i = 0; i < count; ++i)
+        intervals[i] = stamps.stamps[i + 1] - stamps.stamps[i];
+    qsort(intervals, count, sizeof(double), compare_doubles);
+    out.seconds_per_iteration = count > 0 ? intervals[count / 2] : NAN;
+    out.newton_steps_per_iteration =
+        report.iterations > 0 ? (double)report.inner_iterations / (double)report.iterations : 0.0;
+    out.fit_seconds = report.seconds;
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    free(X);
+    free(y);
+    return out;
+}
+
+/* Run in a child so that the peak RSS is this configuration's alone. */
+static result run_isolated(size_t n, size_t d, size_t K, size_t iterations, double *peak_rss)
+{
+    int pipe_fds[2];
+    result out = {NAN, NAN, NAN, -1};
+    if (pipe(pipe_fds) != 0)
+        return out;
+    pid_t child = fork();
+    if (child == 0) {
+        close(pipe_fds[0]);
+        result r = run_configuration(n, d, K, iterations);
+        ssize_t written = write(pipe_fds[1], &r, sizeof r);
+        _exit(written == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(pipe_fds[1]);
+    ssize_t got = read(pipe_fds[0], &out, sizeof out);
+    close(pipe_fds[0]);
+    int wstatus = 0;
+    struct rusage usage;
+    wait4(child, &wstatus, 0, &usage);
+    *peak_rss = (double)usage.ru_maxrss * 1024.0;
+    if (got != (ssize_t)sizeof out)
+        out.status = -1;
+    return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                             */
+/* ------------------------------------------------------------------------ */
+
+static size_t parse_list(const char *text, size_t *values)
+{
+    size_t count = 0;
+    char *copy = strdup(text), *save = NULL;
+    for (char *token = strtok_r(copy, ",", &save); token && count < MAX_LIST;
+         token = strtok_r(NULL, ",", &save))
+        values[count++] = (size_t)strtod(token, NULL);
+    free(copy);
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    size_t ns[MAX_LIST] = {10000, 100000, 1000000, 10000000}, n_count = 4;
+    size_t ds[MAX_LIST] = {5, 20, 50}, d_count = 3;
+    size_t ks[MAX_LIST] = {2, 4, 8}, k_count = 3;
+    size_t iterations = 6;
+    for (int a = 1; a < argc; ++a) {
+        if (a + 1 < argc && strcmp(argv[a], "--n") == 0)
+            n_count = parse_list(argv[++a], ns);
+        else if (a + 1 < argc && strcmp(argv[a], "--d") == 0)
+            d_count = parse_list(argv[++a], ds);
+        else if (a + 1 < argc && strcmp(argv[a], "--k") == 0)
+            k_count = parse_list(argv[++a], ks);
+        else if (a + 1 < argc && strcmp(argv[a], "--iterations") == 0)
+            iterations = (size_t)atoi(argv[++a]);
+        else {
+            fprintf(stderr,
+                    "usage: %s [--n 1e4,1e5,1e6,1e7] [--d 5,20,50] [--k 2,4,8] "
+                    "[--iterations 6]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (iterations < 2 || iterations > MAX_ITERATIONS) {
+        fprintf(stderr, "--iterations must be in 2..%d\n", MAX_ITERATIONS);
+        return 2;
+    }
+    printf("bench_em, libmoe %s, %ld online CPUs, OPENBLAS_NUM_THREADS=%s\n",
+           moe_version_string(), sysconf(_SC_NPROCESSORS_ONLN),
+           getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "unset");
+    double peak = peak_dgemm_gflops(), bandwidth = stream_read_gbytes();
+    printf("roofline: peak dgemm %.1f GFLOP/s, streaming read %.1f GB/s\n\n", peak, bandwidth);
+    printf("%10s %4s %3s %12s %8s %9s %9s %10s %9s %8s\n", "n", "d", "K", "s/iter", "newton",
+           "GFLOP/s", "roof s", "x roofline", "RSS MB", "RSS/X");
+    double times[MAX_LIST][MAX_LIST][MAX_LIST];
+    for (size_t di = 0; di < d_count; ++di)
+        for (size_t ki = 0; ki < k_count; ++ki)
+            for (size_t ni = 0; ni < n_count; ++ni) {
+                size_t n = ns[ni], d = ds[di], K = ks[ki], p = d + 1, m = (K - 1) * p;
+                double rss = 0.0;
+                result r = run_isolated(n, d, K, iterations, &rss);
+                times[di][ki][ni] = r.seconds_per_iteration;
+                if (r.status != MOE_OK) {
+                    printf("%10zu %4zu %3zu   failed (status %d)\n", n, d, K, r.status);
+                    continue;
+                }
+                double flops = 4.0 * n * K * p + (double)n * K * p * p +
+                               r.newton_steps_per_iteration * (double)n * m * m;
+                double roof = fmax(flops / (peak * 1e9), 8.0 * n * d / (bandwidth * 1e9));
+                double x_bytes = 8.0 * n * d;
+                printf("%10zu %4zu %3zu %12.5f %8.2f %9.2f %9.5f %10.2f %9.1f %8.2f\n", n, d, K,
+                       r.seconds_per_iteration, r.newton_steps_per_iteration,
+                       flops / r.seconds_per_iteration / 1e9, roof,
+                       r.seconds_per_iteration / roof, rss / 1e6, rss / x_bytes);
+                fflush(stdout);
+            }
+    if (n_count >= 2) {
+        printf("\nlog-log slope of seconds per iteration against n (least squares over the n list)\n");
+        for (size_t di = 0; di < d_count; ++di)
+            for (size_t ki = 0; ki < k_count; ++ki) {
+                double sx = 0, sy = 0, sxx = 0, sxy = 0;
+                size_t used = 0;
+                for (size_t ni = 0; ni < n_count; ++ni) {
+                    double t = times[di][ki][ni];
+                    if (!(t > 0.0))
+                        continue;
+                    double x = log((double)ns[ni]), yv = log(t);
+                    sx += x;
+                    sy += yv;
+                    sxx += x * x;
+                    sxy += x * yv;
+                    used++;
+                }
+                if (used >= 2)
+                    printf("  d=%zu K=%zu: slope %.3f over %zu sizes\n", ds[di], ks[ki],
+                           (used * sxy - sx * sy) / (used * sxx - sx * sx), used);
+            }
+    }
+    return 0;
+}
