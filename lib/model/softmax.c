@@ -286,9 +286,15 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     size_t m = w.free_params;
     double *free_rows = coefficients; /* rows 0..C-2 are contiguous: m values */
     double data_term = INFINITY, scaled_weight = 0.0;
+    /* The full step is tried with the gradient and Hessian in the same pass as its objective:
+       Newton's full step is almost always accepted, and then the next iteration needs no
+       pass of its own. */
+    int have_derivatives = 0;
     for (size_t step = 0; step < options->max_steps; ++step) {
-        double sum = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight);
-        data_term = sum / problem->total_weight;
+        if (!have_derivatives)
+            data_term = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight) /
+                        problem->total_weight;
+        have_derivatives = 0;
         double current = data_term + moe_softmax_penalty(problem, coefficients);
         for (size_t a = 0; a < m; ++a)
             w.direction[a] = -w.gradient[a];
@@ -317,13 +323,16 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
         for (int halving = 0; halving < 40; ++halving) {
             for (size_t a = 0; a < m; ++a)
                 free_rows[a] = w.saved[a] + t * w.direction[a];
-            double trial_sum = softmax_pass(problem, coefficients, &w, 0, 0, NULL);
+            int full_step = halving == 0;
+            double trial_sum = softmax_pass(problem, coefficients, &w, full_step, full_step,
+                                            full_step ? &scaled_weight : NULL);
             double trial = trial_sum / problem->total_weight +
                            moe_softmax_penalty(problem, coefficients);
             if (trial <= current - 1e-4 * t * decrement ||
                 (near_optimum && trial <= current + resolution)) {
                 accepted = 1;
                 data_term = trial_sum / problem->total_weight;
+                have_derivatives = full_step;
                 break;
             }
             t *= 0.5;
