@@ -83,6 +83,7 @@ typedef struct gaussian_workspace {
     double *rhs;     /* K x p */
     double *totals;  /* K */
     double *rss;     /* K */
+    double *squares; /* K: sum w r e^2 at the current coefficients */
     double *block;   /* rows x p */
     double *scratch; /* rows x p */
     double *weights; /* rows */
@@ -97,6 +98,7 @@ static void workspace_free(gaussian_workspace *w)
     free(w->rhs);
     free(w->totals);
     free(w->rss);
+    free(w->squares);
     free(w->block);
     free(w->scratch);
     free(w->weights);
@@ -112,45 +114,58 @@ static int workspace_allocate(gaussian_workspace *w, size_t K, size_t p)
     w->rhs = calloc(K * p, sizeof(double));
     w->totals = calloc(K, sizeof(double));
     w->rss = calloc(K, sizeof(double));
+    w->squares = calloc(K, sizeof(double));
     w->block = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
     w->scratch = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
     w->weights = malloc(MOE_BLOCK_ROWS * sizeof(double));
     w->means = malloc(MOE_BLOCK_ROWS * K * sizeof(double));
     w->work = moe_alloc_array(p, p + 1, sizeof(double));
     w->active = calloc(K, 1);
-    return w->grams && w->rhs && w->totals && w->rss && w->block && w->scratch && w->weights &&
+    return w->grams && w->rhs && w->totals && w->rss && w->squares && w->block && w->scratch && w->weights &&
            w->means && w->work && w->active;
 }
 
-/* Accumulate, per expert, the weighted Gram matrix, right-hand side and total weight. */
-static void accumulate_normal_equations(const struct moe_model *model, const moe_data *data,
-                                        const double *resp, gaussian_workspace *w)
+/*
+ * One pass: per expert, the weighted Gram matrix G, the total weight, and the statistics of
+ * the residuals e = y - x'beta at the current coefficients: rhs = sum w r x e and
+ * sum w r e^2. The update is then beta + delta with (G + shrink) delta = rhs - shrink beta,
+ * and the new residual sum of squares follows without a second pass (see below).
+ */
+static void accumulate_statistics(const struct moe_model *model, const moe_data *data,
+                                  const double *resp, gaussian_workspace *w)
 {
     size_t K = model->n_experts, p = model->n_inputs;
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, w->block);
+        expert_means(model, rows, w->block, w->means);
         for (size_t k = 0; k < K; ++k) {
-            double total = 0.0;
+            double total = 0.0, squares = 0.0;
             for (size_t i = 0; i < rows; ++i) {
-                w->weights[i] = moe_data_weight(data, start + i) * resp[(start + i) * K + k];
-                total += w->weights[i];
+                double weight = moe_data_weight(data, start + i) * resp[(start + i) * K + k];
+                double residual = data->y[start + i] - w->means[i * K + k];
+                w->weights[i] = weight;
+                total += weight;
+                squares += weight * residual * residual;
             }
             w->totals[k] += total;
+            w->squares[k] += squares;
             moe_weighted_gram_add(rows, p, w->block, w->weights, w->scratch, w->grams + k * p * p);
             for (size_t i = 0; i < rows; ++i)
-                w->weights[i] *= data->y[start + i];
+                w->weights[i] *= data->y[start + i] - w->means[i * K + k];
             cblas_dgemv(CblasRowMajor, CblasTrans, (int)rows, (int)p, 1.0, w->block, (int)p,
                         w->weights, 1, 1.0, w->rhs + k * p, 1);
         }
     }
 }
 
-/* Weighted residual sum of squares of each expert at its (new) coefficients. */
+/* Weighted residual sum of squares of each expert at its (new) coefficients: the second
+   pass, needed only when the one-pass formula cancels. */
 static void accumulate_residuals(const struct moe_model *model, const moe_data *data,
                                  const double *resp, gaussian_workspace *w)
 {
     size_t K = model->n_experts;
+    memset(w->rss, 0, K * sizeof(double));
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, w->block);
@@ -166,6 +181,10 @@ static void accumulate_residuals(const struct moe_model *model, const moe_data *
     }
 }
 
+/* Below this share of the old residual sum of squares, the one-pass value of the new one is
+   mostly rounding error of the subtraction, and the residuals are summed again. */
+#define CANCELLATION_SHARE 1e-6
+
 static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
                                   const double *resp, const moe_expert_mstep_options *options,
                                   moe_expert_mstep_report *report, char *message)
@@ -176,35 +195,49 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
         workspace_free(&w);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     }
-    accumulate_normal_equations(model, data, resp, &w);
+    accumulate_statistics(model, data, resp, &w);
+    int second_pass = 0;
     for (size_t k = 0; k < K; ++k) {
         if (!(w.totals[k] > options->min_weight)) {
             report->degenerate_experts++;
             continue;
         }
-        double *gram = w.grams + k * p * p;
-        double *solution = w.rhs + k * p;
+        double *gram = w.grams + k * p * p, *beta = model->experts + k * p;
+        double *delta = w.scratch; /* p values */
         moe_symmetrize_upper(p, gram);
         /* Penalty N*ridge/2 ||beta||^2 against RSS / (2 sigma^2): in the normal equations
            it is N * ridge * sigma^2 on the diagonal. */
         double shrink = options->ridge * options->total_weight * model->variances[k];
+        for (size_t j = 0; j < p; ++j)
+            delta[j] = w.rhs[k * p + j] - (j >= (size_t)model->intercept ? shrink * beta[j] : 0.0);
         for (size_t j = (size_t)model->intercept; j < p; ++j)
             gram[j * p + j] += shrink;
         int ridge_used = 0;
-        if (moe_solve_spd(p, gram, solution, w.work, &ridge_used) != 0) {
+        if (moe_solve_spd(p, gram, delta, w.work, &ridge_used) != 0) {
             report->degenerate_experts++;
             continue;
         }
         if (ridge_used)
             report->ridge_fallbacks++;
-        memcpy(model->experts + k * p, solution, p * sizeof(double));
+        for (size_t j = (size_t)model->intercept; j < p; ++j)
+            gram[j * p + j] -= shrink;
+        /* sum w r (e - x'delta)^2 = sum w r e^2 - 2 delta'rhs + delta'G delta */
+        double quadratic = 0.0;
+        for (size_t a = 0; a < p; ++a)
+            quadratic += delta[a] * moe_dot(p, gram + a * p, delta);
+        w.rss[k] = w.squares[k] - 2.0 * moe_dot(p, delta, w.rhs + k * p) + quadratic;
+        if (!(w.rss[k] > CANCELLATION_SHARE * w.squares[k]))
+            second_pass = 1;
+        for (size_t j = 0; j < p; ++j)
+            beta[j] += delta[j];
         w.active[k] = 1;
     }
     if (!options->update_variance) {
         workspace_free(&w);
         return MOE_OK;
     }
-    accumulate_residuals(model, data, resp, &w);
+    if (second_pass)
+        accumulate_residuals(model, data, resp, &w);
     for (size_t k = 0; k < K; ++k) {
         if (!w.active[k])
             continue;
