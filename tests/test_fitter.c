@@ -52,6 +52,7 @@ static const documented_option documented[] = {
     {MOE_OPT_UPDATE_VARIANCE, "update_variance", 1, 1},
     {MOE_OPT_EXPERT_MAX_NEWTON, "expert_max_newton", 1, 25},
     {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 1e-10},
+    {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 0},
 };
 #define N_DOCUMENTED (sizeof documented / sizeof documented[0])
 
@@ -197,7 +198,7 @@ START_TEST(defaults_match_documentation)
     long long integer = 0;
     double real = 0.0;
     EXPECT_STATUS(moe_fitter_get_int(fitter, (moe_option)0, &integer), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)21, &real), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)22, &real), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST
@@ -206,7 +207,7 @@ START_TEST(option_names_and_bounds)
 {
     for (size_t i = 0; i < N_DOCUMENTED; ++i) {
         const documented_option *o = &documented[i];
-        ck_assert_int_eq((int)o->option, (int)(i + 1)); /* pinned numbers 1..20 */
+        ck_assert_int_eq((int)o->option, (int)(i + 1)); /* pinned numbers 1..21 */
         const char *name = moe_option_name(o->option);
         ck_assert_ptr_nonnull(name);
         ck_assert_str_eq(name, o->name);
@@ -232,7 +233,7 @@ START_TEST(option_names_and_bounds)
     ck_assert_int_eq(moe_option_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
-    const int unknown[] = {0, 21, -1, 99, 1000};
+    const int unknown[] = {0, 22, -1, 99, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
         EXPECT_STATUS(moe_option_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
                       MOE_ERR_NOT_FOUND);
@@ -379,7 +380,7 @@ START_TEST(integral_doubles_and_integer_reals)
     ck_assert_double_eq(current_value(fitter, MOE_OPT_TOLERANCE), 0.0);
     /* Unknown option numbers. */
     EXPECT_STATUS(moe_fitter_set_int(fitter, (moe_option)0, 1), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)21, 1.0), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)22, 1.0), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST

@@ -342,6 +342,28 @@ START_TEST(gradient_estimators_reach_the_em_optimum)
 }
 END_TEST
 
+START_TEST(em_with_the_bound_gate_is_monotone_and_reaches_the_optimum)
+{
+    problem pr = problem_make(MOE_FAMILY_GAUSSIAN, 3000, 80);
+    moe_fitter_t *newton = stepping_fitter("em", 2000), *bound = stepping_fitter("em", 2000);
+    EXPECT_STATUS(moe_fitter_set_double(newton, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(bound, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_option(bound, "gate_solver", "bound"), MOE_OK);
+    moe_model_t *a = fit_from_start(&pr, newton, MOE_OK), *b = fit_from_start(&pr, bound, MOE_OK);
+    moe_fit_report ra = report_of(newton), rb = report_of(bound);
+    ck_assert_int_eq((int)rb.monotonicity_violations, 0);
+    ck_assert_int_eq(rb.converged, 1);
+    ck_assert_msg(fabs(ra.loglik - rb.loglik) <= 1e-7 * fabs(ra.loglik), "newton %.8f, bound %.8f",
+                  ra.loglik, rb.loglik);
+    assert_same_parameters(a, b, 1e-3);
+    moe_model_free(a);
+    moe_model_free(b);
+    moe_fitter_free(newton);
+    moe_fitter_free(bound);
+    problem_free(&pr);
+}
+END_TEST
+
 START_TEST(options_belong_to_their_estimators)
 {
     moe_fitter_t *em = NULL, *gem = NULL, *gd = NULL;
@@ -382,6 +404,7 @@ int main(void)
     tcase_add_test(steps, armijo_rescues_a_step_far_too_large);
     tcase_add_test(steps, mini_batches_are_seeded_and_make_progress);
     tcase_add_test(steps, gradient_estimators_reach_the_em_optimum);
+    tcase_add_test(steps, em_with_the_bound_gate_is_monotone_and_reaches_the_optimum);
     suite_add_tcase(suite, steps);
     TCase *options = tcase_create("options");
     tcase_add_test(options, options_belong_to_their_estimators);

@@ -353,6 +353,57 @@ START_TEST(safe_steps_follow_the_curvature_bounds)
 }
 END_TEST
 
+/* E_w[x x'] / 2 + l2 on the non-intercept diagonal, summed by hand. */
+static void bound_curvature(const problem *pr, double l2, double *curvature)
+{
+    size_t p = pr->model->n_inputs;
+    double *block = malloc(N * p * sizeof(double));
+    moe_data_load_block(&pr->data, 0, N, block);
+    memset(curvature, 0, p * p * sizeof(double));
+    for (size_t i = 0; i < N; ++i)
+        for (size_t a = 0; a < p; ++a)
+            for (size_t b = 0; b < p; ++b)
+                curvature[a * p + b] +=
+                    0.5 * pr->weights[i] * block[i * p + a] * block[i * p + b] / pr->total;
+    for (size_t j = (size_t)pr->model->intercept; j < p; ++j)
+        curvature[j * p + j] += l2;
+    free(block);
+}
+
+START_TEST(bound_steps_descend_to_the_newton_solution)
+{
+    const double penalties[] = {0.0, 0.3};
+    for (size_t c = 0; c < 2; ++c) {
+        problem pr;
+        problem_make(&pr, MOE_FAMILY_GAUSSIAN, 1, 70 + c);
+        struct moe_model *m = pr.model;
+        size_t p = m->n_inputs;
+        double curvature[(D + 1) * (D + 1)], work[(D + 1) * (D + 2)];
+        bound_curvature(&pr, penalties[c], curvature);
+        double previous = gate_objective(&pr, penalties[c]);
+        for (int step = 0; step < 400; ++step) {
+            ck_assert_int_eq(moe_gate_bound_step(m, &pr.data, pr.resp, penalties[c], curvature,
+                                                 work, NULL),
+                             MOE_OK);
+            double current = gate_objective(&pr, penalties[c]);
+            ck_assert_msg(current <= previous + 1e-15 * fabs(previous),
+                          "step %d raised Q from %.17g to %.17g", step, previous, current);
+            previous = current;
+        }
+        /* The fixed point is the minimiser that Newton finds. */
+        double bound_gate[K * (D + 1)];
+        memcpy(bound_gate, m->gate, sizeof bound_gate);
+        moe_gate_options options = {penalties[c], 100, 1e-14};
+        moe_gate_report report = MOE_GATE_REPORT_INIT;
+        ck_assert_int_eq(moe_gate_newton(m, &pr.data, pr.resp, &options, &report, NULL), MOE_OK);
+        for (size_t a = 0; a < (K - 1) * p; ++a)
+            ck_assert_msg(fabs(bound_gate[a] - m->gate[a]) < 1e-6, "gate[%zu]: %.10f vs %.10f",
+                          a, bound_gate[a], m->gate[a]);
+        moe_model_free(m);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("gradients");
@@ -366,6 +417,7 @@ int main(void)
     TCase *steps = tcase_create("steps");
     tcase_add_test(steps, lambda_max_of_a_known_design);
     tcase_add_test(steps, safe_steps_follow_the_curvature_bounds);
+    tcase_add_test(steps, bound_steps_descend_to_the_newton_solution);
     suite_add_tcase(suite, steps);
     return run_suite(suite);
 }

@@ -7,25 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-moe_status moe_design_lambda_max(const moe_data *data, double total_weight, double *lambda,
-                                 char *message)
+moe_status moe_design_gram(const moe_data *data, double total_weight, double *gram,
+                           char *message)
 {
-    /* Power iteration would give a lower bound on lambda, hence a step that may be unsafe;
-       the eigensolver's O(p^3) is small next to the O(n p^2) Gram. */
     size_t p = moe_data_inputs(data);
-    double *gram = moe_calloc_array(p, p, sizeof(double));
     double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *scratch = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *weights = moe_alloc_array(MOE_BLOCK_ROWS, 1, sizeof(double));
-    double *values = moe_alloc_array(p, 1, sizeof(double));
-    double *vector = moe_alloc_array(p, 1, sizeof(double));
-    lapack_int *support = moe_alloc_array(2, p, sizeof(lapack_int));
     moe_status status = MOE_OK;
-    if (!gram || !block || !scratch || !weights || !values || !vector || !support) {
-        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
-                          "cannot allocate the %zu x %zu design Gram matrix", p, p);
+    if (!block || !scratch || !weights) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a Gram pass");
         goto done;
     }
+    memset(gram, 0, p * p * sizeof(double));
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, block);
@@ -33,6 +27,32 @@ moe_status moe_design_lambda_max(const moe_data *data, double total_weight, doub
             weights[i] = moe_data_weight(data, start + i) / total_weight;
         moe_weighted_gram_add(rows, p, block, weights, scratch, gram);
     }
+    moe_symmetrize_upper(p, gram);
+done:
+    free(block);
+    free(scratch);
+    free(weights);
+    return status;
+}
+
+moe_status moe_design_lambda_max(const moe_data *data, double total_weight, double *lambda,
+                                 char *message)
+{
+    /* Power iteration would give a lower bound on lambda, hence a step that may be unsafe;
+       the eigensolver's O(p^3) is small next to the O(n p^2) Gram. */
+    size_t p = moe_data_inputs(data);
+    double *gram = moe_alloc_array(p, p, sizeof(double));
+    double *values = moe_alloc_array(p, 1, sizeof(double));
+    double *vector = moe_alloc_array(p, 1, sizeof(double));
+    lapack_int *support = moe_alloc_array(2, p, sizeof(lapack_int));
+    moe_status status = MOE_OK;
+    if (!gram || !values || !vector || !support) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                          "cannot allocate the %zu x %zu design Gram matrix", p, p);
+        goto done;
+    }
+    if ((status = moe_design_gram(data, total_weight, gram, message)) != MOE_OK)
+        goto done;
     lapack_int found = 0;
     lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'N', 'I', 'U', (lapack_int)p, gram,
                                      (lapack_int)p, 0.0, 0.0, (lapack_int)p, (lapack_int)p, 0.0,
@@ -47,9 +67,6 @@ moe_status moe_design_lambda_max(const moe_data *data, double total_weight, doub
     *lambda = values[0] > 0.0 ? values[0] : 0.0;
 done:
     free(gram);
-    free(block);
-    free(scratch);
-    free(weights);
     free(values);
     free(vector);
     free(support);

@@ -9,6 +9,10 @@
 
 #include "estimators/driver.h"
 
+/* gram (p x p, full) = E_w[x~ x~'] = (1/total_weight) sum_i w_i x~_i x~_i'. */
+moe_status moe_design_gram(const moe_data *data, double total_weight, double *gram,
+                           char *message);
+
 /* lambda_max(E_w[x~ x~']) of the design (intercept column included), exactly, by LAPACK's
    symmetric eigensolver on the p x p weighted Gram matrix. */
 moe_status moe_design_lambda_max(const moe_data *data, double total_weight, double *lambda,

@@ -16,7 +16,8 @@
 
 #define EM_OPTIONS                                                                          \
     (ITERATIVE_OPTIONS | MOE_OPTION_BIT(MOE_OPT_INNER_STEPS) |                              \
-     MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP))
+     MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP) |                       \
+     MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER))
 #define GEM_OPTIONS                                                                         \
     (ITERATIVE_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP))
 #define GD_OPTIONS                                                                          \

@@ -91,3 +91,33 @@ moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data
     moe_softmax_problem problem = gate_problem(model, data, resp, l2);
     return moe_softmax_gradient(&problem, model->gate, gradient, NULL, message);
 }
+
+moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
+                               double l2, const double *curvature, double *work, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    if (K == 1)
+        return MOE_OK;
+    double *gradient = malloc((K - 1) * p * sizeof(double)), *sum = calloc(p, sizeof(double));
+    if (gradient == NULL || sum == NULL) {
+        free(gradient);
+        free(sum);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the gate gradient");
+    }
+    moe_status status = moe_gate_gradient(model, data, resp, l2, gradient, message);
+    for (size_t k = 0; status == MOE_OK && k + 1 < K; ++k) {
+        int ridge_used = 0;
+        if (moe_solve_spd(p, curvature, gradient + k * p, work, &ridge_used) != 0)
+            status = moe_fail(message, MOE_ERR_NUMERICAL,
+                              "the gate's curvature bound E[x x']/2 is singular");
+        for (size_t j = 0; j < p; ++j)
+            sum[j] += gradient[k * p + j];
+    }
+    /* (I - 11'/K)^-1 = I + 11' on the K - 1 free rows. */
+    for (size_t k = 0; status == MOE_OK && k + 1 < K; ++k)
+        for (size_t j = 0; j < p; ++j)
+            model->gate[k * p + j] -= gradient[k * p + j] + sum[j];
+    free(gradient);
+    free(sum);
+    return status;
+}

@@ -54,6 +54,17 @@ moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data
 moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data,
                              const double *resp, double l2, double *gradient, char *message);
 
+/*
+ * One majorise-minimise step on the same Q with Boehning's fixed curvature bound
+ *   Hessian <= (I - 11'/K) (x) M,   M = E_w[x x'] / 2 + l2 D
+ * (D: identity without the intercept), which holds over the K - 1 free rows for any
+ * gate: W <- W - ((I + 11') (x) M^-1) gradient. Q never increases, no line search is
+ * needed, and M is the same for every step of a fit, so a step costs one gradient pass
+ * instead of a Hessian assembly. curvature holds M (p x p); work p (p + 1) doubles.
+ */
+moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
+                               double l2, const double *curvature, double *work, char *message);
+
 /* The gate penalty (l2/2) sum_k ||w_k - mean_w||^2 over non-intercept inputs, at the
    model's gate: invariant to which expert is the reference. */
 double moe_gate_penalty(const struct moe_model *model, double l2);
