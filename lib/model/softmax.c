@@ -286,15 +286,27 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     size_t m = w.free_params;
     double *free_rows = coefficients; /* rows 0..C-2 are contiguous: m values */
     double data_term = INFINITY, scaled_weight = 0.0;
-    /* The full step is tried with the gradient and Hessian in the same pass as its objective:
-       Newton's full step is almost always accepted, and then the next iteration needs no
-       pass of its own. */
-    int have_derivatives = 0;
+    /* The full step is tried with the gradient in the same pass as its objective. Newton's
+       full step is almost always accepted, and then the stopping test at the new point uses
+       that gradient with the previous Hessian (an estimate of the Newton decrement): the
+       Hessian, the expensive part of a pass, is assembled again only when another step is
+       needed. */
+    int have_gradient = 0;
     for (size_t step = 0; step < options->max_steps; ++step) {
-        if (!have_derivatives)
-            data_term = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight) /
-                        problem->total_weight;
-        have_derivatives = 0;
+        if (have_gradient) {
+            memcpy(w.direction, w.gradient, m * sizeof(double));
+            int ignored = 0;
+            if (moe_solve_spd(m, w.hessian, w.direction, w.work, &ignored) == 0) {
+                double estimate = moe_dot(m, w.gradient, w.direction);
+                double current = data_term + moe_softmax_penalty(problem, coefficients);
+                if (!(estimate > 0.0) ||
+                    0.5 * estimate <= options->tolerance * (1.0 + fabs(current)))
+                    break;
+            }
+        }
+        data_term = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight) /
+                    problem->total_weight;
+        have_gradient = 0;
         double current = data_term + moe_softmax_penalty(problem, coefficients);
         for (size_t a = 0; a < m; ++a)
             w.direction[a] = -w.gradient[a];
@@ -324,7 +336,7 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
             for (size_t a = 0; a < m; ++a)
                 free_rows[a] = w.saved[a] + t * w.direction[a];
             int full_step = halving == 0;
-            double trial_sum = softmax_pass(problem, coefficients, &w, full_step, full_step,
+            double trial_sum = softmax_pass(problem, coefficients, &w, full_step, 0,
                                             full_step ? &scaled_weight : NULL);
             double trial = trial_sum / problem->total_weight +
                            moe_softmax_penalty(problem, coefficients);
@@ -332,7 +344,7 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
                 (near_optimum && trial <= current + resolution)) {
                 accepted = 1;
                 data_term = trial_sum / problem->total_weight;
-                have_derivatives = full_step;
+                have_gradient = full_step;
                 break;
             }
             t *= 0.5;
