@@ -91,7 +91,10 @@ static void well_separated_truth(label_truth *truth, moe_family family)
     truth->gate[1] = 3.0;
     double *e = truth->experts;
     if (family == MOE_FAMILY_LOGISTIC) {
-        const double values[] = {0.5, 0.0, 3.0, -0.5, 0.0, -3.0};
+        /* Not the mirror image [-0.5, 0, -3]: with binary y only P(y = 1 | x) is
+           identified, and sigma(a) sigma(b) + sigma(-a) sigma(-b) is symmetric in a and b,
+           so a mirrored truth fits as well with the roles of x1 and x2 exchanged. */
+        const double values[] = {0.5, 0.0, 3.0, -1.0, 0.0, -1.0};
         memcpy(e, values, sizeof values);
     } else {
         const double values[] = {0.5, 0.0, 3.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0,

@@ -118,7 +118,7 @@ static double objective_scale(const moe_fit_settings *settings, double value)
  */
 static moe_status initialise(struct moe_fit_context *context, const moe_fit_settings *settings,
                              size_t restart, const struct moe_model *start, double *resp,
-                             size_t *labels)
+                             moe_label *labels)
 {
     struct moe_model *model = context->model;
     const moe_data *data = &context->data;
@@ -131,7 +131,10 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
         settings->init == MOE_INIT_RANDOM ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;
     moe_rng rng;
     moe_rng_seed(&rng, settings->seed, restart);
-    moe_status status = moe_init_partition(strategy, data, K, &rng, labels, message);
+    /* A class label is no coordinate: k-means on it as a number would split the data by
+       label rather than by region, so classification experts cluster on x alone. */
+    int use_response = model->family_ops->has_variance;
+    moe_status status = moe_init_partition(strategy, data, K, use_response, &rng, labels, message);
     if (status != MOE_OK)
         return status;
     /* Starting points take exact M-steps whatever the estimator's inner steps are, unless a
@@ -242,7 +245,7 @@ moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterativ
     moe_fit_settings settings;
     read_settings(fitter, &context->data, &settings);
     double *resp = moe_alloc_array(n, K, sizeof(double));
-    size_t *labels = moe_alloc_array(n, 1, sizeof(size_t));
+    moe_label *labels = moe_alloc_array(n, 1, sizeof(moe_label));
     struct moe_model *start = NULL, *best = NULL;
     moe_status status = MOE_OK;
     if (resp == NULL || labels == NULL) {

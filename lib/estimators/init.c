@@ -9,7 +9,7 @@
 #define LLOYD_ITERATIONS 20
 
 typedef struct standardiser {
-    size_t columns; /* d + 1: the features, then y */
+    size_t columns; /* the d features, then y when it takes part */
     double *mean;
     double *scale;
 } standardiser;
@@ -92,10 +92,10 @@ static size_t draw_proportional(moe_rng *rng, const double *mass, size_t count)
     return count - 1;
 }
 
-static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng, size_t *labels,
-                                   char *message)
+static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response, moe_rng *rng,
+                                   moe_label *labels, char *message)
 {
-    size_t columns = data->n_features + 1;
+    size_t columns = data->n_features + (use_response || data->n_features == 0 ? 1 : 0);
     /* Rows of zero weight take no part: a sample drawn among them would be wasted. */
     size_t positive = 0;
     for (size_t i = 0; i < data->n; ++i)
@@ -119,32 +119,19 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng,
         goto done;
     }
     fit_standardiser(data, &s);
-    /* Uniform subsample of the positive-weight rows without replacement (partial
-       Fisher-Yates); the weights then enter as the points' masses, so the weighted
-       k-means of the sample estimates that of the whole data. */
-    if (sample == positive) {
-        size_t next = 0;
-        for (size_t i = 0; i < data->n; ++i)
-            if (moe_data_weight(data, i) > 0.0)
+    /* Uniform subsample of the positive-weight rows without replacement, by selection
+       sampling (each row taken with probability needed / remaining), which needs no
+       index array over all n rows; the weights then enter as the points' masses, so the
+       weighted k-means of the sample estimates that of the whole data. */
+    {
+        size_t next = 0, remaining = positive;
+        for (size_t i = 0; i < data->n && next < sample; ++i) {
+            if (!(moe_data_weight(data, i) > 0.0))
+                continue;
+            if (sample == positive || moe_rng_below(rng, remaining) < sample - next)
                 rows[next++] = i;
-    } else {
-        size_t *permutation = moe_alloc_array(positive, 1, sizeof(size_t));
-        if (permutation == NULL) {
-            status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate k-means buffers");
-            goto done;
+            remaining--;
         }
-        size_t next = 0;
-        for (size_t i = 0; i < data->n; ++i)
-            if (moe_data_weight(data, i) > 0.0)
-                permutation[next++] = i;
-        for (size_t i = 0; i < sample; ++i) {
-            size_t j = i + moe_rng_below(rng, positive - i);
-            size_t swap = permutation[i];
-            permutation[i] = permutation[j];
-            permutation[j] = swap;
-            rows[i] = permutation[i];
-        }
-        free(permutation);
     }
     for (size_t i = 0; i < sample; ++i) {
         standardised_row(data, &s, rows[i], points + i * columns);
@@ -193,7 +180,7 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, moe_rng *rng,
     }
     for (size_t i = 0; i < data->n; ++i) {
         standardised_row(data, &s, i, point);
-        labels[i] = nearest(point, centres, K, columns, NULL);
+        labels[i] = (moe_label)nearest(point, centres, K, columns, NULL);
     }
 done:
     free(s.mean);
@@ -212,16 +199,16 @@ done:
 }
 
 moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, size_t K,
-                              moe_rng *rng, size_t *labels, char *message)
+                              int use_response, moe_rng *rng, moe_label *labels, char *message)
 {
     if (K == 1) {
-        memset(labels, 0, data->n * sizeof(size_t));
+        memset(labels, 0, data->n * sizeof(moe_label));
         return MOE_OK;
     }
     if (strategy == MOE_INIT_RANDOM) {
         for (size_t i = 0; i < data->n; ++i)
-            labels[i] = moe_rng_below(rng, K);
+            labels[i] = (moe_label)moe_rng_below(rng, K);
         return MOE_OK;
     }
-    return kmeans_partition(data, K, rng, labels, message);
+    return kmeans_partition(data, K, use_response, rng, labels, message);
 }

@@ -1,4 +1,4 @@
-/* Starting partitions shared by the estimators: random labels, or k-means++ on [x, y]. */
+/* Starting partitions shared by the estimators: random labels, or k-means++ on x (and y). */
 #ifndef MOE_LIB_INIT_H
 #define MOE_LIB_INIT_H
 
@@ -6,14 +6,20 @@
 #include "common/data.h"
 #include "common/rng.h"
 
+#include <stdint.h>
+
+/* An expert index of a starting partition: two bytes a row, since K <= 4096. */
+typedef uint16_t moe_label;
+
 /*
  * Hard labels (n values in 0..K-1). MOE_INIT_RANDOM draws them uniformly;
  * MOE_INIT_KMEANS runs weighted k-means++ and Lloyd iterations on the
- * standardised columns of [x, y], on a random subsample of at most
- * MOE_INIT_SAMPLE rows, then assigns every row to its nearest centre.
+ * standardised columns of x, plus y when use_response is set (or when there
+ * are no features), on a random subsample of at most MOE_INIT_SAMPLE rows,
+ * then assigns every row to its nearest centre.
  */
 #define MOE_INIT_SAMPLE 5000
 moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, size_t K,
-                              moe_rng *rng, size_t *labels, char *message);
+                              int use_response, moe_rng *rng, moe_label *labels, char *message);
 
 #endif
