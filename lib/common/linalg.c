@@ -27,6 +27,30 @@ double moe_log_softmax(double *values, size_t count)
     return total;
 }
 
+double moe_softmax_with_log(double *values, size_t count, double *proba)
+{
+    double largest = -INFINITY;
+    for (size_t k = 0; k < count; ++k)
+        if (values[k] > largest)
+            largest = values[k];
+    if (!isfinite(largest)) {
+        for (size_t k = 0; k < count; ++k) {
+            values[k] -= largest;
+            proba[k] = moe_exp(values[k]);
+        }
+        return largest;
+    }
+    double sum = 0.0;
+    for (size_t k = 0; k < count; ++k)
+        sum += proba[k] = moe_exp(values[k] - largest);
+    double total = largest + log(sum), inverse = 1.0 / sum;
+    for (size_t k = 0; k < count; ++k) {
+        values[k] -= total;
+        proba[k] *= inverse;
+    }
+    return total;
+}
+
 void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const double *weights,
                            double *scratch, double *gram)
 {

@@ -27,6 +27,11 @@ double moe_log_sum_exp(const double *values, size_t count);
 /* Replace values by log softmax(values) in place; returns the log-sum-exp. */
 double moe_log_softmax(double *values, size_t count);
 
+/* The same, and proba receives softmax(values) from the exponentials the log-sum-exp
+   computes anyway (one exp per value instead of two). */
+double moe_softmax_with_log(double *values, size_t count, double *proba);
+
+
 /*
  * gram (p x p, row-major, upper triangle) += block' diag(weights) block for a
  * block of `rows` rows of p values. weights must be >= 0. scratch holds

@@ -14,11 +14,14 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
     double *log_proba = malloc(rows_max * K * sizeof(double));
     double *log_density = malloc(rows_max * K * sizeof(double));
     double *scratch = malloc(rows_max * K * model->expert_rows * sizeof(double));
-    if (block == NULL || log_proba == NULL || log_density == NULL || scratch == NULL) {
+    double *probability = malloc(K * sizeof(double)); /* one row's posterior without resp */
+    if (block == NULL || log_proba == NULL || log_density == NULL || scratch == NULL ||
+        probability == NULL) {
         free(block);
         free(log_proba);
         free(log_density);
         free(scratch);
+        free(probability);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the E-step buffers");
     }
     double loglik = 0.0, entropy = 0.0;
@@ -32,7 +35,8 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
             const double *log_pi = log_proba + i * K;
             for (size_t k = 0; k < K; ++k)
                 u[k] += log_pi[k];
-            double row_loglik = moe_log_softmax(u, K); /* u now holds log r */
+            double *r = resp != NULL ? resp + (start + i) * K : probability;
+            double row_loglik = moe_softmax_with_log(u, K, r); /* u now holds log r */
             if (!isfinite(row_loglik)) {
                 /* Every expert gives the row zero (or undefined) density: there is no
                    posterior to report, and NaN responsibilities would poison an M-step. */
@@ -40,6 +44,7 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
                 free(log_proba);
                 free(log_density);
                 free(scratch);
+                free(probability);
                 return moe_fail(message, MOE_ERR_NUMERICAL,
                                 "row %zu has %s likelihood under every expert", start + i,
                                 isnan(row_loglik) ? "undefined" : "zero or infinite");
@@ -47,13 +52,9 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
             double weight = moe_data_weight(data, start + i);
             loglik += weight * row_loglik;
             double row_entropy = 0.0;
-            for (size_t k = 0; k < K; ++k) {
-                double r = moe_exp(u[k]);
-                if (r > 0.0)
-                    row_entropy -= r * u[k];
-                if (resp != NULL)
-                    resp[(start + i) * K + k] = r;
-            }
+            for (size_t k = 0; k < K; ++k)
+                if (r[k] > 0.0)
+                    row_entropy -= r[k] * u[k];
             entropy += weight * row_entropy;
         }
     }
@@ -61,6 +62,7 @@ moe_status moe_posterior_pass(const struct moe_model *model, const moe_data *dat
     free(log_proba);
     free(log_density);
     free(scratch);
+    free(probability);
     result->loglik = loglik;
     result->entropy = entropy;
     return MOE_OK;

@@ -16,6 +16,7 @@ typedef struct softmax_workspace {
     double *coefficients; /* rows x (C - 1): v_i (p_ic - t_ic) */
     double *scratch;      /* rows x p */
     double *weights;      /* rows */
+    double *probability;  /* C: one row's class probabilities */
     double *gradient;     /* m */
     /* Newton only */
     double *scaled;       /* rows x m */
@@ -33,6 +34,7 @@ static void workspace_free(softmax_workspace *w)
     free(w->coefficients);
     free(w->scratch);
     free(w->weights);
+    free(w->probability);
     free(w->gradient);
     free(w->scaled);
     free(w->diagonal);
@@ -61,9 +63,10 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
     w->coefficients = moe_alloc_array(rows, C - 1, sizeof(double));
     w->scratch = moe_alloc_array(rows, p, sizeof(double));
     w->weights = moe_alloc_array(rows, 1, sizeof(double));
+    w->probability = moe_alloc_array(C, 1, sizeof(double));
     w->gradient = moe_alloc_array(m, 1, sizeof(double));
     int ok = w->block && w->log_proba && w->coefficients && w->scratch && w->weights &&
-             w->gradient;
+             w->probability && w->gradient;
     if (newton) {
         w->scaled = moe_alloc_array(rows, m, sizeof(double));
         w->diagonal = moe_alloc_array((C - 1) * p, p, sizeof(double));
@@ -184,7 +187,10 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
             size_t row = start + i;
             double weight = row_weight(problem, row);
             double *log_p = w->log_proba + i * C;
-            moe_log_softmax(log_p, C);
+            if (want_gradient)
+                moe_softmax_with_log(log_p, C, w->probability);
+            else
+                moe_log_softmax(log_p, C);
             double loss = 0.0;
             if (weight > 0.0)
                 for (size_t c = 0; c < C; ++c) {
@@ -198,7 +204,7 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
                 continue;
             double root = sqrt(weight);
             for (size_t c = 0; c < J; ++c) {
-                double probability = moe_exp(log_p[c]);
+                double probability = w->probability[c];
                 w->coefficients[i * J + c] = weight * (probability - target(problem, row, c));
                 if (want_hessian) {
                     log_p[c] = probability; /* reused below as p */
