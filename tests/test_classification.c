@@ -304,6 +304,12 @@ START_TEST(separable_data_is_flagged_not_fatal)
     double accuracy = 0.0;
     EXPECT_STATUS(moe_model_accuracy(model, n, X, 1, y, NULL, &accuracy), MOE_OK);
     ck_assert_double_eq(accuracy, 1.0);
+    /* The gradient estimators start from the same separated M-step and say so. */
+    moe_fitter_t *gd = fitter_with("gd", 1, 1);
+    EXPECT_STATUS(moe_fitter_fit(gd, model, n, X, 1, y, NULL), MOE_OK);
+    ck_assert_msg(report_of(gd).separation_events > 0, "gd did not report the separation");
+    ck_assert(all_finite(model));
+    moe_fitter_free(gd);
     /* A penalty makes the optimum finite: no separation, a converged fit. */
     EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_EXPERT_RIDGE, 1e-2), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, 1e-2), MOE_OK);

@@ -163,7 +163,11 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
             double hard = labels[i] == k ? 1.0 : 0.0;
             resp[i * K + k] = soften ? INIT_CONFIDENCE * hard + floor : hard;
         }
-    status = model->family_ops->m_step(model, data, resp, &experts, &ignored, message);
+    /* Only the M-steps that make the starting point report (separation above all: a fit
+       that starts separated stays so under gradient estimators, whose steps report none). */
+    moe_expert_mstep_report starting = MOE_EXPERT_MSTEP_REPORT_INIT;
+    status = model->family_ops->m_step(model, data, resp, &experts, &starting, message);
+    context->fitter->report.separation_events += starting.separations;
     if (status != MOE_OK)
         return status;
     if (!soften)
@@ -174,7 +178,9 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
         return moe_gate_gradient_steps(model, data, resp, settings->gate.l2, INIT_GRADIENT_STEPS,
                                        moe_safe_gate_step(model, settings), message);
     moe_gate_report gate = MOE_GATE_REPORT_INIT;
-    return moe_gate_newton(model, data, resp, &settings->gate, &gate, message);
+    status = moe_gate_newton(model, data, resp, &settings->gate, &gate, message);
+    context->fitter->report.separation_events += gate.separations;
+    return status;
 }
 
 typedef struct restart_outcome {
