@@ -2,6 +2,16 @@
 
 #include <string.h>
 
+double moe_weight_sum(size_t n, const double *weights)
+{
+    if (weights == NULL)
+        return (double)n;
+    double total = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        total += weights[i];
+    return total;
+}
+
 void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block)
 {
     size_t d = data->n_features;

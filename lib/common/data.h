@@ -27,6 +27,15 @@ static inline double moe_data_weight(const moe_data *data, size_t row)
     return data->weights == NULL ? 1.0 : data->weights[row];
 }
 
+/* Sum of n frequency weights; n when weights is NULL. */
+double moe_weight_sum(size_t n, const double *weights);
+
+/* N, the total weight of a data set. */
+static inline double moe_data_total_weight(const moe_data *data)
+{
+    return moe_weight_sum(data->n, data->weights);
+}
+
 /*
  * Copy rows [start, start + rows) into `block` as a contiguous rows x p
  * design matrix (leading 1 column with an intercept).

@@ -24,12 +24,17 @@ static int newton_too_large(const struct moe_model *model, size_t rows)
     return rows * model->n_inputs > MOE_NEWTON_MAX_UNKNOWNS;
 }
 
+/* A classification expert's Newton system is too large for the kernel. */
+static int expert_newton_too_large(const struct moe_model *model)
+{
+    size_t free_rows = model->family_ops->uses_classes ? model->n_classes - 1 : 1;
+    return !model->family_ops->has_variance && newton_too_large(model, free_rows);
+}
+
 /* Starting points need the safe steps when some Newton system is too large. */
 static int start_needs_steps(const struct moe_model *model)
 {
-    size_t expert_rows = model->family_ops->uses_classes ? model->n_classes - 1 : 1;
-    return newton_too_large(model, model->n_experts - 1) ||
-           (!model->family_ops->has_variance && newton_too_large(model, expert_rows));
+    return newton_too_large(model, model->n_experts - 1) || expert_newton_too_large(model);
 }
 
 static double weighted_variance(const moe_data *data, double total)
@@ -54,9 +59,7 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     settings->n_init = (size_t)o->integer[MOE_OPT_N_INIT];
     settings->seed = (uint64_t)o->integer[MOE_OPT_SEED];
     settings->init = (moe_init_strategy)o->integer[MOE_OPT_INIT];
-    double total = 0.0;
-    for (size_t i = 0; i < data->n; ++i)
-        total += moe_data_weight(data, i);
+    double total = moe_data_total_weight(data);
     settings->total_weight = total;
     settings->gate.l2 = o->real[MOE_OPT_GATE_L2];
     settings->gate.max_newton = (size_t)o->integer[MOE_OPT_GATE_MAX_NEWTON];
@@ -79,12 +82,16 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     settings->line_search = (int)o->integer[MOE_OPT_LINE_SEARCH];
 }
 
+double moe_fit_penalty(const struct moe_model *model, const moe_fit_settings *settings)
+{
+    return moe_gate_penalty(model, settings->gate.l2) +
+           moe_expert_penalty(model, settings->experts.ridge);
+}
+
 double moe_fit_objective(const struct moe_model *model, const moe_fit_settings *settings,
                          double loglik)
 {
-    double penalty = moe_gate_penalty(model, settings->gate.l2) +
-                     moe_expert_penalty(model, settings->experts.ridge);
-    return loglik - settings->total_weight * penalty;
+    return loglik - settings->total_weight * moe_fit_penalty(model, settings);
 }
 
 void moe_report_expert_mstep(moe_fit_report *report, const moe_expert_mstep_report *experts)
@@ -141,8 +148,7 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
        Newton system would be too large; then a fixed number of safe gradient steps. */
     moe_expert_mstep_options experts = settings->experts;
     experts.inner_steps = 0;
-    if (!model->family_ops->has_variance &&
-        newton_too_large(model, model->family_ops->uses_classes ? model->n_classes - 1 : 1)) {
+    if (expert_newton_too_large(model)) {
         experts.inner_steps = INIT_GRADIENT_STEPS;
         experts.step = moe_safe_expert_step(model, settings);
     }

@@ -46,7 +46,10 @@ typedef struct moe_iterative_method {
 
 moe_status moe_iterative_fit(struct moe_fit_context *context, const moe_iterative_method *method);
 
-/* The penalised objective on the sum scale: loglik - N * (gate and expert penalties). */
+/* The gate and expert penalties on the mean scale. */
+double moe_fit_penalty(const struct moe_model *model, const moe_fit_settings *settings);
+
+/* The penalised objective on the sum scale: loglik - N * penalty, N = settings->total_weight. */
 double moe_fit_objective(const struct moe_model *model, const moe_fit_settings *settings,
                          double loglik);
 

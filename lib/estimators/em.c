@@ -78,7 +78,7 @@ static moe_status em_iterate(void *opaque, struct moe_fit_context *context,
     moe_expert_mstep_options options = settings->experts;
     options.inner_steps = settings->inner_steps;
     if (settings->inner_steps > 0) {
-        options.step = settings->step > 0.0 ? settings->step : moe_safe_expert_step(model, settings);
+        options.step = moe_expert_step(model, settings);
         fitter->report.step = options.step;
         fitter->report.gradient_evaluations += settings->inner_steps;
     }
@@ -91,8 +91,7 @@ static moe_status em_iterate(void *opaque, struct moe_fit_context *context,
     if (state->bound)
         return bound_gate_steps(state, context, settings, resp);
     if (settings->inner_steps > 0) {
-        double step =
-            settings->gate_step > 0.0 ? settings->gate_step : moe_safe_gate_step(model, settings);
+        double step = moe_gate_step(model, settings);
         fitter->report.gate_step = step;
         fitter->report.inner_iterations += settings->inner_steps;
         return moe_gate_gradient_steps(model, &context->data, resp, settings->gate.l2,

@@ -46,14 +46,6 @@ static double step_size(const struct moe_model *model, const moe_fit_settings *s
     return step;
 }
 
-static double data_weight(const moe_data *data)
-{
-    double total = 0.0;
-    for (size_t i = 0; i < data->n; ++i)
-        total += moe_data_weight(data, i);
-    return total;
-}
-
 /* Penalised objective of `data` on the sum scale at the model; -inf where undefined. */
 static moe_status objective_on(const struct moe_model *model, const moe_data *data,
                                const moe_fit_settings *settings, double total_weight,
@@ -67,9 +59,7 @@ static moe_status objective_on(const struct moe_model *model, const moe_data *da
     }
     if (status != MOE_OK)
         return status;
-    moe_fit_settings scaled = *settings;
-    scaled.total_weight = total_weight;
-    *objective = moe_fit_objective(model, &scaled, posterior.loglik);
+    *objective = posterior.loglik - total_weight * moe_fit_penalty(model, settings);
     return MOE_OK;
 }
 
@@ -152,7 +142,7 @@ static moe_status mini_batch_epoch(gd_state *state, struct moe_fit_context *cont
     for (size_t from = 0; from < n; from += size) {
         size_t rows = n - from < size ? n - from : size;
         moe_data batch = gather(state, data, from, rows);
-        double total = data_weight(&batch);
+        double total = moe_data_total_weight(&batch);
         if (!(total > 0.0))
             continue;
         moe_posterior_result posterior;
@@ -160,9 +150,7 @@ static moe_status mini_batch_epoch(gd_state *state, struct moe_fit_context *cont
             moe_posterior_pass(context->model, &batch, state->batch_resp, &posterior, message);
         if (status != MOE_OK)
             return status;
-        moe_fit_settings scaled = *settings;
-        scaled.total_weight = total;
-        double objective = moe_fit_objective(context->model, &scaled, posterior.loglik);
+        double objective = posterior.loglik - total * moe_fit_penalty(context->model, settings);
         status = step_on(state, context, settings, &batch, state->batch_resp, total, objective);
         if (status != MOE_OK)
             return status;

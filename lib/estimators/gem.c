@@ -30,10 +30,8 @@ static moe_status gem_iterate(void *opaque, struct moe_fit_context *context,
     if (status != MOE_OK)
         return status;
     fitter->report.gradient_evaluations++;
-    double gate_step =
-        settings->gate_step > 0.0 ? settings->gate_step : moe_safe_gate_step(model, settings);
-    double expert_step =
-        settings->step > 0.0 ? settings->step : moe_safe_expert_step(model, settings);
+    double gate_step = moe_gate_step(model, settings);
+    double expert_step = moe_expert_step(model, settings);
     fitter->report.gate_step = gate_step;
     fitter->report.step = expert_step;
     moe_gradient_apply(model, model, &state->gradient, gate_step, expert_step, 1.0,

@@ -91,6 +91,16 @@ double moe_safe_expert_step(const struct moe_model *model, const moe_fit_setting
                      settings->experts.ridge);
 }
 
+double moe_expert_step(const struct moe_model *model, const moe_fit_settings *settings)
+{
+    return settings->step > 0.0 ? settings->step : moe_safe_expert_step(model, settings);
+}
+
+double moe_gate_step(const struct moe_model *model, const moe_fit_settings *settings)
+{
+    return settings->gate_step > 0.0 ? settings->gate_step : moe_safe_gate_step(model, settings);
+}
+
 moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model *model,
                                  int with_variances, char *message)
 {

@@ -23,6 +23,11 @@ double moe_safe_gate_step(const struct moe_model *model, const moe_fit_settings 
 /* 1 / (c lambda + expert_ridge) with c the family's curvature factor at the model. */
 double moe_safe_expert_step(const struct moe_model *model, const moe_fit_settings *settings);
 
+/* The step options as used: the requested step (step, gate_step), or the safe one when the
+   option is 0. */
+double moe_expert_step(const struct moe_model *model, const moe_fit_settings *settings);
+double moe_gate_step(const struct moe_model *model, const moe_fit_settings *settings);
+
 typedef struct moe_gradient {
     double *gate;          /* (K - 1) x p */
     double *experts;       /* K x expert_rows x p */

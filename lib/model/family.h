@@ -96,6 +96,11 @@ struct moe_family_ops {
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
 
+/* Linear predictors of every expert row for a block: out (rows x K*expert_rows) =
+   block (rows x p) * experts'. Gaussian means, logistic logits, multinomial class logits. */
+void moe_expert_linear(const struct moe_model *model, size_t rows, const double *block,
+                       double *out);
+
 /* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts,
    the rows of a multinomial expert centred over its classes (so the reference class does
    not matter): the expert penalty of the mean-scale objective. */

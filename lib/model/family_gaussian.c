@@ -37,21 +37,12 @@ static moe_status gaussian_check_response(const struct moe_model *model, size_t 
     return MOE_OK; /* any finite value; finiteness is checked for every family */
 }
 
-/* means (rows x K) = block (rows x p) * experts' (p x K) */
-static void expert_means(const struct moe_model *model, size_t rows, const double *block,
-                         double *means)
-{
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)model->n_experts,
-                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
-                (int)model->n_inputs, 0.0, means, (int)model->n_experts);
-}
-
 static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *block,
                                  const double *y, double *out, double *scratch)
 {
     (void)scratch;
     size_t K = model->n_experts;
-    expert_means(model, rows, block, out);
+    moe_expert_linear(model, rows, block, out);
     for (size_t k = 0; k < K; ++k) {
         double variance = model->variances[k];
         double constant = -0.5 * (log_two_pi + log(variance));
@@ -73,7 +64,7 @@ static void gaussian_predict(const struct moe_model *model, size_t rows, const d
                              const double *gate_proba, double *out, double *scratch)
 {
     size_t K = model->n_experts;
-    expert_means(model, rows, block, scratch);
+    moe_expert_linear(model, rows, block, scratch);
     for (size_t i = 0; i < rows; ++i)
         out[i] = moe_dot(K, gate_proba + i * K, scratch + i * K);
 }
@@ -138,7 +129,7 @@ static void accumulate_statistics(const struct moe_model *model, const moe_data 
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, w->block);
-        expert_means(model, rows, w->block, w->means);
+        moe_expert_linear(model, rows, w->block, w->means);
         for (size_t k = 0; k < K; ++k) {
             double total = 0.0, squares = 0.0;
             for (size_t i = 0; i < rows; ++i) {
@@ -169,7 +160,7 @@ static void accumulate_residuals(const struct moe_model *model, const moe_data *
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, w->block);
-        expert_means(model, rows, w->block, w->means);
+        moe_expert_linear(model, rows, w->block, w->means);
         for (size_t i = 0; i < rows; ++i) {
             double weight = moe_data_weight(data, start + i);
             const double *r = resp + (start + i) * K;
@@ -263,28 +254,31 @@ static moe_status gaussian_gradient(const struct moe_model *model, const moe_dat
     size_t K = model->n_experts, p = model->n_inputs;
     double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *scaled = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
-    if (block == NULL || scaled == NULL) {
+    double *precision = moe_alloc_array(K, 1, sizeof(double));
+    if (block == NULL || scaled == NULL || precision == NULL) {
         free(block);
         free(scaled);
+        free(precision);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
     }
+    for (size_t k = 0; k < K; ++k)
+        precision[k] = 1.0 / model->variances[k];
     memset(coefficients, 0, K * p * sizeof(double));
     if (log_variances != NULL)
         memset(log_variances, 0, K * sizeof(double));
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, block);
-        expert_means(model, rows, block, scaled);
+        moe_expert_linear(model, rows, block, scaled);
         for (size_t i = 0; i < rows; ++i) {
             double weight = moe_data_weight(data, start + i);
             const double *r = resp + (start + i) * K;
             for (size_t k = 0; k < K; ++k) {
                 double residual = data->y[start + i] - scaled[i * K + k];
-                double inverse = 1.0 / model->variances[k];
                 double share = weight * r[k];
                 if (log_variances != NULL)
-                    log_variances[k] += 0.5 * share * (1.0 - residual * residual * inverse);
-                scaled[i * K + k] = -share * residual * inverse;
+                    log_variances[k] += 0.5 * share * (1.0 - residual * residual * precision[k]);
+                scaled[i * K + k] = -share * residual * precision[k];
             }
         }
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)p, (int)rows, 1.0,
@@ -302,6 +296,7 @@ static moe_status gaussian_gradient(const struct moe_model *model, const moe_dat
     }
     free(block);
     free(scaled);
+    free(precision);
     return MOE_OK;
 }
 

@@ -6,7 +6,6 @@
 #include "model/family_categorical.h"
 #include "common/linalg.h"
 
-#include <cblas.h>
 #include <math.h>
 
 static int logistic_supports_link(moe_link link)
@@ -26,21 +25,12 @@ static moe_status logistic_check_response(const struct moe_model *model, size_t 
     return moe_categorical_check_labels(n, y, 2, "logistic", message);
 }
 
-/* logits (rows x K) = block (rows x p) * experts' */
-static void expert_logits(const struct moe_model *model, size_t rows, const double *block,
-                          double *logits)
-{
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)model->n_experts,
-                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
-                (int)model->n_inputs, 0.0, logits, (int)model->n_experts);
-}
-
 static void logistic_log_density(const struct moe_model *model, size_t rows, const double *block,
                                  const double *y, double *out, double *scratch)
 {
     (void)scratch;
     size_t K = model->n_experts;
-    expert_logits(model, rows, block, out);
+    moe_expert_linear(model, rows, block, out);
     for (size_t i = 0; i < rows; ++i)
         for (size_t k = 0; k < K; ++k) {
             double z = out[i * K + k];
@@ -59,7 +49,7 @@ static void logistic_predict(const struct moe_model *model, size_t rows, const d
                              const double *gate_proba, double *out, double *scratch)
 {
     size_t K = model->n_experts;
-    expert_logits(model, rows, block, scratch);
+    moe_expert_linear(model, rows, block, scratch);
     for (size_t i = 0; i < rows; ++i) {
         double sum = 0.0;
         for (size_t k = 0; k < K; ++k)

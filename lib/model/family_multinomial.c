@@ -7,7 +7,6 @@
 #include "model/family_categorical.h"
 #include "common/linalg.h"
 
-#include <cblas.h>
 #include <math.h>
 
 static int multinomial_supports_link(moe_link link)
@@ -45,10 +44,8 @@ static moe_status multinomial_check_response(const struct moe_model *model, size
 static void expert_log_proba(const struct moe_model *model, size_t rows, const double *block,
                              double *log_proba)
 {
-    size_t KC = model->n_experts * model->n_classes, C = model->n_classes;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)KC,
-                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
-                (int)model->n_inputs, 0.0, log_proba, (int)KC);
+    size_t C = model->n_classes;
+    moe_expert_linear(model, rows, block, log_proba);
     for (size_t a = 0; a < rows * model->n_experts; ++a)
         moe_log_softmax(log_proba + a * C, C);
 }

@@ -25,16 +25,6 @@ void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double
         moe_log_softmax(log_proba + i * K, K);
 }
 
-static double total_weight(const moe_data *data)
-{
-    if (data->weights == NULL)
-        return (double)data->n;
-    double total = 0.0;
-    for (size_t i = 0; i < data->n; ++i)
-        total += data->weights[i];
-    return total;
-}
-
 /*
  * The gate M-step is softmax regression of the responsibilities on x. The penalty is on the
  * gate rows centred over experts, (l2/2) sum_k ||w_k - mean_w||^2, rather than on the stored
@@ -45,7 +35,7 @@ static moe_softmax_problem gate_problem(const struct moe_model *model, const moe
                                         const double *resp, double l2)
 {
     moe_softmax_problem problem = {data, model->n_experts, resp, NULL, 0, NULL, 0,
-                                   total_weight(data), l2, 1};
+                                   moe_data_total_weight(data), l2, 1};
     return problem;
 }
 

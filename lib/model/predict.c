@@ -68,6 +68,44 @@ moe_status moe_model_gate_proba(const moe_model_t *model, size_t n, const double
     return MOE_OK;
 }
 
+/* Row-block buffers of the mixture prediction. */
+typedef struct prediction_buffers {
+    double *block;   /* rows x p */
+    double *proba;   /* rows x K gate probabilities */
+    double *scratch; /* rows x K x expert_rows, for the family */
+} prediction_buffers;
+
+static void prediction_buffers_free(prediction_buffers *b)
+{
+    free(b->block);
+    free(b->proba);
+    free(b->scratch);
+}
+
+static moe_status prediction_buffers_allocate(const moe_model_t *model, prediction_buffers *b)
+{
+    size_t K = model->n_experts;
+    b->block = moe_alloc_array(MOE_BLOCK_ROWS, model->n_inputs, sizeof(double));
+    b->proba = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    b->scratch = moe_alloc_array(MOE_BLOCK_ROWS * K, model->expert_rows, sizeof(double));
+    if (b->block == NULL || b->proba == NULL || b->scratch == NULL) {
+        prediction_buffers_free(b);
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    }
+    return MOE_OK;
+}
+
+/* The mixture prediction of rows [start, start + rows) into out (rows x prediction width). */
+static void predict_block(const moe_model_t *model, const moe_data *data, size_t start,
+                          size_t rows, prediction_buffers *b, double *out)
+{
+    moe_data_load_block(data, start, rows, b->block);
+    moe_gate_log_proba(model, rows, b->block, b->proba);
+    for (size_t i = 0; i < rows * model->n_experts; ++i)
+        b->proba[i] = moe_exp(b->proba[i]);
+    model->family_ops->predict(model, rows, b->block, b->proba, out, b->scratch);
+}
+
 moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                              double *out, size_t out_length)
 {
@@ -75,33 +113,20 @@ moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X
     moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, &data);
     if (status != MOE_OK)
         return status;
-    size_t K = model->n_experts, width = model->family_ops->prediction_width(model);
+    size_t width = model->family_ops->prediction_width(model);
     if (n > SIZE_MAX / width)
         return moe_fail(NULL, MOE_ERR_DIMENSION, "n * prediction width overflows");
     status = moe_check_output(NULL, out, out_length, n * width);
     if (status != MOE_OK)
         return status;
-    size_t rows_max = MOE_BLOCK_ROWS;
-    double *block = malloc(rows_max * model->n_inputs * sizeof(double));
-    double *proba = malloc(rows_max * K * sizeof(double));
-    double *scratch = malloc(rows_max * K * model->expert_rows * sizeof(double));
-    if (block == NULL || proba == NULL || scratch == NULL) {
-        free(block);
-        free(proba);
-        free(scratch);
-        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    prediction_buffers buffers;
+    if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK)
+        return status;
+    for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
+        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
+        predict_block(model, &data, start, rows, &buffers, out + start * width);
     }
-    for (size_t start = 0; start < n; start += rows_max) {
-        size_t rows = n - start < rows_max ? n - start : rows_max;
-        moe_data_load_block(&data, start, rows, block);
-        moe_gate_log_proba(model, rows, block, proba);
-        for (size_t i = 0; i < rows * K; ++i)
-            proba[i] = moe_exp(proba[i]);
-        model->family_ops->predict(model, rows, block, proba, out + start * width, scratch);
-    }
-    free(block);
-    free(proba);
-    free(scratch);
+    prediction_buffers_free(&buffers);
     return MOE_OK;
 }
 
@@ -154,9 +179,7 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     status = moe_posterior_pass(model, &data, NULL, &result, NULL);
     if (status != MOE_OK)
         return status;
-    double n_obs = 0.0;
-    for (size_t i = 0; i < n; ++i)
-        n_obs += moe_data_weight(&data, i);
+    double n_obs = moe_data_total_weight(&data);
     double n_params = (double)moe_model_n_free_params(model);
     criteria->loglik = result.loglik;
     criteria->n_params = n_params;
@@ -178,10 +201,8 @@ moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const dou
     moe_status status = moe_model_loglik(model, n, X, ldx, y, weights, &loglik);
     if (status != MOE_OK)
         return status;
-    double total = 0.0; /* weights are valid: loglik checked them */
-    for (size_t i = 0; i < n; ++i)
-        total += weights == NULL ? 1.0 : weights[i];
-    *cross_entropy = -loglik / total;
+    /* The weights are valid: loglik checked them. */
+    *cross_entropy = -loglik / moe_weight_sum(n, weights);
     return MOE_OK;
 }
 
@@ -209,26 +230,19 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
     moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
     if (status != MOE_OK)
         return status;
-    size_t K = model->n_experts, width = model->family_ops->prediction_width(model);
-    double *block = moe_alloc_array(MOE_BLOCK_ROWS, model->n_inputs, sizeof(double));
-    double *proba = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
-    double *scratch = moe_alloc_array(MOE_BLOCK_ROWS * K, model->expert_rows, sizeof(double));
+    size_t width = model->family_ops->prediction_width(model);
+    prediction_buffers buffers;
     double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
-    if (block == NULL || proba == NULL || scratch == NULL || predicted == NULL) {
-        free(block);
-        free(proba);
-        free(scratch);
-        free(predicted);
+    if (predicted == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK) {
+        free(predicted);
+        return status;
     }
     double correct = 0.0, total = 0.0;
     for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
         size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(&data, start, rows, block);
-        moe_gate_log_proba(model, rows, block, proba);
-        for (size_t i = 0; i < rows * K; ++i)
-            proba[i] = moe_exp(proba[i]);
-        model->family_ops->predict(model, rows, block, proba, predicted, scratch);
+        predict_block(model, &data, start, rows, &buffers, predicted);
         for (size_t i = 0; i < rows; ++i) {
             double weight = moe_data_weight(&data, start + i);
             total += weight;
@@ -236,9 +250,7 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
                 correct += weight;
         }
     }
-    free(block);
-    free(proba);
-    free(scratch);
+    prediction_buffers_free(&buffers);
     free(predicted);
     *accuracy = correct / total;
     return MOE_OK;
