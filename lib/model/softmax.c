@@ -13,13 +13,12 @@ typedef struct softmax_workspace {
     size_t classes, inputs, free_params; /* C, p, m = (C - 1) p */
     double *block;        /* rows x p */
     double *log_proba;    /* rows x C */
-    double *coefficients; /* rows x (C - 1): v_i (p_ic - t_ic) */
-    double *scratch;      /* rows x p */
-    double *weights;      /* rows */
-    double *probability;  /* C: one row's class probabilities */
+    double *probability;  /* rows x C */
+    double *residuals;    /* rows x (C - 1): v_i (p_ic - t_ic) */
+    double *weights;      /* rows: v_i */
     double *gradient;     /* m */
     /* Newton only */
-    double *scaled;       /* rows x m */
+    double *scratch;      /* rows x (m + p + 1), for moe_softmax_block_derivatives */
     double *diagonal;     /* (C - 1) x p x p */
     double *hessian;      /* m x m */
     double *direction;    /* m */
@@ -31,12 +30,11 @@ static void workspace_free(softmax_workspace *w)
 {
     free(w->block);
     free(w->log_proba);
-    free(w->coefficients);
-    free(w->scratch);
-    free(w->weights);
     free(w->probability);
+    free(w->residuals);
+    free(w->weights);
     free(w->gradient);
-    free(w->scaled);
+    free(w->scratch);
     free(w->diagonal);
     free(w->hessian);
     free(w->direction);
@@ -60,21 +58,20 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
                         m, MOE_NEWTON_MAX_UNKNOWNS);
     w->block = moe_alloc_array(rows, p, sizeof(double));
     w->log_proba = moe_alloc_array(rows, C, sizeof(double));
-    w->coefficients = moe_alloc_array(rows, C - 1, sizeof(double));
-    w->scratch = moe_alloc_array(rows, p, sizeof(double));
+    w->probability = moe_alloc_array(rows, C, sizeof(double));
+    w->residuals = moe_alloc_array(rows, C - 1, sizeof(double));
     w->weights = moe_alloc_array(rows, 1, sizeof(double));
-    w->probability = moe_alloc_array(C, 1, sizeof(double));
     w->gradient = moe_alloc_array(m, 1, sizeof(double));
-    int ok = w->block && w->log_proba && w->coefficients && w->scratch && w->weights &&
-             w->probability && w->gradient;
+    int ok = w->block && w->log_proba && w->probability && w->residuals && w->weights &&
+             w->gradient;
     if (newton) {
-        w->scaled = moe_alloc_array(rows, m, sizeof(double));
+        w->scratch = moe_alloc_array(rows, moe_softmax_scratch_columns(C, p), sizeof(double));
         w->diagonal = moe_alloc_array((C - 1) * p, p, sizeof(double));
         w->hessian = moe_alloc_array(m, m, sizeof(double));
         w->direction = moe_alloc_array(m, 1, sizeof(double));
         w->work = moe_alloc_array(m, m + 1, sizeof(double));
         w->saved = moe_alloc_array(m, 1, sizeof(double));
-        ok = ok && w->scaled && w->diagonal && w->hessian && w->direction && w->work && w->saved;
+        ok = ok && w->scratch && w->diagonal && w->hessian && w->direction && w->work && w->saved;
     }
     if (!ok) {
         workspace_free(w);
@@ -159,11 +156,71 @@ static void add_penalty_hessian(const moe_softmax_problem *problem, size_t m, do
                     problem->l2 * ((a == b ? 1.0 : 0.0) - share);
 }
 
+size_t moe_softmax_scratch_columns(size_t n_classes, size_t p)
+{
+    return (n_classes - 1) * p + p + 1;
+}
+
+void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
+                                   const double *weights, const double *probability,
+                                   const double *residuals, double *gradient, double *product,
+                                   double *diagonal, double *scratch)
+{
+    size_t C = n_classes, J = C - 1, m = J * p;
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)J, (int)p, (int)rows, 1.0,
+                residuals, (int)J, block, (int)p, 1.0, gradient, (int)p);
+    if (product == NULL)
+        return;
+    double *scaled = scratch, *gram_scratch = scratch + rows * m;
+    double *class_weights = gram_scratch + rows * p;
+    for (size_t i = 0; i < rows; ++i) {
+        double root = sqrt(weights[i]);
+        const double *x = block + i * p;
+        for (size_t c = 0; c < J; ++c) {
+            double scale = root * probability[i * C + c];
+            double *out = scaled + i * m + c * p;
+            for (size_t a = 0; a < p; ++a)
+                out[a] = scale * x[a];
+        }
+    }
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)rows, -1.0, scaled, (int)m,
+                1.0, product, (int)m);
+    for (size_t c = 0; c < J; ++c) {
+        for (size_t i = 0; i < rows; ++i)
+            class_weights[i] = weights[i] * probability[i * C + c];
+        moe_weighted_gram_add(rows, p, block, class_weights, gram_scratch, diagonal + c * p * p);
+    }
+}
+
+void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
+                                 double *gradient)
+{
+    size_t m = (problem->n_classes - 1) * moe_data_inputs(problem->data);
+    double inverse = 1.0 / problem->total_weight;
+    for (size_t a = 0; a < m; ++a)
+        gradient[a] *= inverse;
+    add_penalty_gradient(problem, coefficients, gradient);
+}
+
+void moe_softmax_finish_hessian(const moe_softmax_problem *problem, double *hessian,
+                                const double *diagonal)
+{
+    size_t p = moe_data_inputs(problem->data), J = problem->n_classes - 1, m = J * p;
+    for (size_t c = 0; c < J; ++c)
+        for (size_t a = 0; a < p; ++a)
+            for (size_t b = a; b < p; ++b)
+                hessian[(c * p + a) * m + c * p + b] += diagonal[c * p * p + a * p + b];
+    double inverse = 1.0 / problem->total_weight;
+    for (size_t a = 0; a < m; ++a)
+        for (size_t b = a; b < m; ++b)
+            hessian[a * m + b] *= inverse;
+    moe_symmetrize_upper(m, hessian);
+    add_penalty_hessian(problem, m, hessian);
+}
+
 /*
  * One pass over the data at B: the data term of Q times N (returned), and when asked the
  * gradient (scaled to the mean) and the Hessian. *scaled_weight receives sum_i v_i.
- * Hessian block (a, b) = (1/N) sum_i v_i p_ia (delta_ab - p_ib) x_i x_i'
- *   = diagonal blocks X' diag(v p_a) X  minus  S'S with S_i = sqrt(v_i) [p_i1 x_i, ...].
  */
 static double softmax_pass(const moe_softmax_problem *problem, const double *coefficients,
                            softmax_workspace *w, int want_gradient, int want_hessian,
@@ -186,9 +243,10 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
         for (size_t i = 0; i < rows; ++i) {
             size_t row = start + i;
             double weight = row_weight(problem, row);
-            double *log_p = w->log_proba + i * C;
+            double *log_p = w->log_proba + i * C, *probability = w->probability + i * C;
+            w->weights[i] = weight;
             if (want_gradient)
-                moe_softmax_with_log(log_p, C, w->probability);
+                moe_softmax_with_log(log_p, C, probability);
             else
                 moe_log_softmax(log_p, C);
             double loss = 0.0;
@@ -200,54 +258,20 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
                 }
             sum += weight * loss;
             total += weight;
-            if (!want_gradient)
-                continue;
-            double root = sqrt(weight);
-            for (size_t c = 0; c < J; ++c) {
-                double probability = w->probability[c];
-                w->coefficients[i * J + c] = weight * (probability - target(problem, row, c));
-                if (want_hessian) {
-                    log_p[c] = probability; /* reused below as p */
-                    double scale = root * probability;
-                    const double *x = w->block + i * p;
-                    double *out = w->scaled + i * m + c * p;
-                    for (size_t a = 0; a < p; ++a)
-                        out[a] = scale * x[a];
-                }
-            }
+            if (want_gradient)
+                for (size_t c = 0; c < J; ++c)
+                    w->residuals[i * J + c] = weight * (probability[c] - target(problem, row, c));
         }
-        if (!want_gradient)
-            continue;
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)J, (int)p, (int)rows, 1.0,
-                    w->coefficients, (int)J, w->block, (int)p, 1.0, w->gradient, (int)p);
-        if (!want_hessian)
-            continue;
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)rows, -1.0, w->scaled,
-                    (int)m, 1.0, w->hessian, (int)m);
-        for (size_t c = 0; c < J; ++c) {
-            for (size_t i = 0; i < rows; ++i)
-                w->weights[i] = row_weight(problem, start + i) * w->log_proba[i * C + c];
-            moe_weighted_gram_add(rows, p, w->block, w->weights, w->scratch,
-                                  w->diagonal + c * p * p);
-        }
+        if (want_gradient)
+            moe_softmax_block_derivatives(rows, p, C, w->block, w->weights, w->probability,
+                                          w->residuals, w->gradient,
+                                          want_hessian ? w->hessian : NULL, w->diagonal,
+                                          w->scratch);
     }
-    double inverse = 1.0 / problem->total_weight;
-    if (want_gradient) {
-        for (size_t a = 0; a < m; ++a)
-            w->gradient[a] *= inverse;
-        add_penalty_gradient(problem, coefficients, w->gradient);
-    }
-    if (want_hessian) {
-        for (size_t c = 0; c < J; ++c)
-            for (size_t a = 0; a < p; ++a)
-                for (size_t b = a; b < p; ++b)
-                    w->hessian[(c * p + a) * m + c * p + b] += w->diagonal[c * p * p + a * p + b];
-        for (size_t a = 0; a < m; ++a)
-            for (size_t b = a; b < m; ++b)
-                w->hessian[a * m + b] *= inverse;
-        moe_symmetrize_upper(m, w->hessian);
-        add_penalty_hessian(problem, m, w->hessian);
-    }
+    if (want_gradient)
+        moe_softmax_finish_gradient(problem, coefficients, w->gradient);
+    if (want_hessian)
+        moe_softmax_finish_hessian(problem, w->hessian, w->diagonal);
     if (scaled_weight != NULL)
         *scaled_weight = total;
     return sum;

@@ -70,6 +70,31 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
                               const moe_newton_options *options, moe_newton_report *report,
                               char *message);
 
+/*
+ * The derivative kernel every softmax-regression pass shares (this file's passes and
+ * EM's one pass per iteration). For one block (rows x p) with row weights v (rows),
+ * class probabilities (rows x C) and residuals v_i (p_ic - t_ic) (rows x (C - 1)):
+ *   gradient (C - 1) x p  += residuals' block
+ * and when product is not NULL, the Hessian's two parts (sum scale, upper triangles):
+ *   product  m x m              -= S'S,  S_i = sqrt(v_i) [p_i1 x_i', ..., p_i,C-1 x_i']
+ *   diagonal (C - 1) x p x p    += block' diag(v p_c) block
+ * scratch holds rows * moe_softmax_scratch_columns(C, p) doubles.
+ */
+size_t moe_softmax_scratch_columns(size_t n_classes, size_t p);
+void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
+                                   const double *weights, const double *probability,
+                                   const double *residuals, double *gradient, double *product,
+                                   double *diagonal, double *scratch);
+
+/* The summed gradient to the mean-scale gradient of Q at B (penalty included), in place. */
+void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
+                                 double *gradient);
+
+/* The summed product and diagonal parts to the full symmetric m x m mean-scale Hessian of Q
+   (penalty included), in place of product. */
+void moe_softmax_finish_hessian(const moe_softmax_problem *problem, double *hessian,
+                                const double *diagonal);
+
 /* `steps` plain gradient steps of size step_size on Q from B, in place. */
 moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
                                       size_t steps, double step_size, char *message);
