@@ -64,8 +64,7 @@ static moe_fitter_t *em_fitter(void)
     return fitter;
 }
 
-/* A custom estimator that reads every pinned option (the built-in "em" rejects
-   "threads"), to check the bounds of all of them. Its fit is never run. */
+/* A custom estimator that reads every pinned option. Its fit is never run. */
 static moe_status null_create(void **state)
 {
     *state = NULL;
@@ -84,7 +83,7 @@ static moe_status null_fit(void *state, moe_fit_context *context)
 static const moe_estimator_ops null_ops = {MOE_ESTIMATOR_ABI_VERSION, "null", null_create,
                                            null_destroy, NULL, null_fit, NULL};
 
-/* A fitter that accepts `option`: em for all but threads. */
+/* A fitter that accepts `option`: gd for its own options, em for the others. */
 static moe_fitter_t *fitter_for(moe_option option)
 {
     if (option == MOE_OPT_BATCH_SIZE || option == MOE_OPT_LINE_SEARCH) {
@@ -92,11 +91,7 @@ static moe_fitter_t *fitter_for(moe_option option)
         ck_assert_int_eq(moe_fitter_create(&fitter, "gd"), MOE_OK);
         return fitter;
     }
-    if (option != MOE_OPT_THREADS)
-        return em_fitter();
-    moe_fitter_t *fitter = NULL;
-    ck_assert_int_eq(moe_fitter_create_custom(&fitter, &null_ops), MOE_OK);
-    return fitter;
+    return em_fitter();
 }
 
 static double current_value(const moe_fitter_t *fitter, moe_option option)
@@ -474,23 +469,29 @@ START_TEST(set_option_unknown_name)
 }
 END_TEST
 
-START_TEST(threads_unsupported_by_em)
+START_TEST(threads_accepted_by_iterative_estimators)
 {
-    moe_fitter_t *fitter = em_fitter();
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "threads", "2"), MOE_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "threads"));
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "threads", "1"), MOE_ERR_UNSUPPORTED);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_THREADS, 2), MOE_ERR_UNSUPPORTED);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_THREADS, 4.0), MOE_ERR_UNSUPPORTED);
-    long long threads = -1;
-    ck_assert_int_eq(moe_fitter_get_int(fitter, MOE_OPT_THREADS, &threads), MOE_OK);
-    ck_assert_int_eq(threads, 1);
-    /* Positive control: an estimator that takes every option accepts it. */
-    moe_fitter_t *custom = fitter_for(MOE_OPT_THREADS);
-    EXPECT_STATUS(moe_fitter_set_option(custom, "threads", "2"), MOE_OK);
-    ck_assert_double_eq(current_value(custom, MOE_OPT_THREADS), 2.0);
+    const char *names[] = {"em", "gem", "gd"};
+    for (size_t e = 0; e < 3; ++e) {
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, names[e]), MOE_OK);
+        long long threads = -1;
+        ck_assert_int_eq(moe_fitter_get_int(fitter, MOE_OPT_THREADS, &threads), MOE_OK);
+        ck_assert_int_eq(threads, 1);
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "threads", "2"), MOE_OK);
+        ck_assert_double_eq(current_value(fitter, MOE_OPT_THREADS), 2.0);
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "threads", "0"), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "threads", "-1"), MOE_ERR_INVALID_ARGUMENT);
+        EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_THREADS, 1.5),
+                      MOE_ERR_INVALID_ARGUMENT);
+        moe_fitter_free(fitter);
+    }
+    /* A custom estimator that does not ask for threads still gets it through the context. */
+    moe_fitter_t *custom = NULL;
+    ck_assert_int_eq(moe_fitter_create_custom(&custom, &null_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_option(custom, "threads", "3"), MOE_OK);
+    ck_assert_double_eq(current_value(custom, MOE_OPT_THREADS), 3.0);
     moe_fitter_free(custom);
-    moe_fitter_free(fitter);
 }
 END_TEST
 
@@ -988,7 +989,7 @@ static Suite *fitter_suite(void)
     tcase_add_test(options, set_option_valid_strings);
     tcase_add_test(options, set_option_invalid_strings);
     tcase_add_test(options, set_option_unknown_name);
-    tcase_add_test(options, threads_unsupported_by_em);
+    tcase_add_test(options, threads_accepted_by_iterative_estimators);
     tcase_add_test(options, set_option_ignores_process_locale);
     suite_add_tcase(suite, options);
 

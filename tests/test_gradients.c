@@ -110,7 +110,7 @@ static double gate_objective(const problem *pr, double l2)
 static double full_objective(const problem *pr, double l2, double ridge)
 {
     moe_posterior_result result;
-    ck_assert_int_eq(moe_posterior_pass(pr->model, &pr->data, NULL, &result, NULL), MOE_OK);
+    ck_assert_int_eq(moe_posterior_pass(pr->model, &pr->data, NULL, 1, &result, NULL), MOE_OK);
     return -result.loglik / pr->total + moe_gate_penalty(pr->model, l2) +
            moe_expert_penalty(pr->model, ridge);
 }
@@ -254,7 +254,7 @@ static void check_full_gradient(moe_family family, double l2, double ridge)
     problem_make(&pr, family, 1, 500 + (uint64_t)family);
     struct moe_model *m = pr.model;
     moe_posterior_result result;
-    ck_assert_int_eq(moe_posterior_pass(m, &pr.data, pr.resp, &result, NULL), MOE_OK);
+    ck_assert_int_eq(moe_posterior_pass(m, &pr.data, pr.resp, 1, &result, NULL), MOE_OK);
     moe_fit_settings settings;
     memset(&settings, 0, sizeof settings);
     settings.gate.l2 = l2;

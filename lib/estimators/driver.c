@@ -75,6 +75,8 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     experts->update_variance = (int)o->integer[MOE_OPT_UPDATE_VARIANCE];
     experts->max_newton = (size_t)o->integer[MOE_OPT_EXPERT_MAX_NEWTON];
     experts->tolerance = o->real[MOE_OPT_EXPERT_TOLERANCE];
+    settings->threads = (size_t)o->integer[MOE_OPT_THREADS];
+    experts->threads = settings->threads;
     settings->inner_steps = (size_t)o->integer[MOE_OPT_INNER_STEPS];
     settings->step = o->real[MOE_OPT_STEP];
     settings->gate_step = o->real[MOE_OPT_GATE_STEP];
@@ -204,7 +206,8 @@ static moe_status run_restart(struct moe_fit_context *context, const moe_iterati
     outcome->objective = -INFINITY;
     outcome->converged = 0;
     moe_status status =
-        moe_posterior_pass(model, &context->data, resp, &posterior, fitter->message);
+        moe_posterior_pass(model, &context->data, resp, settings->threads, &posterior,
+                               fitter->message);
     if (status != MOE_OK)
         return status;
     if (!isfinite(posterior.loglik))
@@ -220,7 +223,8 @@ static moe_status run_restart(struct moe_fit_context *context, const moe_iterati
         status = method->iterate(method->state, context, settings, resp, previous, restart, t);
         if (status != MOE_OK)
             return status;
-        status = moe_posterior_pass(model, &context->data, resp, &posterior, fitter->message);
+        status = moe_posterior_pass(model, &context->data, resp, settings->threads, &posterior,
+                               fitter->message);
         if (status != MOE_OK)
             return status;
         if (!isfinite(posterior.loglik))

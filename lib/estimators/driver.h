@@ -27,6 +27,7 @@ typedef struct moe_fit_settings {
     double gate_step;    /* as requested; 0 means the safe step */
     size_t batch_size;   /* gd; 0 is full batch */
     int line_search;     /* gd; 1 is Armijo */
+    size_t threads;      /* for passes over the data; 0 is automatic */
     double lambda;       /* lambda_max(E_w[x~ x~']) when the method takes gradient steps */
 } moe_fit_settings;
 

@@ -23,6 +23,7 @@ typedef struct moe_expert_mstep_options {
     double step;
     size_t max_newton;
     double tolerance;
+    size_t threads;        /* for passes over the data (see common/parallel.h) */
 } moe_expert_mstep_options;
 
 /* What an expert M-step reports back. */
@@ -74,6 +75,24 @@ struct moe_family_ops {
     moe_status (*m_step)(struct moe_model *model, const moe_data *data, const double *resp,
                          const moe_expert_mstep_options *options,
                          moe_expert_mstep_report *report, char *message);
+    /*
+     * Optional (NULL for families whose M-step is iterative): the M-step split into
+     * sufficient statistics, which EM accumulates in the same pass as its E-step, and
+     * their solve. statistics_size gives the doubles. accumulate_statistics adds a
+     * block: weights (rows x K) are w_i r_ik, linear is the scratch log_density left
+     * behind (the expert linear predictors, rows x K), work holds rows * (p + 1)
+     * doubles. solve_statistics is m_step's update from the sums (which it may
+     * overwrite); data and resp are there for a second pass when the one-pass formula
+     * cancels.
+     */
+    size_t (*statistics_size)(const struct moe_model *model);
+    void (*accumulate_statistics)(const struct moe_model *model, size_t rows,
+                                  const double *block, const double *y, const double *weights,
+                                  const double *linear, double *work, double *statistics);
+    moe_status (*solve_statistics)(struct moe_model *model, const moe_data *data,
+                                   const double *resp, double *statistics,
+                                   const moe_expert_mstep_options *options,
+                                   moe_expert_mstep_report *report, char *message);
     /*
      * Gradient of the experts' part of the mean-scale surrogate to be minimised,
      *   -(1/N) sum_i w_i sum_k r_ik log f_k(y_i | x_i) + moe_expert_penalty(ridge),

@@ -9,6 +9,7 @@
 #include "model/family.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
+#include "common/parallel.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -37,18 +38,18 @@ static moe_status gaussian_check_response(const struct moe_model *model, size_t 
     return MOE_OK; /* any finite value; finiteness is checked for every family */
 }
 
+/* The means stay in scratch (rows x K): EM's statistics reuse them. */
 static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *block,
                                  const double *y, double *out, double *scratch)
 {
-    (void)scratch;
     size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, out);
+    moe_expert_linear(model, rows, block, scratch);
     for (size_t k = 0; k < K; ++k) {
         double variance = model->variances[k];
         double constant = -0.5 * (log_two_pi + log(variance));
         double inverse = 1.0 / variance;
         for (size_t i = 0; i < rows; ++i) {
-            double residual = y[i] - out[i * K + k];
+            double residual = y[i] - scratch[i * K + k];
             out[i * K + k] = constant - 0.5 * residual * residual * inverse;
         }
     }
@@ -69,142 +70,140 @@ static void gaussian_predict(const struct moe_model *model, size_t rows, const d
         out[i] = moe_dot(K, gate_proba + i * K, scratch + i * K);
 }
 
-typedef struct gaussian_workspace {
-    double *grams;   /* K x p x p */
-    double *rhs;     /* K x p */
-    double *totals;  /* K */
-    double *rss;     /* K */
-    double *squares; /* K: sum w r e^2 at the current coefficients */
-    double *block;   /* rows x p */
-    double *scratch; /* rows x p */
-    double *weights; /* rows */
-    double *means;   /* rows x K */
-    double *work;    /* p x (p + 1) */
-    unsigned char *active; /* K */
-} gaussian_workspace;
-
-static void workspace_free(gaussian_workspace *w)
-{
-    free(w->grams);
-    free(w->rhs);
-    free(w->totals);
-    free(w->rss);
-    free(w->squares);
-    free(w->block);
-    free(w->scratch);
-    free(w->weights);
-    free(w->means);
-    free(w->work);
-    free(w->active);
-}
-
-static int workspace_allocate(gaussian_workspace *w, size_t K, size_t p)
-{
-    memset(w, 0, sizeof *w);
-    w->grams = moe_calloc_array(K * p, p, sizeof(double));
-    w->rhs = calloc(K * p, sizeof(double));
-    w->totals = calloc(K, sizeof(double));
-    w->rss = calloc(K, sizeof(double));
-    w->squares = calloc(K, sizeof(double));
-    w->block = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
-    w->scratch = malloc(MOE_BLOCK_ROWS * p * sizeof(double));
-    w->weights = malloc(MOE_BLOCK_ROWS * sizeof(double));
-    w->means = malloc(MOE_BLOCK_ROWS * K * sizeof(double));
-    w->work = moe_alloc_array(p, p + 1, sizeof(double));
-    w->active = calloc(K, 1);
-    return w->grams && w->rhs && w->totals && w->rss && w->squares && w->block && w->scratch && w->weights &&
-           w->means && w->work && w->active;
-}
-
 /*
- * One pass: per expert, the weighted Gram matrix G, the total weight, and the statistics of
- * the residuals e = y - x'beta at the current coefficients: rhs = sum w r x e and
- * sum w r e^2. The update is then beta + delta with (G + shrink) delta = rhs - shrink beta,
- * and the new residual sum of squares follows without a second pass (see below).
+ * Sufficient statistics of the M-step, per expert k, with the residuals e = y - x'beta_k at
+ * the current coefficients: the weighted Gram matrix G_k (upper triangle), rhs_k =
+ * sum w r x e, the total weight and sum w r e^2. The update is then beta + delta with
+ * (G + shrink) delta = rhs - shrink beta, and the new residual sum of squares follows
+ * without a second pass (see gaussian_solve_statistics).
+ * Layout: K grams (p x p), K rhs (p), K totals, K squares.
  */
-static void accumulate_statistics(const struct moe_model *model, const moe_data *data,
-                                  const double *resp, gaussian_workspace *w)
+static size_t gaussian_statistics_size(const struct moe_model *model)
 {
     size_t K = model->n_experts, p = model->n_inputs;
-    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
-        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(data, start, rows, w->block);
-        moe_expert_linear(model, rows, w->block, w->means);
-        for (size_t k = 0; k < K; ++k) {
-            double total = 0.0, squares = 0.0;
-            for (size_t i = 0; i < rows; ++i) {
-                double weight = moe_data_weight(data, start + i) * resp[(start + i) * K + k];
-                double residual = data->y[start + i] - w->means[i * K + k];
-                w->weights[i] = weight;
-                total += weight;
-                squares += weight * residual * residual;
-            }
-            w->totals[k] += total;
-            w->squares[k] += squares;
-            moe_weighted_gram_add(rows, p, w->block, w->weights, w->scratch, w->grams + k * p * p);
-            for (size_t i = 0; i < rows; ++i)
-                w->weights[i] *= data->y[start + i] - w->means[i * K + k];
-            cblas_dgemv(CblasRowMajor, CblasTrans, (int)rows, (int)p, 1.0, w->block, (int)p,
-                        w->weights, 1, 1.0, w->rhs + k * p, 1);
+    return K * (p * p + p + 2);
+}
+
+static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
+                                           const double *block, const double *y,
+                                           const double *weights, const double *means,
+                                           double *work, double *statistics)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
+    double *squares = totals + K;
+    double *expert_weights = work, *scratch = work + rows;
+    for (size_t k = 0; k < K; ++k) {
+        double total = 0.0, sum = 0.0;
+        for (size_t i = 0; i < rows; ++i) {
+            double weight = weights[i * K + k];
+            double residual = y[i] - means[i * K + k];
+            expert_weights[i] = weight;
+            total += weight;
+            sum += weight * residual * residual;
         }
+        totals[k] += total;
+        squares[k] += sum;
+        moe_weighted_gram_add(rows, p, block, expert_weights, scratch, grams + k * p * p);
+        for (size_t i = 0; i < rows; ++i)
+            expert_weights[i] *= y[i] - means[i * K + k];
+        cblas_dgemv(CblasRowMajor, CblasTrans, (int)rows, (int)p, 1.0, block, (int)p,
+                    expert_weights, 1, 1.0, rhs + k * p, 1);
     }
 }
 
-/* Weighted residual sum of squares of each expert at its (new) coefficients: the second
-   pass, needed only when the one-pass formula cancels. */
-static void accumulate_residuals(const struct moe_model *model, const moe_data *data,
-                                 const double *resp, gaussian_workspace *w)
+typedef struct gaussian_pass {
+    const struct moe_model *model;
+    const moe_data *data;
+    const double *resp;
+    int residuals_only; /* sum w r e^2 at the model's coefficients into the squares slots */
+} gaussian_pass;
+
+static size_t gaussian_chunk(void *opaque, size_t start, size_t rows, double *statistics,
+                             double *workspace)
 {
-    size_t K = model->n_experts;
-    memset(w->rss, 0, K * sizeof(double));
-    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
-        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(data, start, rows, w->block);
-        moe_expert_linear(model, rows, w->block, w->means);
-        for (size_t i = 0; i < rows; ++i) {
-            double weight = moe_data_weight(data, start + i);
-            const double *r = resp + (start + i) * K;
-            for (size_t k = 0; k < K; ++k) {
-                double residual = data->y[start + i] - w->means[i * K + k];
-                w->rss[k] += weight * r[k] * residual * residual;
-            }
+    const gaussian_pass *pass = opaque;
+    const struct moe_model *model = pass->model;
+    const moe_data *data = pass->data;
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *block = workspace, *means = block + MOE_BLOCK_ROWS * p;
+    double *weights = means + MOE_BLOCK_ROWS * K, *work = weights + MOE_BLOCK_ROWS * K;
+    double *squares = statistics + K * (p * p + p + 1);
+    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+        size_t first = start + offset;
+        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, first, count, block);
+        moe_expert_linear(model, count, block, means);
+        for (size_t i = 0; i < count; ++i) {
+            double weight = moe_data_weight(data, first + i);
+            for (size_t k = 0; k < K; ++k)
+                weights[i * K + k] = weight * pass->resp[(first + i) * K + k];
         }
+        if (!pass->residuals_only) {
+            gaussian_accumulate_statistics(model, count, block, data->y + first, weights, means,
+                                           work, statistics);
+            continue;
+        }
+        for (size_t i = 0; i < count; ++i)
+            for (size_t k = 0; k < K; ++k) {
+                double residual = data->y[first + i] - means[i * K + k];
+                squares[k] += weights[i * K + k] * residual * residual;
+            }
     }
+    return 0;
+}
+
+static moe_status gaussian_run(const struct moe_model *model, const moe_data *data,
+                               const double *resp, int residuals_only, size_t threads,
+                               double *statistics, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    gaussian_pass pass = {model, data, resp, residuals_only};
+    moe_chunk_job job = {data->n, gaussian_statistics_size(model),
+                         MOE_BLOCK_ROWS * (p + 2 * K + p + 1), gaussian_chunk, &pass};
+    size_t ignored = 0;
+    return moe_run_chunks(&job, threads, statistics, &ignored, message);
 }
 
 /* Below this share of the old residual sum of squares, the one-pass value of the new one is
    mostly rounding error of the subtraction, and the residuals are summed again. */
 #define CANCELLATION_SHARE 1e-6
 
-static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
-                                  const double *resp, const moe_expert_mstep_options *options,
-                                  moe_expert_mstep_report *report, char *message)
+static moe_status gaussian_solve_statistics(struct moe_model *model, const moe_data *data,
+                                            const double *resp, double *statistics,
+                                            const moe_expert_mstep_options *options,
+                                            moe_expert_mstep_report *report, char *message)
 {
     size_t K = model->n_experts, p = model->n_inputs;
-    gaussian_workspace w;
-    if (!workspace_allocate(&w, K, p)) {
-        workspace_free(&w);
+    double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
+    double *squares = totals + K;
+    double *work = moe_alloc_array(p + 2, p + 1, sizeof(double));
+    double *rss = moe_alloc_array(K, 1, sizeof(double));
+    unsigned char *active = calloc(K, 1);
+    if (work == NULL || rss == NULL || active == NULL) {
+        free(work);
+        free(rss);
+        free(active);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     }
-    accumulate_statistics(model, data, resp, &w);
+    double *delta = work + p * (p + 1);
     int second_pass = 0;
     for (size_t k = 0; k < K; ++k) {
-        if (!(w.totals[k] > options->min_weight)) {
+        if (!(totals[k] > options->min_weight)) {
             report->degenerate_experts++;
             continue;
         }
-        double *gram = w.grams + k * p * p, *beta = model->experts + k * p;
-        double *delta = w.scratch; /* p values */
+        double *gram = grams + k * p * p, *beta = model->experts + k * p;
         moe_symmetrize_upper(p, gram);
         /* Penalty N*ridge/2 ||beta||^2 against RSS / (2 sigma^2): in the normal equations
            it is N * ridge * sigma^2 on the diagonal. */
         double shrink = options->ridge * options->total_weight * model->variances[k];
         for (size_t j = 0; j < p; ++j)
-            delta[j] = w.rhs[k * p + j] - (j >= (size_t)model->intercept ? shrink * beta[j] : 0.0);
+            delta[j] = rhs[k * p + j] - (j >= (size_t)model->intercept ? shrink * beta[j] : 0.0);
         for (size_t j = (size_t)model->intercept; j < p; ++j)
             gram[j * p + j] += shrink;
         int ridge_used = 0;
-        if (moe_solve_spd(p, gram, delta, w.work, &ridge_used) != 0) {
+        if (moe_solve_spd(p, gram, delta, work, &ridge_used) != 0) {
             report->degenerate_experts++;
             continue;
         }
@@ -216,31 +215,54 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
         double quadratic = 0.0;
         for (size_t a = 0; a < p; ++a)
             quadratic += delta[a] * moe_dot(p, gram + a * p, delta);
-        w.rss[k] = w.squares[k] - 2.0 * moe_dot(p, delta, w.rhs + k * p) + quadratic;
-        if (!(w.rss[k] > CANCELLATION_SHARE * w.squares[k]))
+        rss[k] = squares[k] - 2.0 * moe_dot(p, delta, rhs + k * p) + quadratic;
+        if (!(rss[k] > CANCELLATION_SHARE * squares[k]))
             second_pass = 1;
         for (size_t j = 0; j < p; ++j)
             beta[j] += delta[j];
-        w.active[k] = 1;
+        active[k] = 1;
     }
-    if (!options->update_variance) {
-        workspace_free(&w);
-        return MOE_OK;
+    moe_status status = MOE_OK;
+    if (options->update_variance && second_pass) {
+        size_t size = gaussian_statistics_size(model);
+        double *again = moe_alloc_array(size, 1, sizeof(double));
+        status = again == NULL
+                     ? moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step")
+                     : gaussian_run(model, data, resp, 1, options->threads, again, message);
+        for (size_t k = 0; status == MOE_OK && k < K; ++k)
+            rss[k] = again[size - K + k];
+        free(again);
     }
-    if (second_pass)
-        accumulate_residuals(model, data, resp, &w);
-    for (size_t k = 0; k < K; ++k) {
-        if (!w.active[k])
+    for (size_t k = 0; status == MOE_OK && options->update_variance && k < K; ++k) {
+        if (!active[k])
             continue;
-        double variance = w.rss[k] / w.totals[k];
+        double variance = rss[k] / totals[k];
         if (!(variance >= options->variance_floor)) {
             variance = options->variance_floor;
             report->floored_variances++;
         }
         model->variances[k] = variance;
     }
-    workspace_free(&w);
-    return MOE_OK;
+    free(work);
+    free(rss);
+    free(active);
+    return status;
+}
+
+static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
+                                  const double *resp, const moe_expert_mstep_options *options,
+                                  moe_expert_mstep_report *report, char *message)
+{
+    double *statistics = moe_alloc_array(gaussian_statistics_size(model), 1, sizeof(double));
+    if (statistics == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    moe_status status =
+        gaussian_run(model, data, resp, 0, options->threads, statistics, message);
+    if (status == MOE_OK)
+        status = gaussian_solve_statistics(model, data, resp, statistics, options, report,
+                                           message);
+    free(statistics);
+    return status;
 }
 
 /*
@@ -322,6 +344,9 @@ const struct moe_family_ops moe_family_gaussian = {
     .prediction_width = gaussian_prediction_width,
     .predict = gaussian_predict,
     .m_step = gaussian_m_step,
+    .statistics_size = gaussian_statistics_size,
+    .accumulate_statistics = gaussian_accumulate_statistics,
+    .solve_statistics = gaussian_solve_statistics,
     .gradient = gaussian_gradient,
     .curvature = gaussian_curvature,
 };

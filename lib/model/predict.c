@@ -143,7 +143,7 @@ moe_status moe_model_posterior(const moe_model_t *model, size_t n, const double 
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
-    return moe_posterior_pass(model, &data, out, &result, NULL);
+    return moe_posterior_pass(model, &data, out, 1, &result, NULL);
 }
 
 moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X, size_t ldx,
@@ -156,7 +156,7 @@ moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
-    status = moe_posterior_pass(model, &data, NULL, &result, NULL);
+    status = moe_posterior_pass(model, &data, NULL, 1, &result, NULL);
     if (status == MOE_OK)
         *loglik = result.loglik;
     return status;
@@ -176,7 +176,7 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
-    status = moe_posterior_pass(model, &data, NULL, &result, NULL);
+    status = moe_posterior_pass(model, &data, NULL, 1, &result, NULL);
     if (status != MOE_OK)
         return status;
     double n_obs = moe_data_total_weight(&data);
