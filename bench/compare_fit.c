@@ -12,7 +12,7 @@
  *       true parameters and their log-likelihood on the data.
  *
  *   compare_fit fit --data data.csv --k K [--n-init R] [--tol T]
- *                   [--max-iter M] [--seed S] [--threads T]
+ *                   [--max-iter M] [--seed S] [--threads T] [--set name=value]...
  *       Fits a Gaussian MoE with K experts (intercept on, gate on all the
  *       CSV's covariates) with the "em" estimator and prints one line
  *
@@ -23,8 +23,8 @@
  *       CSV parsing); report_seconds is the fit report's own timing;
  *       iterations are those of the winning restart. Defaults: tol 1e-8,
  *       n_init 5, max_iter 10000, seed 0; --threads is passed to the
- *       fitter only when given (estimators that have no threads option
- *       reject it).
+ *       fitter only when given. --set passes any other fitter option by
+ *       name (moe_fitter_set_option), e.g. --set gate_solver=bound.
  *
  * Uses only the public API. Build (from the repository root):
  *   gcc -std=c11 -O2 -Wall -Wextra -Wpedantic -I include bench/compare_fit.c \
@@ -127,7 +127,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: compare_fit generate --n N --d D --k K --seed S --out data.csv\n"
             "       compare_fit fit --data data.csv --k K [--n-init R] [--tol T] "
-            "[--max-iter M] [--seed S] [--threads T]\n");
+            "[--max-iter M] [--seed S] [--threads T] [--set name=value]...\n");
 }
 
 static int check(moe_status status, const char *what)
@@ -375,6 +375,28 @@ done:
 /* fit                                                                       */
 /* ------------------------------------------------------------------------ */
 
+#define MAX_SETTINGS 16
+static const char *settings[MAX_SETTINGS]; /* "name=value" fitter options (--set) */
+static size_t n_settings;
+
+static int apply_settings(moe_fitter_t *fitter)
+{
+    for (size_t s = 0; s < n_settings; ++s) {
+        char name[128];
+        const char *equals = strchr(settings[s], '=');
+        size_t length = equals == NULL ? 0 : (size_t)(equals - settings[s]);
+        if (length == 0 || length >= sizeof name) {
+            fprintf(stderr, "compare_fit: --set expects name=value, got '%s'\n", settings[s]);
+            return 0;
+        }
+        memcpy(name, settings[s], length);
+        name[length] = '\0';
+        if (!check(moe_fitter_set_option(fitter, name, equals + 1), name))
+            return 0;
+    }
+    return 1;
+}
+
 static int run_fit(const char *path, size_t K, size_t n_init, double tol, size_t max_iter,
                    size_t seed, int have_threads, size_t threads)
 {
@@ -398,7 +420,8 @@ static int run_fit(const char *path, size_t K, size_t n_init, double tol, size_t
         !check(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, (long long)max_iter), "max_iter") ||
         !check(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), "seed") ||
         (have_threads &&
-         !check(moe_fitter_set_int(fitter, MOE_OPT_THREADS, (long long)threads), "threads")))
+         !check(moe_fitter_set_int(fitter, MOE_OPT_THREADS, (long long)threads), "threads")) ||
+        !apply_settings(fitter))
         goto done;
 
     double start = wall_now();
@@ -491,6 +514,8 @@ int main(int argc, char **argv)
             good = parse_size(value, name, &threads), have_threads = 1;
         else if (strcmp(name, "--tol") == 0)
             good = parse_real(value, name, &tol);
+        else if (strcmp(name, "--set") == 0 && n_settings < MAX_SETTINGS)
+            settings[n_settings++] = value;
         else if (strcmp(name, "--out") == 0)
             out = value;
         else if (strcmp(name, "--data") == 0)

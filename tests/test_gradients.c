@@ -378,7 +378,7 @@ START_TEST(bound_steps_descend_to_the_newton_solution)
         problem_make(&pr, MOE_FAMILY_GAUSSIAN, 1, 70 + c);
         struct moe_model *m = pr.model;
         size_t p = m->n_inputs;
-        double curvature[(D + 1) * (D + 1)], work[(D + 1) * (D + 2)];
+        double curvature[(D + 1) * (D + 1)], work[(D + 1) * (D + 3)];
         bound_curvature(&pr, penalties[c], curvature);
         double previous = gate_objective(&pr, penalties[c]);
         for (int step = 0; step < 400; ++step) {

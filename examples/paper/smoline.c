@@ -355,6 +355,10 @@ static moe_fitter_t *make_fitter(const char *name, long long max_iter)
     check_fitter(moe_fitter_set_int(f, MOE_OPT_UPDATE_VARIANCE, 0), "set update_variance", f);
     check_fitter(moe_fitter_set_double(f, MOE_OPT_TOLERANCE, 0.0), "set tol", f);
     check_fitter(moe_fitter_set_int(f, MOE_OPT_MAX_ITER, max_iter), "set max_iter", f);
+    /* The paper's EM solves the gate M-step exactly (libmoe's default em takes one checked
+       Newton step per iteration). */
+    if (strcmp(name, "em") == 0)
+        check_fitter(moe_fitter_set_option(f, "gate_solver", "newton"), "set gate_solver", f);
     return f;
 }
 

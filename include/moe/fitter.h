@@ -57,10 +57,13 @@ typedef enum moe_option {
     MOE_OPT_EXPERT_MAX_NEWTON = 19,/* [expert_max_newton] Newton steps per classification-expert
                                       M-step, default 25 */
     MOE_OPT_EXPERT_TOLERANCE = 20, /* [expert_tol] their Newton decrement stop, default 1e-10 */
-    MOE_OPT_GATE_SOLVER = 21       /* [gate_solver] em's gate M-step: 0 newton (exact, Newton
-                                      with step halving), 1 bound (one majorise-minimise step
-                                      with Boehning's fixed curvature: no Hessian, monotone),
-                                      default 0 */
+    MOE_OPT_GATE_SOLVER = 21       /* [gate_solver] em's gate M-step: 0 newton (exact: Newton
+                                      with step halving to gate_tol), 1 bound (one majorise-
+                                      minimise step with Boehning's fixed curvature: no Hessian,
+                                      monotone), 2 newton_step (one Newton step per iteration,
+                                      halved until it decreases the gate objective: a monotone
+                                      generalised EM with exact EM's fixed points, one pass over
+                                      X per iteration), default 2 */
 } moe_option;
 
 /*

@@ -191,6 +191,16 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
     return status;
 }
 
+static moe_status evaluate(struct moe_fit_context *context, const moe_iterative_method *method,
+                           const moe_fit_settings *settings, double *resp, size_t iteration,
+                           moe_posterior_result *posterior)
+{
+    if (method->evaluate != NULL)
+        return method->evaluate(method->state, context, settings, resp, iteration, posterior);
+    return moe_posterior_pass(context->model, &context->data, resp, settings->threads,
+                              posterior, context->fitter->message);
+}
+
 typedef struct restart_outcome {
     double objective;
     int converged;
@@ -205,9 +215,7 @@ static moe_status run_restart(struct moe_fit_context *context, const moe_iterati
     moe_posterior_result posterior;
     outcome->objective = -INFINITY;
     outcome->converged = 0;
-    moe_status status =
-        moe_posterior_pass(model, &context->data, resp, settings->threads, &posterior,
-                               fitter->message);
+    moe_status status = evaluate(context, method, settings, resp, 0, &posterior);
     if (status != MOE_OK)
         return status;
     if (!isfinite(posterior.loglik))
@@ -223,8 +231,7 @@ static moe_status run_restart(struct moe_fit_context *context, const moe_iterati
         status = method->iterate(method->state, context, settings, resp, previous, restart, t);
         if (status != MOE_OK)
             return status;
-        status = moe_posterior_pass(model, &context->data, resp, settings->threads, &posterior,
-                               fitter->message);
+        status = evaluate(context, method, settings, resp, t, &posterior);
         if (status != MOE_OK)
             return status;
         if (!isfinite(posterior.loglik))

@@ -10,6 +10,7 @@
 #include "estimators/fitter_impl.h"
 #include "model/family.h"
 #include "model/gate.h"
+#include "model/posterior.h"
 
 #include <stdint.h>
 
@@ -42,6 +43,14 @@ typedef struct moe_iterative_method {
     moe_status (*iterate)(void *state, struct moe_fit_context *context,
                           const moe_fit_settings *settings, double *resp, double objective,
                           size_t restart, size_t iteration);
+    /*
+     * Optional: the E-step at the current model in place of the driver's
+     * moe_posterior_pass (the same contract: resp and the posterior at the
+     * model), at the start of a restart (iteration 0) and after each iteration.
+     */
+    moe_status (*evaluate)(void *state, struct moe_fit_context *context,
+                           const moe_fit_settings *settings, double *resp, size_t iteration,
+                           moe_posterior_result *posterior);
     void *state;
 } moe_iterative_method;
 

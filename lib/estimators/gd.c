@@ -230,7 +230,7 @@ static moe_status gd_fit(void *unused, moe_fit_context *context)
     if (status == MOE_OK) {
         /* An explicit step needs no curvature bound. */
         int needs_steps = context->fitter->options.real[MOE_OPT_STEP] == 0.0;
-        moe_iterative_method method = {needs_steps, gd_iterate, &state};
+        moe_iterative_method method = {needs_steps, gd_iterate, NULL, &state};
         status = moe_iterative_fit(context, &method);
     }
     state_free(&state);

@@ -61,7 +61,7 @@ static moe_status gem_fit(void *unused, moe_fit_context *context)
         return status;
     const double *real = context->fitter->options.real;
     int needs_steps = real[MOE_OPT_STEP] == 0.0 || real[MOE_OPT_GATE_STEP] == 0.0;
-    moe_iterative_method method = {needs_steps, gem_iterate, &state};
+    moe_iterative_method method = {needs_steps, gem_iterate, NULL, &state};
     status = moe_iterative_fit(context, &method);
     moe_gradient_free(&state.gradient);
     return status;

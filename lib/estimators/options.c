@@ -5,7 +5,7 @@
 
 static const char *const init_keywords[] = {"random", "kmeans", "model", NULL};
 static const char *const line_search_keywords[] = {"none", "armijo", NULL};
-static const char *const gate_solver_keywords[] = {"newton", "bound", NULL};
+static const char *const gate_solver_keywords[] = {"newton", "bound", "newton_step", NULL};
 
 static const moe_option_info option_table[] = {
     {MOE_OPT_MAX_ITER, "max_iter", 1, 1, 1e9, 500, NULL, "maximum iterations per restart"},
@@ -43,8 +43,9 @@ static const moe_option_info option_table[] = {
      "Newton steps per classification-expert M-step"},
     {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 0, 1, 1e-10, NULL,
      "classification-expert Newton stop: decrement / 2 <= expert_tol * (1 + |Q|)"},
-    {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 0, 1, 0, gate_solver_keywords,
-     "em's gate M-step: newton (exact) or bound (one fixed-curvature majorise-minimise step)"},
+    {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 0, 2, 2, gate_solver_keywords,
+     "em's gate M-step: newton_step (one checked Newton step per iteration), newton (exact) "
+     "or bound (one fixed-curvature majorise-minimise step)"},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)

@@ -31,8 +31,8 @@ void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double
  * rows: the stored rows are relative to the last expert, so a plain ||w||^2 would depend on
  * which expert happens to be the reference.
  */
-static moe_softmax_problem gate_problem(const struct moe_model *model, const moe_data *data,
-                                        const double *resp, double l2)
+moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_data *data,
+                                     const double *resp, double l2)
 {
     moe_softmax_problem problem = {data, model->n_experts, resp, NULL, 0, NULL, 0,
                                    moe_data_total_weight(data), l2, 1};
@@ -42,7 +42,7 @@ static moe_softmax_problem gate_problem(const struct moe_model *model, const moe
 double moe_gate_penalty(const struct moe_model *model, double l2)
 {
     moe_data shape = {0, model->n_features, model->n_features, model->intercept, NULL, NULL, NULL};
-    moe_softmax_problem problem = gate_problem(model, &shape, NULL, l2);
+    moe_softmax_problem problem = moe_gate_problem(model, &shape, NULL, l2);
     return moe_softmax_penalty(&problem, model->gate);
 }
 
@@ -52,7 +52,7 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
 {
     if (model->n_experts == 1)
         return MOE_OK;
-    moe_softmax_problem problem = gate_problem(model, data, resp, options->l2);
+    moe_softmax_problem problem = moe_gate_problem(model, data, resp, options->l2);
     moe_newton_options newton = {options->max_newton, options->tolerance};
     moe_newton_report outcome = {0, 0, 0, 0};
     moe_status status = moe_softmax_newton(&problem, model->gate, &newton, &outcome, message);
@@ -69,7 +69,7 @@ moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data
 {
     if (model->n_experts == 1)
         return MOE_OK;
-    moe_softmax_problem problem = gate_problem(model, data, resp, l2);
+    moe_softmax_problem problem = moe_gate_problem(model, data, resp, l2);
     return moe_softmax_gradient_steps(&problem, model->gate, steps, step_size, message);
 }
 
@@ -78,8 +78,31 @@ moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data
 {
     if (model->n_experts == 1)
         return MOE_OK;
-    moe_softmax_problem problem = gate_problem(model, data, resp, l2);
+    moe_softmax_problem problem = moe_gate_problem(model, data, resp, l2);
     return moe_softmax_gradient(&problem, model->gate, gradient, NULL, message);
+}
+
+moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
+                                const double *curvature, double *work, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    if (K == 1)
+        return MOE_OK;
+    double *sum = work + p * (p + 1);
+    memset(sum, 0, p * sizeof(double));
+    for (size_t k = 0; k + 1 < K; ++k) {
+        int ridge_used = 0;
+        if (moe_solve_spd(p, curvature, gradient + k * p, work, &ridge_used) != 0)
+            return moe_fail(message, MOE_ERR_NUMERICAL,
+                            "the gate's curvature bound E[x x']/2 is singular");
+        for (size_t j = 0; j < p; ++j)
+            sum[j] += gradient[k * p + j];
+    }
+    /* (I - 11'/K)^-1 = I + 11' on the K - 1 free rows. */
+    for (size_t k = 0; k + 1 < K; ++k)
+        for (size_t j = 0; j < p; ++j)
+            model->gate[k * p + j] -= gradient[k * p + j] + sum[j];
+    return MOE_OK;
 }
 
 moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
@@ -88,26 +111,12 @@ moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, co
     size_t K = model->n_experts, p = model->n_inputs;
     if (K == 1)
         return MOE_OK;
-    double *gradient = malloc((K - 1) * p * sizeof(double)), *sum = calloc(p, sizeof(double));
-    if (gradient == NULL || sum == NULL) {
-        free(gradient);
-        free(sum);
+    double *gradient = malloc((K - 1) * p * sizeof(double));
+    if (gradient == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the gate gradient");
-    }
     moe_status status = moe_gate_gradient(model, data, resp, l2, gradient, message);
-    for (size_t k = 0; status == MOE_OK && k + 1 < K; ++k) {
-        int ridge_used = 0;
-        if (moe_solve_spd(p, curvature, gradient + k * p, work, &ridge_used) != 0)
-            status = moe_fail(message, MOE_ERR_NUMERICAL,
-                              "the gate's curvature bound E[x x']/2 is singular");
-        for (size_t j = 0; j < p; ++j)
-            sum[j] += gradient[k * p + j];
-    }
-    /* (I - 11'/K)^-1 = I + 11' on the K - 1 free rows. */
-    for (size_t k = 0; status == MOE_OK && k + 1 < K; ++k)
-        for (size_t j = 0; j < p; ++j)
-            model->gate[k * p + j] -= gradient[k * p + j] + sum[j];
+    if (status == MOE_OK)
+        status = moe_gate_bound_apply(model, gradient, curvature, work, message);
     free(gradient);
-    free(sum);
     return status;
 }

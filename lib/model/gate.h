@@ -8,6 +8,7 @@
 
 #include "common/data.h"
 #include "model/model_impl.h"
+#include "model/softmax.h"
 
 /* logits (rows x K) = block (rows x p) * gate' */
 void moe_gate_logits(const struct moe_model *model, size_t rows, const double *block,
@@ -60,10 +61,18 @@ moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data
  * (D: identity without the intercept), which holds over the K - 1 free rows for any
  * gate: W <- W - ((I + 11') (x) M^-1) gradient. Q never increases, no line search is
  * needed, and M is the same for every step of a fit, so a step costs one gradient pass
- * instead of a Hessian assembly. curvature holds M (p x p); work p (p + 1) doubles.
+ * instead of a Hessian assembly. curvature holds M (p x p); work p (p + 2) doubles.
  */
 moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
                                double l2, const double *curvature, double *work, char *message);
+
+/* The same step from the gradient of Q at the model's gate ((K - 1) x p, overwritten). */
+moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
+                                const double *curvature, double *work, char *message);
+
+/* The gate M-step as a softmax-regression problem (model/softmax.h): targets resp. */
+moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_data *data,
+                                     const double *resp, double l2);
 
 /* The gate penalty (l2/2) sum_k ||w_k - mean_w||^2 over non-intercept inputs, at the
    model's gate: invariant to which expert is the reference. */

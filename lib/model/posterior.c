@@ -29,14 +29,15 @@ static pass_layout layout_of(const struct moe_model *model, const moe_pass_reque
         layout.size += m * m;
         layout.diagonal = layout.size;
         layout.size += J * p * p;
-        if (request->previous) {
-            layout.previous_gradient = layout.size;
-            layout.size += m;
-        }
     }
     if (request->experts && model->family_ops->statistics_size != NULL) {
         layout.experts = layout.size;
         layout.size += model->family_ops->statistics_size(model);
+    }
+    /* Last, so that sums allocated with it serve the same request without it. */
+    if (gate && request->previous) {
+        layout.previous_gradient = layout.size;
+        layout.size += m;
     }
     return layout;
 }
@@ -185,9 +186,9 @@ moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, dou
     pass_context context = {model, data, resp, layout_of(model, request)};
     if (request->previous && resp == NULL)
         return moe_fail(message, MOE_ERR_INTERNAL, "an E-step with previous targets needs them");
-    if (context.layout.size != sums->size)
+    if (context.layout.size > sums->size)
         return moe_fail(message, MOE_ERR_INTERNAL, "E-step sums allocated for another request");
-    moe_chunk_job job = {data->n, sums->size, carve(model, NULL, &(pass_workspace){0}),
+    moe_chunk_job job = {data->n, context.layout.size, carve(model, NULL, &(pass_workspace){0}),
                          pass_chunk, &context};
     size_t failed_row = 0;
     moe_status status = moe_run_chunks(&job, request->threads, sums->memory, &failed_row, message);

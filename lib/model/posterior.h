@@ -59,7 +59,8 @@ moe_status moe_pass_sums_allocate(const struct moe_model *model, const moe_pass_
 void moe_pass_sums_free(moe_pass_sums *sums);
 
 /* The E-step at the model (resp must not be NULL when request->previous) plus what
-   `request` asks for, into sums (allocated for the same request). */
+   `request` asks for, into sums (allocated for the same request, or the same with
+   previous set). */
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message);
 
