@@ -12,14 +12,23 @@
  * slope of time per iteration against n for each (d, K).
  *
  *   bench_em [--n 1e4,1e5,1e6,1e7] [--d 5,20,50] [--k 2,4,8] [--iterations 6]
+ *            [--threads 1,2] [--solver newton_step|newton|bound]
+ *
+ * With several thread counts each configuration runs once per count, and the
+ * speedup column compares it with the first count of the list.
  *
  * Flop model of one EM iteration (p = d + 1 inputs, m = (K - 1) p gate unknowns):
  *   E-step       4 n K p        expert means and gate logits
  *   experts      n K p^2        K weighted Gram matrices (symmetric half, 2 flops each)
- *   gate Newton  s n m^2        s Hessian assemblies (s = Newton steps per iteration,
- *                               read from the fit report)
+ *   gate Newton  s n (m^2 + (K - 1) p^2)
+ *                               s Hessian assemblies (s = Newton steps per iteration,
+ *                               read from the fit report): the S'S product and the
+ *                               K - 1 diagonal blocks
  * The roofline time of an iteration is max(flops / peak, 8 n d / bandwidth): at least
- * one pass over X and the flops of the model.
+ * one pass over X and the flops of the model. The "BLAS floor" is the time the two
+ * kinds of symmetric updates (order p for the expert Grams and gate diagonal blocks,
+ * order m for the gate product) take at the rate OpenBLAS reaches on exactly those
+ * shapes, measured in the same run: what this formulation cannot beat with this BLAS.
  */
 #define _DEFAULT_SOURCE /* wait4 */
 
@@ -92,6 +101,33 @@ static double peak_dgemm_gflops(void)
     }
     free(a);
     free(b);
+    free(c);
+    return best;
+}
+
+/*
+ * GFLOP/s of the rank-k update the library runs per 256-row block for an order-`order`
+ * symmetric matrix (symmetric half, 2 flops per entry and row): what OpenBLAS reaches on
+ * the shapes of an EM iteration, rather than on a large square dgemm.
+ */
+static double syrk_gflops(size_t order)
+{
+    const size_t rows = 256, repeats = 1 + (size_t)(2e8 / (double)(order * order * rows));
+    double *a = malloc(rows * order * sizeof(double));
+    double *c = calloc(order * order, sizeof(double));
+    rng r = {2};
+    for (size_t i = 0; i < rows * order; ++i)
+        a[i] = uniform(&r);
+    double best = 0.0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        double start = now();
+        for (size_t k = 0; k < repeats; ++k)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)order, (int)rows, 1.0, a,
+                        (int)order, 1.0, c, (int)order);
+        double rate = (double)order * order * rows * repeats / (now() - start) / 1e9;
+        best = rate > best ? rate : best;
+    }
+    free(a);
     free(c);
     return best;
 }
@@ -191,6 +227,9 @@ static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
     free(experts);
 }
 
+static size_t threads_option = 1;
+static const char *solver_option = NULL;
+
 static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
 {
     result out = {NAN, NAN, NAN, 0};
@@ -213,6 +252,11 @@ static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
     moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, (long long)iterations);
     moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0);
     moe_fitter_set_option(fitter, "init", "random");
+    moe_fitter_set_int(fitter, MOE_OPT_THREADS, (long long)threads_option);
+    if (solver_option != NULL && moe_fitter_set_option(fitter, "gate_solver", solver_option) != MOE_OK) {
+        out.status = MOE_ERR_INVALID_ARGUMENT;
+        return out;
+    }
     moe_fitter_set_progress(fitter, record, &stamps);
     out.status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -280,6 +324,7 @@ int main(int argc, char **argv)
     size_t ds[MAX_LIST] = {5, 20, 50}, d_count = 3;
     size_t ks[MAX_LIST] = {2, 4, 8}, k_count = 3;
     size_t iterations = 6;
+    size_t thread_counts[MAX_LIST] = {1}, t_count = 1;
     for (int a = 1; a < argc; ++a) {
         if (a + 1 < argc && strcmp(argv[a], "--n") == 0)
             n_count = parse_list(argv[++a], ns);
@@ -289,10 +334,14 @@ int main(int argc, char **argv)
             k_count = parse_list(argv[++a], ks);
         else if (a + 1 < argc && strcmp(argv[a], "--iterations") == 0)
             iterations = (size_t)atoi(argv[++a]);
+        else if (a + 1 < argc && strcmp(argv[a], "--threads") == 0)
+            t_count = parse_list(argv[++a], thread_counts);
+        else if (a + 1 < argc && strcmp(argv[a], "--solver") == 0)
+            solver_option = argv[++a];
         else {
             fprintf(stderr,
                     "usage: %s [--n 1e4,1e5,1e6,1e7] [--d 5,20,50] [--k 2,4,8] "
-                    "[--iterations 6]\n",
+                    "[--iterations 6] [--threads 1,2] [--solver newton_step|newton|bound]\n",
                     argv[0]);
             return 2;
         }
@@ -306,28 +355,39 @@ int main(int argc, char **argv)
            getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "unset");
     double peak = peak_dgemm_gflops(), bandwidth = stream_read_gbytes();
     printf("roofline: peak dgemm %.1f GFLOP/s, streaming read %.1f GB/s\n\n", peak, bandwidth);
-    printf("%10s %4s %3s %12s %8s %9s %9s %10s %9s %8s\n", "n", "d", "K", "s/iter", "newton",
-           "GFLOP/s", "roof s", "x roofline", "RSS MB", "RSS/X");
+    printf("gate_solver %s\n\n", solver_option != NULL ? solver_option : "(default)");
+    printf("%10s %4s %3s %3s %12s %8s %9s %9s %10s %9s %8s %9s %8s %8s\n", "n", "d", "K", "thr",
+           "s/iter", "newton", "GFLOP/s", "roof s", "x roofline", "floor s", "x floor", "RSS MB",
+           "RSS/X", "speedup");
     double times[MAX_LIST][MAX_LIST][MAX_LIST];
     for (size_t di = 0; di < d_count; ++di)
         for (size_t ki = 0; ki < k_count; ++ki)
-            for (size_t ni = 0; ni < n_count; ++ni) {
+            for (size_t ni = 0; ni < n_count; ++ni)
+                for (size_t ti = 0; ti < t_count; ++ti) {
                 size_t n = ns[ni], d = ds[di], K = ks[ki], p = d + 1, m = (K - 1) * p;
                 double rss = 0.0;
+                threads_option = thread_counts[ti];
                 result r = run_isolated(n, d, K, iterations, &rss);
-                times[di][ki][ni] = r.seconds_per_iteration;
+                if (ti == 0)
+                    times[di][ki][ni] = r.seconds_per_iteration;
                 if (r.status != MOE_OK) {
-                    printf("%10zu %4zu %3zu   failed (status %d)\n", n, d, K, r.status);
+                    printf("%10zu %4zu %3zu %3zu   failed (status %d)\n", n, d, K,
+                           thread_counts[ti], r.status);
                     continue;
                 }
                 double flops = 4.0 * n * K * p + (double)n * K * p * p +
-                               r.newton_steps_per_iteration * (double)n * m * m;
+                               r.newton_steps_per_iteration * (double)n * (m * m + (K - 1) * p * p);
                 double roof = fmax(flops / (peak * 1e9), 8.0 * n * d / (bandwidth * 1e9));
+                double small = (double)n * p * p * (K + r.newton_steps_per_iteration * (K - 1));
+                double large = r.newton_steps_per_iteration * (double)n * m * m;
+                double floor = small / (syrk_gflops(p) * 1e9) + large / (syrk_gflops(m) * 1e9);
                 double x_bytes = 8.0 * n * d;
-                printf("%10zu %4zu %3zu %12.5f %8.2f %9.2f %9.5f %10.2f %9.1f %8.2f\n", n, d, K,
-                       r.seconds_per_iteration, r.newton_steps_per_iteration,
-                       flops / r.seconds_per_iteration / 1e9, roof,
-                       r.seconds_per_iteration / roof, rss / 1e6, rss / x_bytes);
+                printf("%10zu %4zu %3zu %3zu %12.5f %8.2f %9.2f %9.5f %10.2f %9.5f %8.2f %9.1f "
+                       "%8.2f %8.2f\n",
+                       n, d, K, thread_counts[ti], r.seconds_per_iteration,
+                       r.newton_steps_per_iteration, flops / r.seconds_per_iteration / 1e9, roof,
+                       r.seconds_per_iteration / roof, floor, r.seconds_per_iteration / floor,
+                       rss / 1e6, rss / x_bytes, times[di][ki][ni] / r.seconds_per_iteration);
                 fflush(stdout);
             }
     if (n_count >= 2) {

@@ -435,9 +435,9 @@ static int run_fit(const char *path, size_t K, size_t n_init, double tol, size_t
         goto done;
     }
     printf("libmoe seconds=%.6f loglik=%.10f iterations=%zu total_iterations=%zu restarts=%zu "
-           "converged=%d report_seconds=%.6f\n",
+           "converged=%d report_seconds=%.6f threads=%zu\n",
            seconds, report.loglik, report.iterations, report.total_iterations,
-           report.n_restarts, report.converged ? 1 : 0, report.seconds);
+           report.n_restarts, report.converged ? 1 : 0, report.seconds, threads);
     /* Details for the human reader, on stderr so stdout stays one line. */
     fprintf(stderr,
             "libmoe %s: n=%zu d=%zu K=%zu free_params=%zu best_restart=%zu "
