@@ -27,6 +27,69 @@ START_TEST(log_sum_exp_is_stable)
 }
 END_TEST
 
+/* The array exp against glibc's: within 2 ulp over the whole range, and the edges of moe_exp. */
+START_TEST(exp_array_matches_libm)
+{
+    enum { COUNT = 200003 };
+    double *in = malloc(COUNT * sizeof(double)), *out = malloc(COUNT * sizeof(double));
+    test_rng rng = {7};
+    for (size_t i = 0; i < COUNT; ++i) /* uniform over [-708, 709.7], plus small values */
+        in[i] = i % 3 == 0 ? -708.0 + 1417.7 * test_uniform(&rng)
+                           : (test_uniform(&rng) - 0.5) * (i % 3 == 1 ? 2.0 : 1e-6);
+    moe_exp_array(COUNT, in, out);
+    double worst = 0.0;
+    for (size_t i = 0; i < COUNT; ++i) {
+        double expected = exp(in[i]);
+        double error = fabs(out[i] - expected) / expected;
+        if (error > worst)
+            worst = error;
+    }
+    ck_assert_msg(worst <= 2.0 * 2.220446049250313e-16, "worst relative error %g", worst);
+    double edges[] = {-INFINITY, -1e300, -745.2, -708.5, 0.0, -0.0, 709.78, 709.79, 1e300,
+                      INFINITY, NAN};
+    double results[11];
+    moe_exp_array(11, edges, results); /* in place would work too */
+    ck_assert(results[0] == 0.0 && results[1] == 0.0 && results[2] == 0.0 && results[3] == 0.0);
+    ck_assert(results[4] == 1.0 && results[5] == 1.0);
+    ck_assert(isfinite(results[6]) && fabs(results[6] / exp(709.78) - 1.0) < 1e-15);
+    ck_assert(isinf(results[7]) && isinf(results[8]) && isinf(results[9]));
+    ck_assert(isnan(results[10]));
+    free(in);
+    free(out);
+}
+END_TEST
+
+/* Rows of softmax with the log: the same as the one-row kernel, including rows of -inf. */
+START_TEST(softmax_rows_match_single_rows)
+{
+    enum { ROWS = 9, COUNT = 4 };
+    double values[ROWS * COUNT], copy[ROWS * COUNT], proba[ROWS * COUNT], lse[ROWS];
+    test_rng rng = {11};
+    for (size_t i = 0; i < ROWS * COUNT; ++i)
+        values[i] = 30.0 * test_normal(&rng);
+    values[1 * COUNT + 2] = -INFINITY;                  /* one impossible class */
+    for (size_t k = 0; k < COUNT; ++k)
+        values[4 * COUNT + k] = -INFINITY;              /* an impossible row */
+    values[6 * COUNT + 0] = -800.0;                     /* an underflowing class */
+    memcpy(copy, values, sizeof values);
+    moe_softmax_rows(ROWS, COUNT, values, proba, lse);
+    for (size_t i = 0; i < ROWS; ++i) {
+        double single[COUNT];
+        double total = moe_softmax_with_log(copy + i * COUNT, COUNT, single);
+        ck_assert(total == lse[i] || (isnan(total) && isnan(lse[i])) ||
+                  fabs(total - lse[i]) <= 1e-15 * fabs(total));
+        for (size_t k = 0; k < COUNT; ++k) {
+            double a = proba[i * COUNT + k], b = single[k];
+            ck_assert_msg(a == b || fabs(a - b) <= 4e-16 || (isnan(a) && isnan(b)),
+                          "row %zu class %zu: %g vs %g", i, k, a, b);
+            double la = values[i * COUNT + k], lb = copy[i * COUNT + k];
+            ck_assert(la == lb || fabs(la - lb) <= 1e-14 * (1.0 + fabs(lb)) ||
+                      (isnan(la) && isnan(lb)));
+        }
+    }
+}
+END_TEST
+
 START_TEST(weighted_gram_matches_naive_sum)
 {
     const size_t rows = 37, p = 5;
@@ -180,7 +243,7 @@ static void check_gate_stationary(double l2)
     struct moe_model *model = NULL;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
-    moe_gate_options options = {l2, 50, 1e-14};
+    moe_gate_options options = {l2, 50, 1e-14, 1};
     moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_uint_gt(report.newton_steps, 1);
@@ -237,7 +300,7 @@ START_TEST(gate_penalty_does_not_depend_on_the_reference)
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     ck_assert_int_eq(moe_model_create(&relabelled, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
-    moe_gate_options options = {0.2, 50, 1e-15};
+    moe_gate_options options = {0.2, 50, 1e-15, 1};
     moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_int_eq(moe_gate_newton(relabelled, &data, swapped, &options, &report, NULL), MOE_OK);
@@ -263,6 +326,8 @@ static Suite *kernel_suite(void)
     Suite *suite = suite_create("kernels");
     TCase *core = tcase_create("core");
     tcase_add_test(core, log_sum_exp_is_stable);
+    tcase_add_test(core, exp_array_matches_libm);
+    tcase_add_test(core, softmax_rows_match_single_rows);
     tcase_add_test(core, weighted_gram_matches_naive_sum);
     tcase_add_test(core, spd_solve_and_ridge_fallback);
     tcase_add_test(core, rng_is_reproducible_and_uniform);

@@ -15,6 +15,7 @@
 #include "model/gate.h"
 #include "model/model_impl.h"
 #include "model/posterior.h"
+#include "support/labels.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 
@@ -98,7 +99,7 @@ static void reference_iteration(const fixture *f, size_t max_newton, struct moe_
                                         1e-10, 1};
     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
     ck_assert_int_eq(out->family_ops->m_step(out, &data, resp, &options, &report, NULL), MOE_OK);
-    moe_gate_options gate = {0.0, max_newton, 1e-14};
+    moe_gate_options gate = {0.0, max_newton, 1e-14, 1};
     moe_gate_report gate_report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(out, &data, resp, &gate, &gate_report, NULL), MOE_OK);
     ck_assert_int_eq(moe_model_canonicalize(out), MOE_OK);
@@ -184,6 +185,47 @@ START_TEST(threads_do_not_change_results)
 }
 END_TEST
 
+/* Multinomial experts: their Newton M-steps run their own passes on the threads. */
+START_TEST(threads_do_not_change_classification_fits)
+{
+    label_truth truth;
+    label_truth_make(&truth, MOE_FAMILY_MULTINOMIAL, 3, 3, 3, 1.5, 1.5, 90);
+    double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
+    label_data_make(&truth, N, 91, X, y);
+    double *first = NULL;
+    size_t size = 0;
+    const size_t counts[] = {1, 2, 3};
+    for (size_t c = 0; c < 3; ++c) {
+        moe_model_t *model = label_model_like(&truth);
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_THREADS, (long long)counts[c]),
+                         MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 10), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, N, X, D, y, NULL), MOE_OK);
+        size = moe_gate_size(model) + moe_experts_size(model);
+        double *parameters = malloc(size * sizeof(double));
+        memcpy(parameters, model->gate, moe_gate_size(model) * sizeof(double));
+        memcpy(parameters + moe_gate_size(model), model->experts,
+               moe_experts_size(model) * sizeof(double));
+        if (first == NULL)
+            first = parameters;
+        else {
+            ck_assert_msg(memcmp(first, parameters, size * sizeof(double)) == 0,
+                          "multinomial fit with %zu threads differs from 1 thread", counts[c]);
+            free(parameters);
+        }
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    free(first);
+    free(X);
+    free(y);
+    label_truth_free(&truth);
+}
+END_TEST
+
 START_TEST(gate_solvers_are_monotone_and_agree)
 {
     for (uint64_t seed = 80; seed < 83; ++seed) {
@@ -231,6 +273,7 @@ int main(void)
     tcase_set_timeout(cases, 120);
     tcase_add_test(cases, one_iteration_is_an_em_step);
     tcase_add_test(cases, threads_do_not_change_results);
+    tcase_add_test(cases, threads_do_not_change_classification_fits);
     tcase_add_test(cases, gate_solvers_are_monotone_and_agree);
     suite_add_tcase(suite, cases);
     return run_suite(suite);

@@ -12,7 +12,8 @@
  *   moe_fitter_fit(f, model, n, X, d, y, NULL);
  *
  * A fitter is not thread-safe; use one per thread. Several fitters may fit
- * distinct models at once. OpenBLAS runs its own threads; libmoe does not
+ * distinct models at once. The `threads` option runs one fit's passes over
+ * the data on OpenMP threads. OpenBLAS runs its own threads; libmoe does not
  * change that global setting (set OPENBLAS_NUM_THREADS=1 when fitting in
  * several threads at once).
  */
@@ -43,7 +44,9 @@ typedef enum moe_option {
     MOE_OPT_GATE_MAX_NEWTON = 9,   /* [gate_max_newton] Newton steps per gate M-step, default 25 */
     MOE_OPT_GATE_TOLERANCE = 10,   /* [gate_tol] Newton decrement stop, relative, default 1e-10 */
     MOE_OPT_MIN_EXPERT_WEIGHT = 11,/* [min_expert_weight] degenerate below this share of n, default 1e-6 */
-    MOE_OPT_THREADS = 12,          /* [threads] worker threads, 0 = automatic, default 1 */
+    MOE_OPT_THREADS = 12,          /* [threads] worker threads for passes over the data (em,
+                                      gem, gd), 0 = as many as OpenMP offers, default 1;
+                                      results are bit-identical for any value */
     MOE_OPT_STEP = 13,             /* [step] gradient step size; gem: the experts' step; em: the
                                       experts' inner step; 0 = the safe step, default 0 */
     MOE_OPT_GATE_STEP = 14,        /* [gate_step] gem: the gate's step; em: the gate's inner

@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 double moe_log_sum_exp(const double *values, size_t count)
@@ -25,6 +26,44 @@ double moe_log_softmax(double *values, size_t count)
     for (size_t k = 0; k < count; ++k)
         values[k] -= total;
     return total;
+}
+
+void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse)
+{
+    for (size_t i = 0; i < rows; ++i) {
+        double *v = values + i * count, *e = proba + i * count;
+        double largest = -INFINITY;
+        for (size_t k = 0; k < count; ++k)
+            if (v[k] > largest)
+                largest = v[k];
+        double shift = isfinite(largest) ? largest : 0.0;
+        for (size_t k = 0; k < count; ++k)
+            e[k] = v[k] - shift;
+    }
+    moe_exp_array(rows * count, proba, proba);
+    for (size_t i = 0; i < rows; ++i) {
+        double *v = values + i * count, *e = proba + i * count;
+        double largest = -INFINITY;
+        for (size_t k = 0; k < count; ++k)
+            if (v[k] > largest)
+                largest = v[k];
+        double total;
+        if (!isfinite(largest)) {
+            total = moe_softmax_with_log(v, count, e); /* every value -inf, or +inf/NaN */
+        } else {
+            double sum = 0.0;
+            for (size_t k = 0; k < count; ++k)
+                sum += e[k];
+            total = largest + log(sum);
+            double inverse = 1.0 / sum;
+            for (size_t k = 0; k < count; ++k) {
+                v[k] -= total;
+                e[k] *= inverse;
+            }
+        }
+        if (lse != NULL)
+            lse[i] = total;
+    }
 }
 
 double moe_softmax_with_log(double *values, size_t count, double *proba)

@@ -1,5 +1,6 @@
 #include "estimators/driver.h"
 #include "common/alloc.h"
+#include "common/parallel.h"
 #include "estimators/gradient.h"
 #include "estimators/init.h"
 #include "model/posterior.h"
@@ -75,8 +76,9 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     experts->update_variance = (int)o->integer[MOE_OPT_UPDATE_VARIANCE];
     experts->max_newton = (size_t)o->integer[MOE_OPT_EXPERT_MAX_NEWTON];
     experts->tolerance = o->real[MOE_OPT_EXPERT_TOLERANCE];
-    settings->threads = (size_t)o->integer[MOE_OPT_THREADS];
+    settings->threads = moe_resolve_threads((size_t)o->integer[MOE_OPT_THREADS]);
     experts->threads = settings->threads;
+    settings->gate.threads = settings->threads;
     settings->inner_steps = (size_t)o->integer[MOE_OPT_INNER_STEPS];
     settings->step = o->real[MOE_OPT_STEP];
     settings->gate_step = o->real[MOE_OPT_GATE_STEP];

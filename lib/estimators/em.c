@@ -36,6 +36,7 @@
  */
 #include "common/alloc.h"
 #include "common/linalg.h"
+#include "common/parallel.h"
 #include "estimators/driver.h"
 #include "estimators/gradient.h"
 #include "model/posterior.h"
@@ -357,7 +358,8 @@ static moe_status prepare_one_pass(em_state *state, struct moe_fit_context *cont
 {
     const struct moe_model *model = context->model;
     size_t m = (model->n_experts - 1) * model->n_inputs;
-    state->request.threads = (size_t)context->fitter->options.integer[MOE_OPT_THREADS];
+    state->request.threads =
+        moe_resolve_threads((size_t)context->fitter->options.integer[MOE_OPT_THREADS]);
     state->request.gate = model->n_experts > 1;
     state->request.experts = model->family_ops->statistics_size != NULL;
     /* Sized for the passes that also check a pending step. */

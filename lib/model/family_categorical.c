@@ -48,7 +48,8 @@ static moe_softmax_problem expert_problem(const struct moe_model *model, const m
                                    model->n_experts,
                                    total_weight,
                                    ridge,
-                                   !is_binary(model)};
+                                   !is_binary(model),
+                                   1};
     return problem;
 }
 
@@ -87,6 +88,7 @@ moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
         }
         moe_softmax_problem problem =
             expert_problem(model, data, resp, k, options->ridge, options->total_weight);
+        problem.threads = options->threads;
         load_expert(model, k, buffer);
         if (options->inner_steps > 0) {
             status = moe_softmax_gradient_steps(&problem, buffer, options->inner_steps,

@@ -35,7 +35,7 @@ moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_da
                                      const double *resp, double l2)
 {
     moe_softmax_problem problem = {data, model->n_experts, resp, NULL, 0, NULL, 0,
-                                   moe_data_total_weight(data), l2, 1};
+                                   moe_data_total_weight(data), l2, 1, 1};
     return problem;
 }
 
@@ -53,6 +53,7 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
     if (model->n_experts == 1)
         return MOE_OK;
     moe_softmax_problem problem = moe_gate_problem(model, data, resp, options->l2);
+    problem.threads = options->threads;
     moe_newton_options newton = {options->max_newton, options->tolerance};
     moe_newton_report outcome = {0, 0, 0, 0};
     moe_status status = moe_softmax_newton(&problem, model->gate, &newton, &outcome, message);

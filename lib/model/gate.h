@@ -22,6 +22,7 @@ typedef struct moe_gate_options {
     double l2;          /* penalty on non-intercept weights, mean scale; see moe_gate_penalty */
     size_t max_newton;  /* Newton steps at most */
     double tolerance;   /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
+    size_t threads;     /* for the passes (common/parallel.h; 0: automatic) */
 } moe_gate_options;
 
 typedef struct moe_gate_report {

@@ -81,7 +81,7 @@ typedef struct pass_context {
 /* Per-thread scratch, carved from one array of workspace_size(...) doubles. */
 typedef struct pass_workspace {
     double *block, *gate_log, *gate_proba, *density, *linear, *weights, *expert_weights;
-    double *residuals, *previous_residuals, *softmax_scratch, *family_work, *row;
+    double *residuals, *previous_residuals, *softmax_scratch, *family_work, *row, *row_loglik;
 } pass_workspace;
 
 static size_t carve(const struct moe_model *model, double *base, pass_workspace *w)
@@ -89,10 +89,11 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t R = MOE_BLOCK_ROWS, K = model->n_experts, p = model->n_inputs;
     size_t J = K > 1 ? K - 1 : 1;
     size_t sizes[] = {R * p, R * K, R * K, R * K, R * K * model->expert_rows, R, R * K, R * J,
-                      R * J, R * moe_softmax_scratch_columns(J + 1, p), R * (p + 1), K};
+                      R * J, R * moe_softmax_scratch_columns(J + 1, p), R * (p + 1), R * K, R};
     double **slots[] = {&w->block, &w->gate_log, &w->gate_proba, &w->density,
                         &w->linear, &w->weights, &w->expert_weights, &w->residuals,
-                        &w->previous_residuals, &w->softmax_scratch, &w->family_work, &w->row};
+                        &w->previous_residuals, &w->softmax_scratch, &w->family_work, &w->row,
+                        &w->row_loglik};
     size_t total = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         if (base != NULL)
@@ -128,11 +129,12 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_data_load_block(data, first, count, w.block);
         moe_gate_logits(model, count, w.block, w.gate_log);
         model->family_ops->log_density(model, count, w.block, y, w.density, w.linear);
+        moe_softmax_rows(count, K, w.gate_log, w.gate_proba, NULL); /* log pi and pi */
+        double *r_block = context->resp != NULL ? context->resp + first * K : w.row;
         for (size_t i = 0; i < count; ++i) {
             double weight = moe_data_weight(data, first + i);
-            double *log_pi = w.gate_log + i * K, *pi = w.gate_proba + i * K;
-            moe_softmax_with_log(log_pi, K, pi); /* log_pi now holds log pi */
-            double *r = context->resp != NULL ? context->resp + (first + i) * K : w.row;
+            const double *log_pi = w.gate_log + i * K, *pi = w.gate_proba + i * K;
+            const double *r = r_block + i * K; /* still the previous responsibilities */
             if (layout->previous_gradient != 0) {
                 sums[3] += weight * cross_entropy(r, log_pi, K);
                 for (size_t c = 0; c < J; ++c)
@@ -141,7 +143,14 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
             double *u = w.density + i * K;
             for (size_t k = 0; k < K; ++k)
                 u[k] += log_pi[k];
-            double row_loglik = moe_softmax_with_log(u, K, r); /* u now holds log r */
+            w.weights[i] = weight;
+        }
+        /* u becomes log r, r_block the new responsibilities, row_loglik the log-likelihoods */
+        moe_softmax_rows(count, K, w.density, r_block, w.row_loglik);
+        for (size_t i = 0; i < count; ++i) {
+            double weight = w.weights[i], row_loglik = w.row_loglik[i];
+            const double *log_pi = w.gate_log + i * K, *pi = w.gate_proba + i * K;
+            const double *r = r_block + i * K, *log_r = w.density + i * K;
             /* Every expert gives the row zero (or undefined) density: there is no posterior,
                and NaN responsibilities would poison an M-step. */
             if (!isfinite(row_loglik))
@@ -150,10 +159,9 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
             double row_entropy = 0.0;
             for (size_t k = 0; k < K; ++k)
                 if (r[k] > 0.0)
-                    row_entropy -= r[k] * u[k];
+                    row_entropy -= r[k] * log_r[k];
             sums[1] += weight * row_entropy;
             sums[4] += weight;
-            w.weights[i] = weight;
             if (layout->gradient != 0) {
                 sums[2] += weight * cross_entropy(r, log_pi, K);
                 for (size_t c = 0; c < J; ++c)

@@ -2,6 +2,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
+#include "common/parallel.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -9,18 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A pass's sums (accumulated over row chunks, possibly on threads) and the Newton solver's
+ * vectors. sums = [data term, total weight, gradient (m), Hessian product (m x m),
+ * diagonal blocks ((C - 1) x p x p)]; a pass without the Hessian fills only the prefix,
+ * so the Hessian of an earlier pass survives a gradient-only pass.
+ */
 typedef struct softmax_workspace {
     size_t classes, inputs, free_params; /* C, p, m = (C - 1) p */
-    double *block;        /* rows x p */
-    double *log_proba;    /* rows x C */
-    double *probability;  /* rows x C */
-    double *residuals;    /* rows x (C - 1): v_i (p_ic - t_ic) */
-    double *weights;      /* rows: v_i */
-    double *gradient;     /* m */
-    /* Newton only */
-    double *scratch;      /* rows x (m + p + 1), for moe_softmax_block_derivatives */
-    double *diagonal;     /* (C - 1) x p x p */
-    double *hessian;      /* m x m */
+    double *sums;
+    double *gradient;     /* m, in sums */
+    double *hessian;      /* m x m, in sums (Newton only) */
+    double *diagonal;     /* (C - 1) x p x p, in sums (Newton only) */
     double *direction;    /* m */
     double *work;         /* m x (m + 1) */
     double *saved;        /* m */
@@ -28,15 +29,7 @@ typedef struct softmax_workspace {
 
 static void workspace_free(softmax_workspace *w)
 {
-    free(w->block);
-    free(w->log_proba);
-    free(w->probability);
-    free(w->residuals);
-    free(w->weights);
-    free(w->gradient);
-    free(w->scratch);
-    free(w->diagonal);
-    free(w->hessian);
+    free(w->sums);
     free(w->direction);
     free(w->work);
     free(w->saved);
@@ -45,7 +38,7 @@ static void workspace_free(softmax_workspace *w)
 static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_problem *problem,
                                      int newton, char *message)
 {
-    size_t rows = MOE_BLOCK_ROWS, C = problem->n_classes, p = moe_data_inputs(problem->data);
+    size_t C = problem->n_classes, p = moe_data_inputs(problem->data);
     memset(w, 0, sizeof *w);
     w->classes = C;
     w->inputs = p;
@@ -56,28 +49,25 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
                         "a Newton step over %zu unknowns is too large (limit %d); "
                         "use gradient steps (the inner_steps option)",
                         m, MOE_NEWTON_MAX_UNKNOWNS);
-    w->block = moe_alloc_array(rows, p, sizeof(double));
-    w->log_proba = moe_alloc_array(rows, C, sizeof(double));
-    w->probability = moe_alloc_array(rows, C, sizeof(double));
-    w->residuals = moe_alloc_array(rows, C - 1, sizeof(double));
-    w->weights = moe_alloc_array(rows, 1, sizeof(double));
-    w->gradient = moe_alloc_array(m, 1, sizeof(double));
-    int ok = w->block && w->log_proba && w->probability && w->residuals && w->weights &&
-             w->gradient;
+    size_t size = 2 + m + (newton ? m * m + (C - 1) * p * p : 0);
+    w->sums = moe_calloc_array(size, 1, sizeof(double));
+    int ok = w->sums != NULL;
     if (newton) {
-        w->scratch = moe_alloc_array(rows, moe_softmax_scratch_columns(C, p), sizeof(double));
-        w->diagonal = moe_alloc_array((C - 1) * p, p, sizeof(double));
-        w->hessian = moe_alloc_array(m, m, sizeof(double));
         w->direction = moe_alloc_array(m, 1, sizeof(double));
         w->work = moe_alloc_array(m, m + 1, sizeof(double));
         w->saved = moe_alloc_array(m, 1, sizeof(double));
-        ok = ok && w->scratch && w->diagonal && w->hessian && w->direction && w->work && w->saved;
+        ok = ok && w->direction && w->work && w->saved;
     }
     if (!ok) {
         workspace_free(w);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate a softmax regression workspace (%zu classes, %zu inputs)",
                         C, p);
+    }
+    w->gradient = w->sums + 2;
+    if (newton) {
+        w->hessian = w->gradient + m;
+        w->diagonal = w->hessian + m * m;
     }
     return MOE_OK;
 }
@@ -218,37 +208,43 @@ void moe_softmax_finish_hessian(const moe_softmax_problem *problem, double *hess
     add_penalty_hessian(problem, m, hessian);
 }
 
-/*
- * One pass over the data at B: the data term of Q times N (returned), and when asked the
- * gradient (scaled to the mean) and the Hessian. *scaled_weight receives sum_i v_i.
- */
-static double softmax_pass(const moe_softmax_problem *problem, const double *coefficients,
-                           softmax_workspace *w, int want_gradient, int want_hessian,
-                           double *scaled_weight)
+typedef struct softmax_chunk_context {
+    const moe_softmax_problem *problem;
+    const double *coefficients;
+    int want_gradient, want_hessian;
+} softmax_chunk_context;
+
+/* Per-thread scratch of a pass, in doubles. */
+static size_t chunk_workspace_size(size_t C, size_t p, int want_hessian)
 {
+    size_t R = MOE_BLOCK_ROWS;
+    return R * p + 2 * R * C + R * (C - 1) + R +
+           (want_hessian ? R * moe_softmax_scratch_columns(C, p) : 0);
+}
+
+static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                           double *memory)
+{
+    const softmax_chunk_context *context = opaque;
+    const moe_softmax_problem *problem = context->problem;
     const moe_data *data = problem->data;
-    size_t C = w->classes, p = w->inputs, m = w->free_params, J = C - 1;
-    double sum = 0.0, total = 0.0;
-    if (want_gradient)
-        memset(w->gradient, 0, m * sizeof(double));
-    if (want_hessian) {
-        memset(w->hessian, 0, m * m * sizeof(double));
-        memset(w->diagonal, 0, J * p * p * sizeof(double));
-    }
-    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
-        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(data, start, rows, w->block);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)C, (int)p, 1.0,
-                    w->block, (int)p, coefficients, (int)p, 0.0, w->log_proba, (int)C);
-        for (size_t i = 0; i < rows; ++i) {
-            size_t row = start + i;
+    size_t C = problem->n_classes, p = moe_data_inputs(data), J = C - 1, m = J * p;
+    size_t R = MOE_BLOCK_ROWS;
+    double *block = memory, *log_proba = block + R * p, *probability = log_proba + R * C;
+    double *residuals = probability + R * C, *weights = residuals + R * J;
+    double *scratch = weights + R;
+    double *gradient = sums + 2, *product = gradient + m, *diagonal = product + m * m;
+    for (size_t offset = 0; offset < rows; offset += R) {
+        size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
+        moe_data_load_block(data, first, count, block);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)count, (int)C, (int)p, 1.0,
+                    block, (int)p, context->coefficients, (int)p, 0.0, log_proba, (int)C);
+        moe_softmax_rows(count, C, log_proba, probability, NULL);
+        for (size_t i = 0; i < count; ++i) {
+            size_t row = first + i;
             double weight = row_weight(problem, row);
-            double *log_p = w->log_proba + i * C, *probability = w->probability + i * C;
-            w->weights[i] = weight;
-            if (want_gradient)
-                moe_softmax_with_log(log_p, C, probability);
-            else
-                moe_log_softmax(log_p, C);
+            const double *log_p = log_proba + i * C, *proba = probability + i * C;
+            weights[i] = weight;
             double loss = 0.0;
             if (weight > 0.0)
                 for (size_t c = 0; c < C; ++c) {
@@ -256,25 +252,46 @@ static double softmax_pass(const moe_softmax_problem *problem, const double *coe
                     if (t > 0.0)
                         loss -= t * log_p[c];
                 }
-            sum += weight * loss;
-            total += weight;
-            if (want_gradient)
+            sums[0] += weight * loss;
+            sums[1] += weight;
+            if (context->want_gradient)
                 for (size_t c = 0; c < J; ++c)
-                    w->residuals[i * J + c] = weight * (probability[c] - target(problem, row, c));
+                    residuals[i * J + c] = weight * (proba[c] - target(problem, row, c));
         }
-        if (want_gradient)
-            moe_softmax_block_derivatives(rows, p, C, w->block, w->weights, w->probability,
-                                          w->residuals, w->gradient,
-                                          want_hessian ? w->hessian : NULL, w->diagonal,
-                                          w->scratch);
+        if (context->want_gradient)
+            moe_softmax_block_derivatives(count, p, C, block, weights, probability, residuals,
+                                          gradient, context->want_hessian ? product : NULL,
+                                          diagonal, scratch);
     }
+    return 0;
+}
+
+/*
+ * One pass over the data at B: *data_sum receives the data term of Q times N, and when
+ * asked w's gradient (scaled to the mean) and Hessian. *scaled_weight (if not NULL)
+ * receives sum_i v_i. Fails only when the thread workspaces cannot be allocated.
+ */
+static moe_status softmax_pass(const moe_softmax_problem *problem, const double *coefficients,
+                               softmax_workspace *w, int want_gradient, int want_hessian,
+                               double *data_sum, double *scaled_weight, char *message)
+{
+    size_t C = w->classes, p = w->inputs, m = w->free_params;
+    softmax_chunk_context context = {problem, coefficients, want_gradient, want_hessian};
+    size_t size = 2 + (want_gradient ? m : 0) + (want_hessian ? m * m + (C - 1) * p * p : 0);
+    moe_chunk_job job = {problem->data->n, size, chunk_workspace_size(C, p, want_hessian),
+                         softmax_chunk, &context};
+    size_t ignored = 0;
+    moe_status status = moe_run_chunks(&job, problem->threads, w->sums, &ignored, message);
+    if (status != MOE_OK)
+        return status;
     if (want_gradient)
         moe_softmax_finish_gradient(problem, coefficients, w->gradient);
     if (want_hessian)
         moe_softmax_finish_hessian(problem, w->hessian, w->diagonal);
+    *data_sum = w->sums[0];
     if (scaled_weight != NULL)
-        *scaled_weight = total;
-    return sum;
+        *scaled_weight = w->sums[1];
+    return MOE_OK;
 }
 
 moe_status moe_softmax_objective(const moe_softmax_problem *problem, const double *coefficients,
@@ -284,10 +301,12 @@ moe_status moe_softmax_objective(const moe_softmax_problem *problem, const doubl
     moe_status status = workspace_allocate(&w, problem, 0, message);
     if (status != MOE_OK)
         return status;
-    double sum = softmax_pass(problem, coefficients, &w, 0, 0, NULL);
-    *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
+    double sum = 0.0;
+    status = softmax_pass(problem, coefficients, &w, 0, 0, &sum, NULL, message);
+    if (status == MOE_OK)
+        *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
     workspace_free(&w);
-    return MOE_OK;
+    return status;
 }
 
 moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double *coefficients,
@@ -297,12 +316,15 @@ moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double
     moe_status status = workspace_allocate(&w, problem, 0, message);
     if (status != MOE_OK)
         return status;
-    double sum = softmax_pass(problem, coefficients, &w, 1, 0, NULL);
-    memcpy(gradient, w.gradient, w.free_params * sizeof(double));
-    if (objective != NULL)
-        *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
+    double sum = 0.0;
+    status = softmax_pass(problem, coefficients, &w, 1, 0, &sum, NULL, message);
+    if (status == MOE_OK) {
+        memcpy(gradient, w.gradient, w.free_params * sizeof(double));
+        if (objective != NULL)
+            *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
+    }
     workspace_free(&w);
-    return MOE_OK;
+    return status;
 }
 
 moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coefficients,
@@ -334,8 +356,11 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
                     break;
             }
         }
-        data_term = softmax_pass(problem, coefficients, &w, 1, 1, &scaled_weight) /
-                    problem->total_weight;
+        double data_sum = 0.0;
+        if ((status = softmax_pass(problem, coefficients, &w, 1, 1, &data_sum, &scaled_weight,
+                                   message)) != MOE_OK)
+            break;
+        data_term = data_sum / problem->total_weight;
         have_gradient = 0;
         double current = data_term + moe_softmax_penalty(problem, coefficients);
         for (size_t a = 0; a < m; ++a)
@@ -366,8 +391,10 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
             for (size_t a = 0; a < m; ++a)
                 free_rows[a] = w.saved[a] + t * w.direction[a];
             int full_step = halving == 0;
-            double trial_sum = softmax_pass(problem, coefficients, &w, full_step, 0,
-                                            full_step ? &scaled_weight : NULL);
+            double trial_sum = 0.0;
+            if ((status = softmax_pass(problem, coefficients, &w, full_step, 0, &trial_sum,
+                                       full_step ? &scaled_weight : NULL, message)) != MOE_OK)
+                break;
             double trial = trial_sum / problem->total_weight +
                            moe_softmax_penalty(problem, coefficients);
             if (trial <= current - 1e-4 * t * decrement ||
@@ -391,7 +418,7 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
         data_term <= 1e-9 * scaled_weight / problem->total_weight)
         report->separated = 1;
     workspace_free(&w);
-    return MOE_OK;
+    return status;
 }
 
 moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
@@ -401,10 +428,12 @@ moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double
     moe_status status = workspace_allocate(&w, problem, 0, message);
     if (status != MOE_OK)
         return status;
-    for (size_t step = 0; step < steps; ++step) {
-        softmax_pass(problem, coefficients, &w, 1, 0, NULL);
-        cblas_daxpy((int)w.free_params, -step_size, w.gradient, 1, coefficients, 1);
+    double ignored = 0.0;
+    for (size_t step = 0; step < steps && status == MOE_OK; ++step) {
+        status = softmax_pass(problem, coefficients, &w, 1, 0, &ignored, NULL, message);
+        if (status == MOE_OK)
+            cblas_daxpy((int)w.free_params, -step_size, w.gradient, 1, coefficients, 1);
     }
     workspace_free(&w);
-    return MOE_OK;
+    return status;
 }

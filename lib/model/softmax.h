@@ -34,6 +34,7 @@ typedef struct moe_softmax_problem {
     double total_weight;     /* N; the objective is a mean over it */
     double l2;               /* penalty strength (0: none) */
     int centred;             /* penalise rows centred over classes (else the stored rows) */
+    size_t threads;          /* for the passes (common/parallel.h; 0: automatic) */
 } moe_softmax_problem;
 
 typedef struct moe_newton_options {
