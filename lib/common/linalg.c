@@ -31,11 +31,11 @@ double moe_log_softmax(double *values, size_t count)
 void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse)
 {
     for (size_t i = 0; i < rows; ++i) {
-        double *v = values + i * count, *e = proba + i * count;
-        double largest = -INFINITY;
-        for (size_t k = 0; k < count; ++k)
-            if (v[k] > largest)
-                largest = v[k];
+        const double *v = values + i * count;
+        double *e = proba + i * count;
+        double largest = v[0];
+        for (size_t k = 1; k < count; ++k)
+            largest = v[k] > largest ? v[k] : largest;
         double shift = isfinite(largest) ? largest : 0.0;
         for (size_t k = 0; k < count; ++k)
             e[k] = v[k] - shift;
@@ -43,12 +43,11 @@ void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, 
     moe_exp_array(rows * count, proba, proba);
     for (size_t i = 0; i < rows; ++i) {
         double *v = values + i * count, *e = proba + i * count;
-        double largest = -INFINITY;
-        for (size_t k = 0; k < count; ++k)
-            if (v[k] > largest)
-                largest = v[k];
+        double largest = v[0];
+        for (size_t k = 1; k < count; ++k)
+            largest = v[k] > largest ? v[k] : largest;
         double total;
-        if (!isfinite(largest)) {
+        if (!isfinite(largest) || isnan(largest)) {
             total = moe_softmax_with_log(v, count, e); /* every value -inf, or +inf/NaN */
         } else {
             double sum = 0.0;
