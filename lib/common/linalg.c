@@ -89,6 +89,26 @@ double moe_softmax_with_log(double *values, size_t count, double *proba)
     return total;
 }
 
+void moe_product_abt(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
+                     double *c)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns, (int)inner,
+                1.0, a, (int)inner, b, (int)inner, 0.0, c, (int)columns);
+}
+
+void moe_product_atb_add(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c)
+{
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)columns, (int)inner, (int)rows,
+                1.0, a, (int)columns, b, (int)inner, 1.0, c, (int)inner);
+}
+
+void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, double *c)
+{
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)order, (int)rows, alpha, a,
+                (int)order, 1.0, c, (int)order);
+}
+
 void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const double *weights,
                            double *scratch, double *gram)
 {
@@ -99,8 +119,7 @@ void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const dou
         for (size_t j = 0; j < p; ++j)
             target[j] = scale * source[j];
     }
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)rows, 1.0, scratch, (int)p,
-                1.0, gram, (int)p);
+    moe_rank_update(rows, p, 1.0, scratch, gram);
 }
 
 void moe_symmetrize_upper(size_t p, double *matrix)

@@ -49,6 +49,20 @@ void moe_exp_array(size_t count, const double *in, double *out);
 void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse);
 
 /*
+ * Block products of the row-block kernels (row-major, through BLAS):
+ *   moe_product_abt:      c (rows x columns)   = a (rows x inner) b' (b: columns x inner)
+ *   moe_product_atb_add:  c (columns x inner) += a' b (a: rows x columns, b: rows x inner)
+ *   moe_rank_update:      c (order x order, upper triangle) += alpha a'a (a: rows x order)
+ * Plain loops for the small shapes (p = 6, K = 3) were measured slower than OpenBLAS on
+ * one thread, though they scaled better on two (bench/RESULTS.md).
+ */
+void moe_product_abt(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
+                     double *c);
+void moe_product_atb_add(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c);
+void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, double *c);
+
+/*
  * gram (p x p, row-major, upper triangle) += block' diag(weights) block for a
  * block of `rows` rows of p values. weights must be >= 0. scratch holds
  * rows * p doubles. Call moe_symmetrize_upper before using the lower half.

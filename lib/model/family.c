@@ -1,14 +1,12 @@
 #include "model/family.h"
 
-#include <cblas.h>
+#include "common/linalg.h"
 
 void moe_expert_linear(const struct moe_model *model, size_t rows, const double *block,
                        double *out)
 {
     size_t columns = model->n_experts * model->expert_rows;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns,
-                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->experts,
-                (int)model->n_inputs, 0.0, out, (int)columns);
+    moe_product_abt(rows, columns, model->n_inputs, block, model->experts, out);
 }
 
 double moe_expert_penalty(const struct moe_model *model, double ridge)

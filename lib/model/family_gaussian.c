@@ -11,7 +11,6 @@
 #include "common/linalg.h"
 #include "common/parallel.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +106,7 @@ static void gaussian_accumulate_statistics(const struct moe_model *model, size_t
         moe_weighted_gram_add(rows, p, block, expert_weights, scratch, grams + k * p * p);
         for (size_t i = 0; i < rows; ++i)
             expert_weights[i] *= y[i] - means[i * K + k];
-        cblas_dgemv(CblasRowMajor, CblasTrans, (int)rows, (int)p, 1.0, block, (int)p,
-                    expert_weights, 1, 1.0, rhs + k * p, 1);
+        moe_product_atb_add(rows, 1, p, expert_weights, block, rhs + k * p);
     }
 }
 
@@ -303,8 +301,7 @@ static moe_status gaussian_gradient(const struct moe_model *model, const moe_dat
                 scaled[i * K + k] = -share * residual * precision[k];
             }
         }
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)p, (int)rows, 1.0,
-                    scaled, (int)K, block, (int)p, 1.0, coefficients, (int)p);
+        moe_product_atb_add(rows, K, p, scaled, block, coefficients);
     }
     double inverse = 1.0 / total_weight;
     for (size_t k = 0; k < K; ++k) {

@@ -2,7 +2,6 @@
 #include "common/linalg.h"
 #include "model/softmax.h"
 
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,9 +10,7 @@
 void moe_gate_logits(const struct moe_model *model, size_t rows, const double *block,
                      double *logits)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)model->n_experts,
-                (int)model->n_inputs, 1.0, block, (int)model->n_inputs, model->gate,
-                (int)model->n_inputs, 0.0, logits, (int)model->n_experts);
+    moe_product_abt(rows, model->n_experts, model->n_inputs, block, model->gate, logits);
 }
 
 void moe_gate_log_proba(const struct moe_model *model, size_t rows, const double *block,

@@ -157,8 +157,7 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
                                    double *diagonal, double *scratch)
 {
     size_t C = n_classes, J = C - 1, m = J * p;
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)J, (int)p, (int)rows, 1.0,
-                residuals, (int)J, block, (int)p, 1.0, gradient, (int)p);
+    moe_product_atb_add(rows, J, p, residuals, block, gradient);
     if (product == NULL)
         return;
     double *scaled = scratch, *gram_scratch = scratch + rows * m;
@@ -173,8 +172,7 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
                 out[a] = scale * x[a];
         }
     }
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)rows, -1.0, scaled, (int)m,
-                1.0, product, (int)m);
+    moe_rank_update(rows, m, -1.0, scaled, product);
     for (size_t c = 0; c < J; ++c) {
         for (size_t i = 0; i < rows; ++i)
             class_weights[i] = weights[i] * probability[i * C + c];
@@ -237,8 +235,7 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
         moe_data_load_block(data, first, count, block);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)count, (int)C, (int)p, 1.0,
-                    block, (int)p, context->coefficients, (int)p, 0.0, log_proba, (int)C);
+        moe_product_abt(count, C, p, block, context->coefficients, log_proba);
         moe_softmax_rows(count, C, log_proba, probability, NULL);
         for (size_t i = 0; i < count; ++i) {
             size_t row = first + i;
