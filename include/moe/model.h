@@ -127,6 +127,30 @@ MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *var
                                            size_t length);
 
 /*
+ * Names carried by the model and saved with it (format version 2): a name for
+ * each feature (index < n_features), for the response (index 0) and for each
+ * class label (index < n_classes for multinomial experts, < 2 for logistic:
+ * the labels the numeric classes 0..C-1 stand for). Names are optional; a
+ * model without any saves in format version 1. A name is 1 to MOE_NAME_MAX
+ * bytes (any bytes but NUL; UTF-8 is recommended).
+ *   set: copies `name`; NULL removes it. MOE_ERR_INVALID_ARGUMENT for an
+ *        unknown kind, an index out of range or a name of bad length.
+ *   get: the stored name, or NULL when unset, out of range or model is NULL;
+ *        valid until the name is set again or the model is freed.
+ */
+#define MOE_NAME_MAX 1024
+typedef enum moe_name_kind {
+    MOE_NAME_FEATURE = 0,
+    MOE_NAME_RESPONSE = 1,
+    MOE_NAME_CLASS = 2
+} moe_name_kind;
+
+MOE_API moe_status moe_model_set_name(moe_model_t *model, moe_name_kind kind, size_t index,
+                                      const char *name);
+MOE_API const char *moe_model_get_name(const moe_model_t *model, moe_name_kind kind,
+                                       size_t index);
+
+/*
  * Prediction. `out` must hold `out_length` doubles:
  *   predict:     Gaussian: n values of E[y | x]; logistic: n values of
  *                P(y = 1 | x); multinomial: n * n_classes values, row-major,

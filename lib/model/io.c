@@ -2,13 +2,13 @@
  * Portable binary model format: moe_model_save, moe_model_load and the
  * buffer variants.
  *
- * Layout, version 1. Integers are unsigned, little-endian, written byte by
- * byte; doubles are IEEE-754 binary64 written as their 64-bit pattern in
- * little-endian order. Offsets are in bytes.
+ * Layout, versions 1 and 2. Integers are unsigned, little-endian, written
+ * byte by byte; doubles are IEEE-754 binary64 written as their 64-bit pattern
+ * in little-endian order. Offsets are in bytes.
  *
  *   offset  size  field
  *        0     8  signature 89 4D 4F 45 0D 0A 1A 0A  ("\x89MOE\r\n\x1a\n")
- *        8     4  u32 format version (1)
+ *        8     4  u32 format version (1, or 2 when the model carries names)
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
  *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial)
@@ -21,6 +21,10 @@
  *       64        f64 gate[K * p]                (p = d + intercept, row-major)
  *                 f64 experts[K * R * p]         (R = C for multinomial, else 1)
  *                 f64 variances[K]               (only for families with variances)
+ *                 names (version 2 only):
+ *                   u32 count E >= 1, then E entries of
+ *                   u32 kind (moe_name_kind), u32 index, u32 length L (1..MOE_NAME_MAX),
+ *                   L bytes (no NUL), in increasing (kind, index) order, no repeats
  *   size-4     4  u32 CRC-32 (IEEE, reflected 0xEDB88320) of bytes [0, size-4)
  *
  * The parameter arrays are exactly those of moe_model_get_gate,
@@ -36,7 +40,10 @@
  * the size field equals the length; the checksum matches; the reserved
  * fields are zero; the structure is valid for moe_model_create; the payload
  * has exactly the implied length; every double is finite, variances are
- * positive and the gate row of the last expert is zero. Every other byte
+ * positive and the gate row of the last expert is zero; in version 2 the
+ * names section is well formed, in range and fills the rest exactly (version 1
+ * has no names, so a model without names is always written as version 1).
+ * Every other byte
  * string is rejected with MOE_ERR_FORMAT. An accepted byte string is the
  * exact serialization of the loaded model: saving it again gives the same
  * bytes.
@@ -69,7 +76,7 @@
 _Static_assert(sizeof(double) == 8 && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024,
                "the model format needs IEEE-754 binary64 doubles");
 
-#define FORMAT_VERSION 1u
+#define FORMAT_VERSION 2u /* the newest this code reads; it writes 1 or 2 */
 #define HEADER_SIZE 64u
 #define CRC_SIZE 4u
 #define MOE_MODEL_FILE_MAX ((size_t)1 << 30)
@@ -165,11 +172,24 @@ static int payload_bytes(uint64_t n_experts, uint64_t n_inputs, uint64_t expert_
 
 /* Saving ------------------------------------------------------------------- */
 
+/* Bytes of the names section (0 when the model has no names: version 1). */
+static uint64_t names_bytes(const struct moe_model *model)
+{
+    if (model->names == NULL)
+        return 0;
+    uint64_t bytes = 0;
+    for (size_t slot = 0; slot < moe_name_slots(model); ++slot)
+        if (model->names[slot] != NULL)
+            bytes += 12 + (uint64_t)strlen(model->names[slot]);
+    return bytes == 0 ? 0 : bytes + 4;
+}
+
 static moe_status serialized_size(const struct moe_model *model, size_t *size)
 {
     uint64_t payload, total;
     if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
                        model->variances != NULL, &payload) ||
+        !add_u64(payload, names_bytes(model), &payload) ||
         !add_u64(payload, HEADER_SIZE + CRC_SIZE, &total) || total > SIZE_MAX)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the model is too large to serialize on this platform");
@@ -209,7 +229,7 @@ static moe_status check_saveable(const struct moe_model *model)
 static void serialize(const struct moe_model *model, unsigned char *out, size_t size)
 {
     memcpy(out, signature, sizeof signature);
-    put_u32(out + OFFSET_VERSION, FORMAT_VERSION);
+    put_u32(out + OFFSET_VERSION, names_bytes(model) > 0 ? 2u : 1u);
     put_u32(out + OFFSET_FLAGS, 0);
     put_u64(out + OFFSET_TOTAL_SIZE, (uint64_t)size);
     put_u32(out + OFFSET_FAMILY, (uint32_t)model->family);
@@ -227,6 +247,27 @@ static void serialize(const struct moe_model *model, unsigned char *out, size_t 
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k, at += 8)
             put_double(at, model->variances[k]);
+    if (names_bytes(model) > 0) {
+        size_t slots = moe_name_slots(model), d = model->n_features, count = 0;
+        for (size_t slot = 0; slot < slots; ++slot)
+            count += model->names[slot] != NULL;
+        put_u32(at, (uint32_t)count);
+        at += 4;
+        for (size_t slot = 0; slot < slots; ++slot) {
+            const char *name = model->names[slot];
+            if (name == NULL)
+                continue;
+            uint32_t kind = slot < d ? MOE_NAME_FEATURE : slot == d ? MOE_NAME_RESPONSE
+                                                                    : MOE_NAME_CLASS;
+            size_t index = slot < d ? slot : slot == d ? 0 : slot - d - 1;
+            size_t length = strlen(name);
+            put_u32(at, kind);
+            put_u32(at + 4, (uint32_t)index);
+            put_u32(at + 8, (uint32_t)length);
+            memcpy(at + 12, name, length);
+            at += 12 + length;
+        }
+    }
     put_u32(at, moe_crc32(out, size - CRC_SIZE));
 }
 
@@ -429,6 +470,49 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
     return MOE_OK;
 }
 
+/* The names section of a version 2 model: `length` bytes at `at`, exactly. */
+static moe_status read_names(struct moe_model *model, const unsigned char *at, size_t length)
+{
+    const unsigned char *end = at + length;
+    uint32_t count = get_u32(at);
+    at += 4;
+    size_t slots = moe_name_slots(model), previous = 0;
+    if (count == 0)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "a version 2 model has an empty names section");
+    if ((model->names = calloc(slots, sizeof(char *))) == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate names");
+    for (uint32_t entry = 0; entry < count; ++entry) {
+        if ((size_t)(end - at) < 12)
+            return moe_fail(NULL, MOE_ERR_FORMAT, "name %" PRIu32 " is cut short", entry);
+        uint32_t kind = get_u32(at), index = get_u32(at + 4), bytes = get_u32(at + 8);
+        at += 12;
+        size_t slot = kind <= MOE_NAME_CLASS ? moe_name_slot(model, (int)kind, index) : slots;
+        if (slot >= slots)
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "name %" PRIu32 " (kind %" PRIu32 ", index %" PRIu32
+                            ") does not exist in this model",
+                            entry, kind, index);
+        if (entry > 0 && slot <= previous)
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "name %" PRIu32 " is out of order or repeated", entry);
+        if (bytes == 0 || bytes > MOE_NAME_MAX || (size_t)(end - at) < bytes ||
+            memchr(at, '\0', bytes) != NULL)
+            return moe_fail(NULL, MOE_ERR_FORMAT,
+                            "name %" PRIu32 " has a bad length (%" PRIu32 ") or a NUL byte",
+                            entry, bytes);
+        if ((model->names[slot] = malloc((size_t)bytes + 1)) == NULL)
+            return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate names");
+        memcpy(model->names[slot], at, bytes);
+        model->names[slot][bytes] = '\0';
+        at += bytes;
+        previous = slot;
+    }
+    if (at != end)
+        return moe_fail(NULL, MOE_ERR_FORMAT, "%zu bytes follow the names section",
+                        (size_t)(end - at));
+    return MOE_OK;
+}
+
 moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t size)
 {
     if (out == NULL)
@@ -494,14 +578,17 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
         int fits = add_u64(spec.n_features, (uint64_t)spec.intercept, &inputs) &&
                    payload_bytes(spec.n_experts, inputs, ops->uses_classes ? spec.n_classes : 1,
                                  ops->has_variance, &needed);
-        if (!fits || needed != (uint64_t)payload) {
+        int exact = version == 1 ? needed == (uint64_t)payload
+                                 : needed <= (uint64_t)payload && payload - needed >= 4;
+        if (!fits || !exact) {
             char expected[32] = "more than 2^64";
             if (fits)
                 snprintf(expected, sizeof expected, "%" PRIu64, needed);
             return moe_fail(NULL, MOE_ERR_FORMAT,
                             "the header describes %zu experts, %zu features and %zu classes, "
-                            "which need %s parameter bytes, but %zu are present",
-                            spec.n_experts, spec.n_features, spec.n_classes, expected, payload);
+                            "which need %s parameter bytes%s, but %zu are present",
+                            spec.n_experts, spec.n_features, spec.n_classes, expected,
+                            version == 1 ? "" : " and a names section", payload);
         }
     }
 
@@ -516,12 +603,14 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     uint64_t held = 0;
     if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
                        model->variances != NULL, &held) ||
-        held != (uint64_t)payload) {
+        (version == 1 ? held != (uint64_t)payload : held + 4 > (uint64_t)payload)) {
         moe_model_free(model);
         return moe_fail(NULL, MOE_ERR_FORMAT, "the parameters take %zu bytes, %" PRIu64
                         " expected", payload, held);
     }
     status = read_parameters(model, bytes + HEADER_SIZE);
+    if (status == MOE_OK && version == 2)
+        status = read_names(model, bytes + HEADER_SIZE + held, payload - (size_t)held);
     if (status != MOE_OK) {
         moe_model_free(model);
         return status;

@@ -115,10 +115,111 @@ moe_status moe_model_create(moe_model_t **out, const moe_model_spec *spec)
     return moe_model_allocate(out, spec, NULL);
 }
 
+static char *copy_string(const char *text)
+{
+    size_t length = strlen(text);
+    char *copy = malloc(length + 1);
+    if (copy != NULL)
+        memcpy(copy, text, length + 1);
+    return copy;
+}
+
+static void free_names(struct moe_model *model)
+{
+    if (model->names == NULL)
+        return;
+    for (size_t slot = 0; slot < moe_name_slots(model); ++slot)
+        free(model->names[slot]);
+    free(model->names);
+    model->names = NULL;
+}
+
+size_t moe_name_slots(const struct moe_model *model)
+{
+    size_t classes = model->family == MOE_FAMILY_MULTINOMIAL ? model->n_classes
+                     : model->family == MOE_FAMILY_LOGISTIC  ? 2
+                                                              : 0;
+    return model->n_features + 1 + classes;
+}
+
+size_t moe_name_slot(const struct moe_model *model, int kind, size_t index)
+{
+    size_t slots = moe_name_slots(model), d = model->n_features;
+    switch (kind) {
+    case MOE_NAME_FEATURE: return index < d ? index : slots;
+    case MOE_NAME_RESPONSE: return index == 0 ? d : slots;
+    case MOE_NAME_CLASS: return index < slots - d - 1 ? d + 1 + index : slots;
+    default: return slots;
+    }
+}
+
+int moe_model_copy_names(struct moe_model *target, const struct moe_model *source)
+{
+    free_names(target);
+    if (source->names == NULL)
+        return 1;
+    size_t slots = moe_name_slots(source);
+    target->names = calloc(slots, sizeof(char *));
+    if (target->names == NULL)
+        return 0;
+    for (size_t slot = 0; slot < slots; ++slot)
+        if (source->names[slot] != NULL &&
+            (target->names[slot] = copy_string(source->names[slot])) == NULL) {
+            free_names(target);
+            return 0;
+        }
+    return 1;
+}
+
+moe_status moe_model_set_name(moe_model_t *model, moe_name_kind kind, size_t index,
+                              const char *name)
+{
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    size_t slots = moe_name_slots(model);
+    if (kind != MOE_NAME_FEATURE && kind != MOE_NAME_RESPONSE && kind != MOE_NAME_CLASS)
+        return moe_fail(model->message, MOE_ERR_INVALID_ARGUMENT, "unknown name kind %d",
+                        (int)kind);
+    size_t slot = moe_name_slot(model, kind, index);
+    if (slot == slots)
+        return moe_fail(model->message, MOE_ERR_INVALID_ARGUMENT,
+                        "%s name %zu is out of range for this model",
+                        kind == MOE_NAME_FEATURE ? "feature"
+                        : kind == MOE_NAME_RESPONSE ? "response" : "class",
+                        index);
+    size_t length = name == NULL ? 0 : strlen(name);
+    if (name != NULL && (length == 0 || length > MOE_NAME_MAX))
+        return moe_fail(model->message, MOE_ERR_INVALID_ARGUMENT,
+                        "a name takes 1 to %d bytes, this one %zu", MOE_NAME_MAX, length);
+    char *copy = NULL;
+    if (name != NULL && (copy = copy_string(name)) == NULL)
+        return moe_fail(model->message, MOE_ERR_OUT_OF_MEMORY, "cannot copy a name");
+    if (model->names == NULL) {
+        if (copy == NULL)
+            return MOE_OK;
+        if ((model->names = calloc(slots, sizeof(char *))) == NULL) {
+            free(copy);
+            return moe_fail(model->message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate names");
+        }
+    }
+    free(model->names[slot]);
+    model->names[slot] = copy;
+    return MOE_OK;
+}
+
+const char *moe_model_get_name(const moe_model_t *model, moe_name_kind kind, size_t index)
+{
+    if (model == NULL || model->names == NULL)
+        return NULL;
+    size_t slot = moe_name_slot(model, (int)kind, index);
+    return slot < moe_name_slots(model) ? model->names[slot] : NULL;
+}
+
 void moe_model_free(moe_model_t *model)
 {
     if (model == NULL)
         return;
+    free_names(model);
     free(model->gate);
     free(model->experts);
     free(model->variances);
@@ -163,6 +264,10 @@ moe_status moe_model_clone(moe_model_t **out, const moe_model_t *model)
     if (status != MOE_OK)
         return status;
     moe_model_copy_parameters(copy, model);
+    if (!moe_model_copy_names(copy, model)) {
+        moe_model_free(copy);
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot copy the model's names");
+    }
     *out = copy;
     return MOE_OK;
 }

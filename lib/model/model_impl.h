@@ -20,8 +20,18 @@ struct moe_model {
     double *experts;    /* K x expert_rows x p */
     double *variances;  /* K, Gaussian only, else NULL */
     const struct moe_family_ops *family_ops;
+    /* moe_model_set_name: NULL until a name is set, then moe_name_slots() entries
+       (features, the response, the class labels), each NULL or an owned string. */
+    char **names;
     char message[MOE_MESSAGE_SIZE];
 };
+
+/* Name slots: d features, the response, and the class labels (C multinomial, 2 logistic). */
+size_t moe_name_slots(const struct moe_model *model);
+/* The slot of (kind, index), or moe_name_slots() when out of range. */
+size_t moe_name_slot(const struct moe_model *model, int kind, size_t index);
+/* Copy every name of source into target (same structure); 0 when out of memory. */
+int moe_model_copy_names(struct moe_model *target, const struct moe_model *source);
 
 /* Sizes of the parameter arrays. */
 static inline size_t moe_gate_size(const struct moe_model *model)
