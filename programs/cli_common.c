@@ -1,0 +1,128 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int usage_error(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    fputs("moe: ", stderr);
+    vfprintf(stderr, format, arguments);
+    fputc('\n', stderr);
+    va_end(arguments);
+    return EXIT_USAGE;
+}
+
+const char *option_value(int argc, char **argv, int *at)
+{
+    if (*at + 1 >= argc) {
+        usage_error("%s needs a value", argv[*at]);
+        return NULL;
+    }
+    return argv[++*at];
+}
+
+const char **split_names(char *list, size_t *count)
+{
+    size_t capacity = 1;
+    for (const char *c = list; *c; ++c)
+        capacity += *c == ',';
+    const char **names = malloc(capacity * sizeof(char *));
+    if (names == NULL)
+        return NULL;
+    *count = 0;
+    for (char *token = list;;) {
+        char *comma = strchr(token, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        names[(*count)++] = token;
+        if (comma == NULL)
+            break;
+        token = comma + 1;
+    }
+    return names;
+}
+
+char parse_delimiter(const char *text)
+{
+    if (strcmp(text, "tab") == 0 || strcmp(text, "\\t") == 0)
+        return '\t';
+    if (strlen(text) == 1 && text[0] != '"' && text[0] != '\n' && text[0] != '\r')
+        return text[0];
+    return 0;
+}
+
+typedef struct label_entry {
+    const char *text;
+    double number;
+} label_entry;
+
+static int numeric_order;
+
+static int compare_labels(const void *a, const void *b)
+{
+    const label_entry *x = a, *y = b;
+    if (numeric_order)
+        return (x->number > y->number) - (x->number < y->number);
+    return strcmp(x->text, y->text);
+}
+
+size_t encode_labels(char **labels, size_t n, double *y, char ***classes)
+{
+    label_entry *entries = malloc(n * sizeof *entries);
+    if (entries == NULL)
+        return 0;
+    numeric_order = 1;
+    for (size_t i = 0; i < n; ++i) {
+        entries[i].text = labels[i];
+        if (table_parse_number(labels[i], &entries[i].number) != 0)
+            numeric_order = 0;
+    }
+    qsort(entries, n, sizeof *entries, compare_labels);
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (i == 0 || compare_labels(&entries[i - 1], &entries[i]) != 0)
+            entries[count++] = entries[i];
+    char **names = calloc(count, sizeof(char *));
+    for (size_t c = 0; names != NULL && c < count; ++c)
+        if ((names[c] = strdup(entries[c].text)) == NULL) {
+            free_labels(names, c);
+            names = NULL;
+        }
+    if (names == NULL) {
+        free(entries);
+        return 0;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        label_entry key = {labels[i], 0.0};
+        if (numeric_order)
+            table_parse_number(labels[i], &key.number);
+        const label_entry *found = bsearch(&key, entries, count, sizeof *entries, compare_labels);
+        y[i] = (double)(found - entries);
+    }
+    free(entries);
+    *classes = names;
+    return count;
+}
+
+void free_labels(char **classes, size_t count)
+{
+    if (classes == NULL)
+        return;
+    for (size_t c = 0; c < count; ++c)
+        free(classes[c]);
+    free(classes);
+}
+
+const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size_t size)
+{
+    const char *name = moe_model_get_name(model, MOE_NAME_FEATURE, j);
+    if (name != NULL)
+        return name;
+    snprintf(buffer, size, "x%zu", j + 1);
+    return buffer;
+}

@@ -1,0 +1,345 @@
+#define _POSIX_C_SOURCE 200809L /* sigaction, isatty, fileno */
+
+#include "cli.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char fit_help[] =
+    "usage: moe fit DATA.csv --response NAME [options]\n"
+    "\n"
+    "Fit a mixture of experts to a CSV file (header row, one row per observation)\n"
+    "and print a summary.\n"
+    "\n"
+    "  --response NAME        the response column (required)\n"
+    "  --features A,B,...     the feature columns (default: every other column)\n"
+    "  --family F             gaussian (default), logistic or multinomial; class\n"
+    "                         labels of the last two may be any text\n"
+    "  -k, --experts K        number of experts (default 2)\n"
+    "  --estimator E          em (default), gem, gd\n"
+    "  --seed S, --n-init R, --max-iter N, --tol T\n"
+    "                         the fitter options of the same names\n"
+    "  --option NAME=VALUE    any other fitter option (repeatable), e.g.\n"
+    "                         --option threads=2 --option gate_solver=newton\n"
+    "  --sep C                field delimiter (default ','; 'tab' for tabs)\n"
+    "  -o, --output FILE      save the fitted model\n"
+    "  --json                 print the summary as JSON\n"
+    "\n"
+    "Exit status: 0 fitted (a fit that did not converge is a warning), 1 the fit\n"
+    "failed or was interrupted, 2 usage or input error.\n";
+
+/* Ctrl-C asks the library to stop at the end of the current iteration. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    interrupted = 1;
+}
+
+typedef struct progress_state {
+    int show;
+} progress_state;
+
+static int on_progress(const moe_progress *progress, void *user_data)
+{
+    const progress_state *state = user_data;
+    if (state->show)
+        fprintf(stderr, "\rrestart %zu/%zu  iteration %zu  log-likelihood %.6f   ",
+                progress->restart + 1, progress->n_restarts, progress->iteration,
+                progress->loglik);
+    return interrupted != 0;
+}
+
+typedef struct fit_arguments {
+    const char *data, *response, *features, *family, *estimator, *output;
+    const char *seed, *n_init, *max_iter, *tol;
+    const char **options;
+    size_t n_options;
+    size_t experts;
+    char delimiter;
+    int json;
+} fit_arguments;
+
+static int parse_arguments(int argc, char **argv, fit_arguments *a)
+{
+    memset(a, 0, sizeof *a);
+    a->experts = 2;
+    a->family = "gaussian";
+    a->estimator = "em";
+    a->delimiter = ',';
+    a->options = calloc((size_t)argc, sizeof(char *));
+    if (a->options == NULL)
+        return usage_error("out of memory");
+    for (int at = 1; at < argc; ++at) {
+        const char *arg = argv[at], *value = NULL;
+#define VALUE() if ((value = option_value(argc, argv, &at)) == NULL) return EXIT_USAGE
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(fit_help, stdout);
+            return -1;
+        } else if (strcmp(arg, "--response") == 0) {
+            VALUE();
+            a->response = value;
+        } else if (strcmp(arg, "--features") == 0) {
+            VALUE();
+            a->features = value;
+        } else if (strcmp(arg, "--family") == 0) {
+            VALUE();
+            a->family = value;
+        } else if (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0) {
+            VALUE();
+            char *end = NULL;
+            long k = strtol(value, &end, 10);
+            if (end == value || *end != '\0' || k < 1 || k > 1000)
+                return usage_error("%s: '%s' is not a number of experts (1 to 1000)", arg, value);
+            a->experts = (size_t)k;
+        } else if (strcmp(arg, "--estimator") == 0) {
+            VALUE();
+            a->estimator = value;
+        } else if (strcmp(arg, "--seed") == 0) {
+            VALUE();
+            a->seed = value;
+        } else if (strcmp(arg, "--n-init") == 0) {
+            VALUE();
+            a->n_init = value;
+        } else if (strcmp(arg, "--max-iter") == 0) {
+            VALUE();
+            a->max_iter = value;
+        } else if (strcmp(arg, "--tol") == 0) {
+            VALUE();
+            a->tol = value;
+        } else if (strcmp(arg, "--option") == 0) {
+            VALUE();
+            a->options[a->n_options++] = value;
+        } else if (strcmp(arg, "--sep") == 0) {
+            VALUE();
+            if ((a->delimiter = parse_delimiter(value)) == 0)
+                return usage_error("--sep: '%s' is not a one-character delimiter", value);
+        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
+            VALUE();
+            a->output = value;
+        } else if (strcmp(arg, "--json") == 0) {
+            a->json = 1;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return usage_error("fit: unknown option %s (see moe fit --help)", arg);
+        } else if (a->data == NULL) {
+            a->data = arg;
+        } else {
+            return usage_error("fit: more than one data file ('%s', '%s')", a->data, arg);
+        }
+#undef VALUE
+    }
+    if (a->data == NULL)
+        return usage_error("fit: no data file (see moe fit --help)");
+    if (a->response == NULL)
+        return usage_error("fit: --response is required");
+    return 0;
+}
+
+static int parse_family(const char *name, moe_family *family)
+{
+    if (strcmp(name, "gaussian") == 0)
+        *family = MOE_FAMILY_GAUSSIAN;
+    else if (strcmp(name, "logistic") == 0)
+        *family = MOE_FAMILY_LOGISTIC;
+    else if (strcmp(name, "multinomial") == 0)
+        *family = MOE_FAMILY_MULTINOMIAL;
+    else
+        return -1;
+    return 0;
+}
+
+/* Set a fitter option from text; a usage error names it. */
+static int set_option(moe_fitter_t *fitter, const char *name, const char *value)
+{
+    moe_status status = moe_fitter_set_option(fitter, name, value);
+    if (status != MOE_OK)
+        return usage_error("option %s=%s: %s", name, value, moe_fitter_last_error(fitter));
+    return 0;
+}
+
+static int set_options(moe_fitter_t *fitter, const fit_arguments *a)
+{
+    const char *names[] = {"seed", "n_init", "max_iter", "tol"};
+    const char *values[] = {a->seed, a->n_init, a->max_iter, a->tol};
+    for (size_t o = 0; o < 4; ++o)
+        if (values[o] != NULL && set_option(fitter, names[o], values[o]) != 0)
+            return EXIT_USAGE;
+    for (size_t o = 0; o < a->n_options; ++o) {
+        char name[128];
+        const char *equals = strchr(a->options[o], '=');
+        size_t length = equals == NULL ? 0 : (size_t)(equals - a->options[o]);
+        if (length == 0 || length >= sizeof name)
+            return usage_error("--option expects NAME=VALUE, got '%s'", a->options[o]);
+        memcpy(name, a->options[o], length);
+        name[length] = '\0';
+        if (set_option(fitter, name, equals + 1) != 0)
+            return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes)
+{
+    for (size_t j = 0; j < data->d; ++j)
+        if (moe_model_set_name(model, MOE_NAME_FEATURE, j, data->feature_names[j]) != MOE_OK)
+            return -1;
+    if (moe_model_set_name(model, MOE_NAME_RESPONSE, 0, data->response_name) != MOE_OK)
+        return -1;
+    for (size_t c = 0; c < n_classes; ++c)
+        if (moe_model_set_name(model, MOE_NAME_CLASS, c, classes[c]) != MOE_OK)
+            return -1;
+    return 0;
+}
+
+/* The mean gate weight of each expert over the data. */
+static int mean_gate(const moe_model_t *model, const table *data, double *out)
+{
+    size_t K = moe_model_n_experts(model);
+    double *proba = malloc(data->n * K * sizeof(double));
+    if (proba == NULL || moe_model_gate_proba(model, data->n, data->X, data->d, proba,
+                                              data->n * K) != MOE_OK) {
+        free(proba);
+        return -1;
+    }
+    for (size_t k = 0; k < K; ++k) {
+        double sum = 0.0;
+        for (size_t i = 0; i < data->n; ++i)
+            sum += proba[i * K + k];
+        out[k] = sum / (double)data->n;
+    }
+    free(proba);
+    return 0;
+}
+
+static int run_fit(const fit_arguments *a)
+{
+    moe_family family;
+    if (parse_family(a->family, &family) != 0)
+        return usage_error("--family: '%s' is not gaussian, logistic or multinomial", a->family);
+    int classification = family != MOE_FAMILY_GAUSSIAN;
+    char *feature_list = a->features != NULL ? strdup(a->features) : NULL;
+    size_t n_features = 0;
+    const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
+    table_request request = {a->response, classification, features, n_features, a->delimiter};
+    table data;
+    char error[512];
+    int read = table_read(a->data, &request, &data, error, sizeof error);
+    free(features);
+    free(feature_list);
+    if (read != 0)
+        return usage_error("%s", error);
+
+    int code = EXIT_USAGE;
+    char **classes = NULL;
+    size_t n_classes = 0;
+    moe_model_t *model = NULL;
+    moe_fitter_t *fitter = NULL;
+    double *mean = NULL;
+    if (classification) {
+        if ((data.y = malloc(data.n * sizeof(double))) == NULL ||
+            (n_classes = encode_labels(data.labels, data.n, data.y, &classes)) == 0) {
+            usage_error("out of memory");
+            goto done;
+        }
+        if (n_classes < 2) {
+            usage_error("%s: the response '%s' has a single class ('%s')", a->data,
+                        a->response, classes[0]);
+            goto done;
+        }
+        if (family == MOE_FAMILY_LOGISTIC && n_classes != 2) {
+            usage_error("%s: the logistic family needs two classes, '%s' has %zu (use "
+                        "--family multinomial)",
+                        a->data, a->response, n_classes);
+            goto done;
+        }
+    }
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = family;
+    spec.n_experts = a->experts;
+    spec.n_features = data.d;
+    spec.n_classes = family == MOE_FAMILY_MULTINOMIAL ? n_classes : 0;
+    if (moe_model_create(&model, &spec) != MOE_OK) {
+        usage_error("cannot create the model: %s", moe_last_error());
+        goto done;
+    }
+    if (moe_fitter_create(&fitter, a->estimator) != MOE_OK) {
+        usage_error("--estimator: %s", moe_last_error());
+        goto done;
+    }
+    if (set_options(fitter, a) != 0)
+        goto done;
+    progress_state progress = {isatty(fileno(stderr))};
+    moe_fitter_set_progress(fitter, on_progress, &progress);
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous);
+    moe_status status = moe_fitter_fit(fitter, model, data.n, data.X, data.d, data.y, NULL);
+    sigaction(SIGINT, &previous, NULL);
+    if (progress.show)
+        fputc('\n', stderr);
+    if (status == MOE_ERR_CANCELLED) {
+        fprintf(stderr, "moe: fit interrupted; nothing saved\n");
+        code = EXIT_FIT_PROBLEM;
+        goto done;
+    }
+    if (status != MOE_OK) {
+        code = status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
+                       status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_ARGUMENT
+                   ? EXIT_USAGE
+                   : EXIT_FIT_PROBLEM;
+        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
+        goto done;
+    }
+    if (name_model(model, &data, classes, n_classes) != 0) {
+        usage_error("cannot name the model: %s", moe_model_last_error(model));
+        goto done;
+    }
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    int have_criteria = moe_model_criteria(model, data.n, data.X, data.d, data.y, NULL,
+                                           &criteria) == MOE_OK;
+    mean = malloc(a->experts * sizeof(double));
+    int have_mean = mean != NULL && mean_gate(model, &data, mean) == 0;
+    fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL, &report,
+                           moe_fitter_estimator_name(fitter), data.n};
+    if (a->json)
+        print_summary_json(stdout, model, &summary);
+    else
+        print_summary(stdout, model, &summary);
+    if (!report.converged)
+        fprintf(stderr, "moe: warning: the fit did not converge in %zu iterations "
+                        "(raise --max-iter or --tol)\n",
+                report.iterations);
+    if (report.separation_events > 0)
+        fprintf(stderr, "moe: warning: %zu M-steps fitted their data perfectly (separation); "
+                        "the coefficients grew until a step limit: consider --option "
+                        "expert_ridge=1e-3 or --option gate_l2=1e-3\n",
+                report.separation_events);
+    code = 0;
+    if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+        fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
+        code = EXIT_FIT_PROBLEM;
+    }
+done:
+    free(mean);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    free_labels(classes, n_classes);
+    table_free(&data);
+    return code;
+}
+
+int command_fit(int argc, char **argv)
+{
+    fit_arguments arguments;
+    int parsed = parse_arguments(argc, argv, &arguments);
+    int code = parsed < 0 ? 0 : parsed != 0 ? parsed : run_fit(&arguments);
+    free(arguments.options);
+    return code;
+}

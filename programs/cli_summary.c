@@ -1,0 +1,294 @@
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *family_name(moe_family family)
+{
+    switch (family) {
+    case MOE_FAMILY_GAUSSIAN: return "gaussian";
+    case MOE_FAMILY_LOGISTIC: return "logistic";
+    case MOE_FAMILY_MULTINOMIAL: return "multinomial";
+    }
+    return "unknown";
+}
+
+/* The model's parameters in the caller's hands (the summary reads them once). */
+typedef struct parameters {
+    size_t K, d, p, rows, classes;
+    int intercept;
+    double *gate, *experts, *variances;
+} parameters;
+
+static int load_parameters(const moe_model_t *model, parameters *out)
+{
+    memset(out, 0, sizeof *out);
+    out->K = moe_model_n_experts(model);
+    out->d = moe_model_n_features(model);
+    out->p = moe_model_n_inputs(model);
+    out->rows = moe_model_expert_rows(model);
+    out->intercept = moe_model_has_intercept(model);
+    moe_family family = moe_model_family(model);
+    out->classes = family == MOE_FAMILY_MULTINOMIAL ? moe_model_n_classes(model)
+                   : family == MOE_FAMILY_LOGISTIC  ? 2
+                                                     : 0;
+    out->gate = malloc(out->K * out->p * sizeof(double));
+    out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
+    if (family == MOE_FAMILY_GAUSSIAN)
+        out->variances = malloc(out->K * sizeof(double));
+    if (out->gate == NULL || out->experts == NULL ||
+        (family == MOE_FAMILY_GAUSSIAN && out->variances == NULL))
+        return -1;
+    moe_model_get_gate(model, out->gate, out->K * out->p);
+    moe_model_get_experts(model, out->experts, out->K * out->rows * out->p);
+    if (out->variances != NULL)
+        moe_model_get_variances(model, out->variances, out->K);
+    return 0;
+}
+
+static void free_parameters(parameters *p)
+{
+    free(p->gate);
+    free(p->experts);
+    free(p->variances);
+}
+
+/* Name of input a (0-based over p): "(intercept)" or the feature's. */
+static const char *input_label(const moe_model_t *model, const parameters *p, size_t a,
+                               char *buffer, size_t size)
+{
+    if (p->intercept && a == 0)
+        return "(intercept)";
+    return feature_label(model, a - (size_t)p->intercept, buffer, size);
+}
+
+static const char *class_label(const moe_model_t *model, size_t c, char *buffer, size_t size)
+{
+    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
+    if (name != NULL)
+        return name;
+    snprintf(buffer, size, "%zu", c);
+    return buffer;
+}
+
+/* One table: a row per input, a column per expert, values[k * stride + a]. */
+static void print_table(FILE *out, const moe_model_t *model, const parameters *p,
+                        const double *values, size_t stride)
+{
+    char buffer[32];
+    fprintf(out, "  %-22s", "");
+    for (size_t k = 0; k < p->K; ++k) {
+        snprintf(buffer, sizeof buffer, "expert %zu", k + 1);
+        fprintf(out, " %14s", buffer);
+    }
+    fputc('\n', out);
+    for (size_t a = 0; a < p->p; ++a) {
+        fprintf(out, "  %-22.22s", input_label(model, p, a, buffer, sizeof buffer));
+        for (size_t k = 0; k < p->K; ++k)
+            fprintf(out, " %14.6g", values[k * stride + a]);
+        fputc('\n', out);
+    }
+}
+
+void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
+{
+    parameters p;
+    if (load_parameters(model, &p) != 0) {
+        free_parameters(&p);
+        fputs("moe: out of memory\n", stderr);
+        return;
+    }
+    moe_family family = moe_model_family(model);
+    const char *response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    char buffer[32];
+    fprintf(out, "%s experts: K = %zu, %zu feature%s%s, %zu free parameters\n",
+            family_name(family), p.K, p.d, p.d == 1 ? "" : "s",
+            p.intercept ? " and an intercept" : "", moe_model_n_free_params(model));
+    if (response != NULL)
+        fprintf(out, "response: %s\n", response);
+    if (p.classes > 0) {
+        fputs("classes:", out);
+        for (size_t c = 0; c < p.classes; ++c)
+            fprintf(out, " %s", class_label(model, c, buffer, sizeof buffer));
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+    if (family == MOE_FAMILY_MULTINOMIAL) {
+        for (size_t c = 0; c + 1 < p.classes; ++c) {
+            fprintf(out, "experts: log-odds of class %s against %s\n",
+                    class_label(model, c, buffer, sizeof buffer),
+                    moe_model_get_name(model, MOE_NAME_CLASS, p.classes - 1) != NULL
+                        ? moe_model_get_name(model, MOE_NAME_CLASS, p.classes - 1)
+                        : "the last class");
+            print_table(out, model, &p, p.experts + c * p.p, p.rows * p.p);
+        }
+    } else {
+        if (family == MOE_FAMILY_LOGISTIC)
+            fprintf(out, "experts: log-odds of class %s\n",
+                    class_label(model, 1, buffer, sizeof buffer));
+        else
+            fputs("experts: regression coefficients\n", out);
+        print_table(out, model, &p, p.experts, p.p);
+    }
+    if (p.variances != NULL) {
+        fprintf(out, "  %-22s", "variance");
+        for (size_t k = 0; k < p.K; ++k)
+            fprintf(out, " %14.6g", p.variances[k]);
+        fputc('\n', out);
+    }
+    if (fit != NULL && fit->mean_gate != NULL) {
+        fprintf(out, "  %-22s", "mean gate weight");
+        for (size_t k = 0; k < p.K; ++k)
+            fprintf(out, " %14.4f", fit->mean_gate[k]);
+        fputc('\n', out);
+    }
+    fprintf(out, "\ngate: log-odds against expert %zu\n", p.K);
+    print_table(out, model, &p, p.gate, p.p);
+    if (fit != NULL && fit->report != NULL) {
+        const moe_fit_report *r = fit->report;
+        fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %zu iterations, %s, %.3f s\n",
+                fit->estimator, r->n_restarts, r->n_restarts == 1 ? "" : "s",
+                r->best_restart + 1, r->iterations,
+                r->converged ? "converged" : "NOT converged", r->seconds);
+    }
+    if (fit != NULL && fit->criteria != NULL) {
+        const moe_criteria *c = fit->criteria;
+        fprintf(out, "log-likelihood %.6f   AIC %.4f   BIC %.4f   ICL %.4f   (n = %zu)\n",
+                c->loglik, c->aic, c->bic, c->icl, fit->n);
+    }
+    free_parameters(&p);
+}
+
+/* JSON ------------------------------------------------------------------------------------ */
+
+static void json_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_number(FILE *out, double value)
+{
+    if (isfinite(value))
+        fprintf(out, "%.17g", value);
+    else
+        fputs("null", out);
+}
+
+/* {"(intercept)": v, "x1": v, ...} from values[a], a over the inputs. */
+static void json_coefficients(FILE *out, const moe_model_t *model, const parameters *p,
+                              const double *values)
+{
+    char buffer[32];
+    fputc('{', out);
+    for (size_t a = 0; a < p->p; ++a) {
+        if (a > 0)
+            fputs(", ", out);
+        json_string(out, input_label(model, p, a, buffer, sizeof buffer));
+        fputs(": ", out);
+        json_number(out, values[a]);
+    }
+    fputc('}', out);
+}
+
+void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *fit)
+{
+    parameters p;
+    if (load_parameters(model, &p) != 0) {
+        free_parameters(&p);
+        fputs("moe: out of memory\n", stderr);
+        return;
+    }
+    moe_family family = moe_model_family(model);
+    char buffer[32];
+    fprintf(out, "{\"family\": \"%s\", \"n_experts\": %zu, \"n_features\": %zu, "
+                 "\"intercept\": %s, \"n_classes\": %zu, \"free_parameters\": %zu",
+            family_name(family), p.K, p.d, p.intercept ? "true" : "false", p.classes,
+            moe_model_n_free_params(model));
+    fputs(", \"features\": [", out);
+    for (size_t j = 0; j < p.d; ++j) {
+        if (j > 0)
+            fputs(", ", out);
+        json_string(out, feature_label(model, j, buffer, sizeof buffer));
+    }
+    fputs("], \"response\": ", out);
+    const char *response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    if (response != NULL)
+        json_string(out, response);
+    else
+        fputs("null", out);
+    fputs(", \"classes\": [", out);
+    for (size_t c = 0; c < p.classes; ++c) {
+        if (c > 0)
+            fputs(", ", out);
+        json_string(out, class_label(model, c, buffer, sizeof buffer));
+    }
+    fputs("], \"experts\": [", out);
+    for (size_t k = 0; k < p.K; ++k) {
+        fputs(k > 0 ? ", {" : "{", out);
+        fputs("\"coefficients\": ", out);
+        if (family == MOE_FAMILY_MULTINOMIAL) {
+            fputc('{', out); /* per class, the reference class last and zero */
+            for (size_t c = 0; c < p.classes; ++c) {
+                if (c > 0)
+                    fputs(", ", out);
+                json_string(out, class_label(model, c, buffer, sizeof buffer));
+                fputs(": ", out);
+                json_coefficients(out, model, &p, p.experts + (k * p.rows + c) * p.p);
+            }
+            fputc('}', out);
+        } else {
+            json_coefficients(out, model, &p, p.experts + k * p.p);
+        }
+        if (p.variances != NULL) {
+            fputs(", \"variance\": ", out);
+            json_number(out, p.variances[k]);
+        }
+        if (fit != NULL && fit->mean_gate != NULL) {
+            fputs(", \"mean_gate_weight\": ", out);
+            json_number(out, fit->mean_gate[k]);
+        }
+        fputs(", \"gate\": ", out);
+        json_coefficients(out, model, &p, p.gate + k * p.p);
+        fputc('}', out);
+    }
+    fputc(']', out);
+    if (fit != NULL && (fit->report != NULL || fit->criteria != NULL)) {
+        fputs(", \"fit\": {", out);
+        const char *separator = "";
+        if (fit->report != NULL) {
+            const moe_fit_report *r = fit->report;
+            fprintf(out, "\"estimator\": ");
+            json_string(out, fit->estimator);
+            fprintf(out, ", \"restarts\": %zu, \"best_restart\": %zu, \"iterations\": %zu, "
+                         "\"total_iterations\": %zu, \"converged\": %s, \"seconds\": ",
+                    r->n_restarts, r->best_restart + 1, r->iterations, r->total_iterations,
+                    r->converged ? "true" : "false");
+            json_number(out, r->seconds);
+            separator = ", ";
+        }
+        if (fit->criteria != NULL) {
+            const moe_criteria *c = fit->criteria;
+            fprintf(out, "%s\"n\": %zu, \"loglik\": ", separator, fit->n);
+            json_number(out, c->loglik);
+            fputs(", \"aic\": ", out);
+            json_number(out, c->aic);
+            fputs(", \"bic\": ", out);
+            json_number(out, c->bic);
+            fputs(", \"icl\": ", out);
+            json_number(out, c->icl);
+        }
+        fputc('}', out);
+    }
+    fputs("}\n", out);
+    free_parameters(&p);
+}
