@@ -16,8 +16,10 @@
 enum { EXIT_FIT_PROBLEM = 1, EXIT_USAGE = 2 };
 
 int command_fit(int argc, char **argv);
+int command_select(int argc, char **argv);
 int command_predict(int argc, char **argv);
 int command_info(int argc, char **argv);
+int command_plot(int argc, char **argv);
 
 /* Print "moe: message" to stderr; returns EXIT_USAGE (for input and usage errors). */
 int usage_error(const char *format, ...)
@@ -42,6 +44,44 @@ char parse_delimiter(const char *text);
  */
 size_t encode_labels(char **labels, size_t n, double *y, char ***classes);
 void free_labels(char **classes, size_t count);
+
+/* The arguments of fit and select. */
+typedef struct fit_arguments {
+    const char *data, *response, *features, *family, *estimator, *output;
+    const char *seed, *n_init, *max_iter, *tol;
+    const char **options; /* NAME=VALUE */
+    size_t n_options;
+    size_t experts;       /* fit */
+    size_t k_min, k_max;  /* select */
+    const char *criterion;
+    char delimiter;
+    int json;
+} fit_arguments;
+
+/* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The
+   caller frees a->options. */
+int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select);
+
+/* Training data: the table, the family, and class labels for classification. */
+typedef struct training_data {
+    table data;
+    moe_family family;
+    char **classes;
+    size_t n_classes;
+} training_data;
+
+/* Read and check the data for fit and select; 0 or an exit code (message printed). */
+int prepare_data(const fit_arguments *a, training_data *out);
+void free_training_data(training_data *t);
+
+/* Fit K experts with the arguments' options (progress on a terminal, Ctrl-C), name the
+   model after the data; 0 or an exit code. *model and *fitter are set even on failure
+   (NULL or to be freed). */
+int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
+              moe_model_t **model, moe_fitter_t **fitter);
+
+/* Ctrl-C was pressed during a fit. */
+int fit_interrupted(void);
 
 /* What fit adds to a model's summary: the data's view of it and the fit report. */
 typedef struct fit_summary {

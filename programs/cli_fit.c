@@ -30,8 +30,30 @@ static const char fit_help[] =
     "Exit status: 0 fitted (a fit that did not converge is a warning), 1 the fit\n"
     "failed or was interrupted, 2 usage or input error.\n";
 
+static const char select_help[] =
+    "usage: moe select DATA.csv --response NAME -k FROM:TO [options]\n"
+    "\n"
+    "Fit a mixture for each number of experts in FROM:TO (each with its restarts)\n"
+    "and print log-likelihood, AIC, BIC and ICL; the best by --criterion is\n"
+    "marked with '*' and saved with -o.\n"
+    "\n"
+    "  -k, --experts FROM:TO  the numbers of experts (default 1:5)\n"
+    "  --criterion C          bic (default), aic or icl (smaller is better)\n"
+    "  -o, --output FILE      save the best model\n"
+    "  --json                 the table as JSON\n"
+    "  and the data and fitter options of moe fit (--features, --family,\n"
+    "  --estimator, --seed, --n-init, --max-iter, --tol, --option, --sep).\n"
+    "\n"
+    "Exit status: 0 done (fits that fail are reported in the table), 1 no fit\n"
+    "succeeded or the run was interrupted, 2 usage or input error.\n";
+
 /* Ctrl-C asks the library to stop at the end of the current iteration. */
 static volatile sig_atomic_t interrupted;
+
+int fit_interrupted(void)
+{
+    return interrupted != 0;
+}
 
 static void on_interrupt(int signal_number)
 {
@@ -53,20 +75,13 @@ static int on_progress(const moe_progress *progress, void *user_data)
     return interrupted != 0;
 }
 
-typedef struct fit_arguments {
-    const char *data, *response, *features, *family, *estimator, *output;
-    const char *seed, *n_init, *max_iter, *tol;
-    const char **options;
-    size_t n_options;
-    size_t experts;
-    char delimiter;
-    int json;
-} fit_arguments;
-
-static int parse_arguments(int argc, char **argv, fit_arguments *a)
+int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
 {
     memset(a, 0, sizeof *a);
     a->experts = 2;
+    a->k_min = 1;
+    a->k_max = 5;
+    a->criterion = "bic";
     a->family = "gaussian";
     a->estimator = "em";
     a->delimiter = ',';
@@ -77,7 +92,7 @@ static int parse_arguments(int argc, char **argv, fit_arguments *a)
         const char *arg = argv[at], *value = NULL;
 #define VALUE() if ((value = option_value(argc, argv, &at)) == NULL) return EXIT_USAGE
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(fit_help, stdout);
+            fputs(select ? select_help : fit_help, stdout);
             return -1;
         } else if (strcmp(arg, "--response") == 0) {
             VALUE();
@@ -88,6 +103,25 @@ static int parse_arguments(int argc, char **argv, fit_arguments *a)
         } else if (strcmp(arg, "--family") == 0) {
             VALUE();
             a->family = value;
+        } else if (select && (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0)) {
+            VALUE();
+            unsigned long low = 0, high = 0;
+            char tail = 0;
+            int fields = sscanf(value, "%lu:%lu%c", &low, &high, &tail);
+            if (fields == 1 && sscanf(value, "%lu%c", &low, &tail) == 1)
+                high = low;
+            else if (fields != 2)
+                return usage_error("%s: '%s' is not a range like 1:8", arg, value);
+            if (low < 1 || high < low || high > 1000)
+                return usage_error("%s: '%s' is not a range within 1:1000", arg, value);
+            a->k_min = (size_t)low;
+            a->k_max = (size_t)high;
+        } else if (select && strcmp(arg, "--criterion") == 0) {
+            VALUE();
+            if (strcmp(value, "aic") != 0 && strcmp(value, "bic") != 0 &&
+                strcmp(value, "icl") != 0)
+                return usage_error("--criterion: '%s' is not aic, bic or icl", value);
+            a->criterion = value;
         } else if (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0) {
             VALUE();
             char *end = NULL;
@@ -123,18 +157,19 @@ static int parse_arguments(int argc, char **argv, fit_arguments *a)
         } else if (strcmp(arg, "--json") == 0) {
             a->json = 1;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("fit: unknown option %s (see moe fit --help)", arg);
+            return usage_error("%s: unknown option %s (see moe %s --help)",
+                               select ? "select" : "fit", arg, select ? "select" : "fit");
         } else if (a->data == NULL) {
             a->data = arg;
         } else {
-            return usage_error("fit: more than one data file ('%s', '%s')", a->data, arg);
+            return usage_error("more than one data file ('%s', '%s')", a->data, arg);
         }
 #undef VALUE
     }
     if (a->data == NULL)
-        return usage_error("fit: no data file (see moe fit --help)");
+        return usage_error("no data file (see moe %s --help)", select ? "select" : "fit");
     if (a->response == NULL)
-        return usage_error("fit: --response is required");
+        return usage_error("--response is required");
     return 0;
 }
 
@@ -214,63 +249,74 @@ static int mean_gate(const moe_model_t *model, const table *data, double *out)
     return 0;
 }
 
-static int run_fit(const fit_arguments *a)
+int prepare_data(const fit_arguments *a, training_data *out)
 {
-    moe_family family;
-    if (parse_family(a->family, &family) != 0)
+    memset(out, 0, sizeof *out);
+    if (parse_family(a->family, &out->family) != 0)
         return usage_error("--family: '%s' is not gaussian, logistic or multinomial", a->family);
-    int classification = family != MOE_FAMILY_GAUSSIAN;
+    int classification = out->family != MOE_FAMILY_GAUSSIAN;
     char *feature_list = a->features != NULL ? strdup(a->features) : NULL;
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
     table_request request = {a->response, classification, features, n_features, a->delimiter};
-    table data;
     char error[512];
-    int read = table_read(a->data, &request, &data, error, sizeof error);
+    int read = table_read(a->data, &request, &out->data, error, sizeof error);
     free(features);
     free(feature_list);
     if (read != 0)
         return usage_error("%s", error);
+    if (!classification)
+        return 0;
+    table *data = &out->data;
+    if ((data->y = malloc(data->n * sizeof(double))) == NULL ||
+        (out->n_classes = encode_labels(data->labels, data->n, data->y, &out->classes)) == 0) {
+        free_training_data(out);
+        return usage_error("out of memory");
+    }
+    int code = 0;
+    if (out->n_classes < 2)
+        code = usage_error("%s: the response '%s' has a single class ('%s')", a->data,
+                           a->response, out->classes[0]);
+    else if (out->family == MOE_FAMILY_LOGISTIC && out->n_classes != 2)
+        code = usage_error("%s: the logistic family needs two classes, '%s' has %zu (use "
+                           "--family multinomial)",
+                           a->data, a->response, out->n_classes);
+    if (code != 0)
+        free_training_data(out);
+    return code;
+}
 
-    int code = EXIT_USAGE;
-    char **classes = NULL;
-    size_t n_classes = 0;
+void free_training_data(training_data *t)
+{
+    free_labels(t->classes, t->n_classes);
+    t->classes = NULL;
+    t->n_classes = 0;
+    table_free(&t->data);
+}
+
+int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
+              moe_model_t **model_out, moe_fitter_t **fitter_out)
+{
+    *model_out = NULL;
+    *fitter_out = NULL;
+    const table *data = &t->data;
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = t->family;
+    spec.n_experts = experts;
+    spec.n_features = data->d;
+    spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;
     moe_model_t *model = NULL;
     moe_fitter_t *fitter = NULL;
-    double *mean = NULL;
-    if (classification) {
-        if ((data.y = malloc(data.n * sizeof(double))) == NULL ||
-            (n_classes = encode_labels(data.labels, data.n, data.y, &classes)) == 0) {
-            usage_error("out of memory");
-            goto done;
-        }
-        if (n_classes < 2) {
-            usage_error("%s: the response '%s' has a single class ('%s')", a->data,
-                        a->response, classes[0]);
-            goto done;
-        }
-        if (family == MOE_FAMILY_LOGISTIC && n_classes != 2) {
-            usage_error("%s: the logistic family needs two classes, '%s' has %zu (use "
-                        "--family multinomial)",
-                        a->data, a->response, n_classes);
-            goto done;
-        }
-    }
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = family;
-    spec.n_experts = a->experts;
-    spec.n_features = data.d;
-    spec.n_classes = family == MOE_FAMILY_MULTINOMIAL ? n_classes : 0;
-    if (moe_model_create(&model, &spec) != MOE_OK) {
-        usage_error("cannot create the model: %s", moe_last_error());
-        goto done;
-    }
+    if (moe_model_create(&model, &spec) != MOE_OK)
+        return usage_error("cannot create the model: %s", moe_last_error());
     if (moe_fitter_create(&fitter, a->estimator) != MOE_OK) {
-        usage_error("--estimator: %s", moe_last_error());
-        goto done;
+        moe_model_free(model);
+        return usage_error("--estimator: %s", moe_last_error());
     }
+    *model_out = model;
+    *fitter_out = fitter;
     if (set_options(fitter, a) != 0)
-        goto done;
+        return EXIT_USAGE;
     progress_state progress = {isatty(fileno(stderr))};
     moe_fitter_set_progress(fitter, on_progress, &progress);
     struct sigaction action, previous;
@@ -278,67 +324,78 @@ static int run_fit(const fit_arguments *a)
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
-    moe_status status = moe_fitter_fit(fitter, model, data.n, data.X, data.d, data.y, NULL);
+    moe_status status = moe_fitter_fit(fitter, model, data->n, data->X, data->d, data->y, NULL);
     sigaction(SIGINT, &previous, NULL);
     if (progress.show)
         fputc('\n', stderr);
     if (status == MOE_ERR_CANCELLED) {
         fprintf(stderr, "moe: fit interrupted; nothing saved\n");
-        code = EXIT_FIT_PROBLEM;
-        goto done;
+        return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
-        code = status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
+        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
+        return status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
                        status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_ARGUMENT
                    ? EXIT_USAGE
                    : EXIT_FIT_PROBLEM;
-        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
-        goto done;
     }
-    if (name_model(model, &data, classes, n_classes) != 0) {
-        usage_error("cannot name the model: %s", moe_model_last_error(model));
-        goto done;
-    }
+    if (name_model(model, data, t->classes, t->n_classes) != 0)
+        return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
-    moe_criteria criteria = MOE_CRITERIA_INIT;
-    int have_criteria = moe_model_criteria(model, data.n, data.X, data.d, data.y, NULL,
-                                           &criteria) == MOE_OK;
-    mean = malloc(a->experts * sizeof(double));
-    int have_mean = mean != NULL && mean_gate(model, &data, mean) == 0;
-    fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL, &report,
-                           moe_fitter_estimator_name(fitter), data.n};
-    if (a->json)
-        print_summary_json(stdout, model, &summary);
-    else
-        print_summary(stdout, model, &summary);
     if (!report.converged)
-        fprintf(stderr, "moe: warning: the fit did not converge in %zu iterations "
+        fprintf(stderr, "moe: warning: K = %zu: the fit did not converge in %zu iterations "
                         "(raise --max-iter or --tol)\n",
-                report.iterations);
+                experts, report.iterations);
     if (report.separation_events > 0)
-        fprintf(stderr, "moe: warning: %zu M-steps fitted their data perfectly (separation); "
-                        "the coefficients grew until a step limit: consider --option "
-                        "expert_ridge=1e-3 or --option gate_l2=1e-3\n",
-                report.separation_events);
-    code = 0;
-    if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
-        fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
-        code = EXIT_FIT_PROBLEM;
+        fprintf(stderr, "moe: warning: K = %zu: %zu M-steps fitted their data perfectly "
+                        "(separation); the coefficients grew until a step limit: consider "
+                        "--option expert_ridge=1e-3 or --option gate_l2=1e-3\n",
+                experts, report.separation_events);
+    return 0;
+}
+
+static int run_fit(const fit_arguments *a)
+{
+    training_data t;
+    int code = prepare_data(a, &t);
+    if (code != 0)
+        return code;
+    moe_model_t *model = NULL;
+    moe_fitter_t *fitter = NULL;
+    double *mean = NULL;
+    code = fit_model(a, &t, a->experts, &model, &fitter);
+    if (code == 0) {
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        moe_criteria criteria = MOE_CRITERIA_INIT;
+        const table *data = &t.data;
+        int have_criteria = moe_model_criteria(model, data->n, data->X, data->d, data->y, NULL,
+                                               &criteria) == MOE_OK;
+        mean = malloc(a->experts * sizeof(double));
+        int have_mean = mean != NULL && mean_gate(model, data, mean) == 0;
+        fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
+                               &report, moe_fitter_estimator_name(fitter), data->n};
+        if (a->json)
+            print_summary_json(stdout, model, &summary);
+        else
+            print_summary(stdout, model, &summary);
+        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
     }
-done:
     free(mean);
     moe_fitter_free(fitter);
     moe_model_free(model);
-    free_labels(classes, n_classes);
-    table_free(&data);
+    free_training_data(&t);
     return code;
 }
 
 int command_fit(int argc, char **argv)
 {
     fit_arguments arguments;
-    int parsed = parse_arguments(argc, argv, &arguments);
+    int parsed = parse_fit_arguments(argc, argv, &arguments, 0);
     int code = parsed < 0 ? 0 : parsed != 0 ? parsed : run_fit(&arguments);
     free(arguments.options);
     return code;

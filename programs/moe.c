@@ -16,7 +16,9 @@ static const char main_help[] =
     "commands:\n"
     "  fit DATA.csv --response Y [-k K] [-o MODEL.moe]   fit a model and summarise it\n"
     "  predict MODEL.moe DATA.csv [--proba|--posterior]  predictions as CSV\n"
+    "  select DATA.csv --response Y -k 1:8               compare numbers of experts\n"
     "  info MODEL.moe [--json]                           summarise a saved model\n"
+    "  plot MODEL.moe DATA.csv -o FIT.svg                draw the fit\n"
     "\n"
     "`moe COMMAND --help` describes a command. `moe --version` prints the version.\n"
     "Exit status: 0 success, 1 a fit or model problem, 2 usage or input error.\n";
@@ -43,6 +45,10 @@ int main(int argc, char **argv)
         return command_fit(argc - 1, argv + 1);
     if (strcmp(command, "predict") == 0)
         return command_predict(argc - 1, argv + 1);
+    if (strcmp(command, "select") == 0)
+        return command_select(argc - 1, argv + 1);
+    if (strcmp(command, "plot") == 0)
+        return command_plot(argc - 1, argv + 1);
     if (strcmp(command, "info") == 0)
         return command_info(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (see moe --help)", command);

@@ -57,7 +57,7 @@ awk 'BEGIN { srand(5); print "\"petal length\",width,species";
 # --- help and version -------------------------------------------------------
 run 0 "moe --help" "$moe" --help
 contains "$work/out" "commands:" "moe --help"
-for command in fit predict info; do
+for command in fit predict info select plot; do
     run 0 "moe $command --help" "$moe" "$command" --help
     contains "$work/out" "usage: moe $command" "moe $command --help"
 done
@@ -66,6 +66,10 @@ contains "$work/out" "moe (libmoe)" "moe --version"
 run 2 "no command" "$moe"
 run 2 "unknown command" "$moe" frobnicate
 contains "$work/err" "unknown command 'frobnicate'" "unknown command"
+
+checks=$((checks + 1))
+[[ -f "$(dirname "$moe")/../share/man/man1/moe.1" ]] || fail "the man page is not installed next to the tool"
+command -v xmllint >/dev/null || { echo "FAIL: xmllint is needed (Debian: libxml2-utils)"; exit 1; }
 
 # --- fit, info, predict (Gaussian) ------------------------------------------
 run 0 "fit gaussian" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 -o "$work/two.moe"
@@ -125,6 +129,58 @@ run 0 "info multinomial" "$moe" info "$work/classes.moe"
 contains "$work/out" "classes: set,osa versicolor virginica" "labels saved in the model"
 run 2 "logistic with three classes" "$moe" fit "$work/classes.csv" --response species --family logistic
 contains "$work/err" "two classes" "logistic with three classes"
+
+# --- select -----------------------------------------------------------------------
+run 0 "select" "$moe" select "$work/two.csv" --response y -k 1:3 --seed 3 -o "$work/best.moe"
+contains "$work/out" "best by bic: K = 2" "select picks the two experts of the truth"
+checks=$((checks + 1))
+[[ $(grep -c '^ *[123] ' "$work/out") -eq 3 ]] || fail "select: not one row per K"
+grep -E '^ +2 ' "$work/out" | grep -q '\*$' || fail "select: the K = 2 row is not marked"
+run 0 "info of the selected model" "$moe" info "$work/best.moe"
+contains "$work/out" "K = 2" "select -o saves the best model"
+run 0 "select --json --criterion aic" "$moe" select "$work/two.csv" --response y -k 2:3 \
+    --criterion aic --json
+contains "$work/out" '"criterion": "aic"' "select --json"
+run 2 "select: bad range" "$moe" select "$work/two.csv" --response y -k 3:1
+run 2 "select: bad criterion" "$moe" select "$work/two.csv" --response y --criterion r2
+
+# --- plot ---------------------------------------------------------------------------
+svg_ok() { # FILE NAME ELEMENTS...
+    local file=$1 name=$2
+    shift 2
+    checks=$((checks + 1))
+    xmllint --noout "$file" 2>"$work/xml" || { fail "$name: not well-formed XML"; head -3 "$work/xml"; }
+    contains "$file" '<svg xmlns="http://www.w3.org/2000/svg"' "$name"
+    for element in "$@"; do
+        contains "$file" "$element" "$name"
+    done
+}
+run 0 "plot, one covariate" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/two.svg"
+svg_ok "$work/two.svg" "plot, one covariate" "<circle" "<polyline" "gate probability" \
+    "expert 2" "mixture mean"
+checks=$((checks + 1))
+[[ $(grep -c '<circle' "$work/two.svg") -eq 600 ]] || fail "plot: not one point per row"
+[[ $(grep -c '<polyline' "$work/two.svg") -eq 5 ]] ||
+    fail "plot: expected 2 expert lines, the mixture mean and 2 gate curves"
+awk 'BEGIN { srand(7); print "a,b,c,y";
+    for (i = 0; i < 300; i++) { a = rand(); b = rand(); c = rand();
+        printf "%.5f,%.5f,%.5f,%.5f\n", a, b, c, (a < 0.5 ? 1 + b : -1 - c) + 0.1 * rand() } }' \
+    >"$work/three.csv"
+run 0 "fit, several covariates" "$moe" fit "$work/three.csv" --response y -o "$work/three.moe"
+run 0 "plot, several covariates" "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/three.svg"
+svg_ok "$work/three.svg" "plot, several covariates" "observed y" "predicted (mixture mean)" "<circle"
+run 0 "plot, classes" "$moe" plot "$work/classes.moe" "$work/classes.csv" -o "$work/classes.svg"
+svg_ok "$work/classes.svg" "plot, classes" "set,osa" "virginica" "misclassified"
+run 0 "fit, classes on one covariate" "$moe" fit "$work/classes.csv" --response species \
+    --family multinomial --features "petal length" -k 2 -o "$work/classes1.moe"
+run 0 "plot, classes on one covariate" "$moe" plot "$work/classes1.moe" "$work/classes.csv" \
+    -o "$work/classes1.svg"
+svg_ok "$work/classes1.svg" "plot, classes on one covariate" "<polyline" "gate probability" \
+    "P(species = class | petal length)"
+run 2 "plot without -o" "$moe" plot "$work/two.moe" "$work/two.csv"
+printf 'a,b,c\n1,2,3\n' >"$work/noy.csv"
+run 2 "plot: data without the response" "$moe" plot "$work/three.moe" "$work/noy.csv" -o "$work/x.svg"
+contains "$work/err" "no column named 'y'" "plot: data without the response"
 
 # --- input errors --------------------------------------------------------------
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$work/word.csv"

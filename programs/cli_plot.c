@@ -1,0 +1,381 @@
+#include "cli.h"
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char plot_help[] =
+    "usage: moe plot MODEL.moe DATA.csv -o FIT.svg [--response NAME] [--sep C]\n"
+    "\n"
+    "Draw a fitted model against data as an SVG file.\n"
+    "  one covariate:   the data coloured by their most probable expert, each\n"
+    "                   expert's mean curve (classification: the class\n"
+    "                   probabilities), and the gate probabilities in a panel below\n"
+    "  several:         Gaussian: observed against predicted, coloured by expert;\n"
+    "                   classification: the first two covariates, coloured by\n"
+    "                   predicted class, misclassified rows ringed\n"
+    "The response column is the one saved with the model unless --response names it.\n"
+    "\n"
+    "Exit status: 0 written, 1 the model cannot explain some row, 2 usage or input\n"
+    "error.\n";
+
+enum { GRID = 200, MAX_POINTS = 5000 };
+
+/* Every stride-th row is drawn, so a plot stays a few hundred kilobytes. */
+static size_t point_stride(size_t n)
+{
+    return n <= MAX_POINTS ? 1 : (n + MAX_POINTS - 1) / MAX_POINTS;
+}
+
+static void note_sampling(FILE *out, double x, double y, size_t n)
+{
+    if (point_stride(n) == 1)
+        return;
+    char note[96];
+    snprintf(note, sizeof note, "points: every %zu-th of %zu rows", point_stride(n), n);
+    svg_text(out, x, y, note, "start", 11);
+}
+
+typedef struct plot_data {
+    const moe_model_t *model;
+    const table *data;
+    size_t K, d, classes;
+    moe_family family;
+    double *posterior; /* n x K */
+    char title[256];
+} plot_data;
+
+static const char *expert_name(size_t k, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "expert %zu", k + 1);
+    return buffer;
+}
+
+static const char *class_name(const moe_model_t *model, size_t c, char *buffer, size_t size)
+{
+    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
+    if (name != NULL)
+        return name;
+    snprintf(buffer, size, "class %zu", c);
+    return buffer;
+}
+
+static size_t argmax(const double *values, size_t count)
+{
+    size_t best = 0;
+    for (size_t k = 1; k < count; ++k)
+        if (values[k] > values[best])
+            best = k;
+    return best;
+}
+
+/* Probability of each class (rows x classes) from predict's output. */
+static void class_probabilities(moe_family family, size_t rows, size_t classes,
+                                const double *predicted, double *out)
+{
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t c = 0; c < classes; ++c)
+            out[i * classes + c] = family == MOE_FAMILY_LOGISTIC
+                                       ? (c == 1 ? predicted[i] : 1.0 - predicted[i])
+                                       : predicted[i * classes + c];
+}
+
+/* One covariate: the fit over x on top, the gate below. */
+static int plot_one_covariate(FILE *out, const plot_data *p)
+{
+    const table *data = p->data;
+    size_t K = p->K, n = data->n, C = p->classes;
+    int classification = p->family != MOE_FAMILY_GAUSSIAN;
+    double x_low, x_high;
+    svg_range(data->X, n, 1, &x_low, &x_high);
+    double grid[GRID], *gate = malloc(GRID * K * sizeof(double));
+    double *curves = malloc(GRID * (classification ? C : K) * sizeof(double));
+    double *predicted = malloc(GRID * (C > 0 ? C : 1) * sizeof(double));
+    double *row_proba = classification ? malloc(n * C * sizeof(double)) : NULL;
+    double *row_predicted = classification ? malloc(n * (C > 0 ? C : 1) * sizeof(double)) : NULL;
+    int code = 0;
+    if (gate == NULL || curves == NULL || predicted == NULL ||
+        (classification && (row_proba == NULL || row_predicted == NULL))) {
+        code = usage_error("out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < GRID; ++g)
+        grid[g] = x_low + (x_high - x_low) * (double)g / (GRID - 1);
+    moe_model_gate_proba(p->model, GRID, grid, 1, gate, GRID * K);
+    char buffer[64];
+    const char *x_title = feature_label(p->model, 0, buffer, sizeof buffer);
+    char x_copy[128];
+    snprintf(x_copy, sizeof x_copy, "%s", x_title);
+    const char *response = data->response_name != NULL ? data->response_name : "response";
+
+    svg_panel top, bottom;
+    if (!classification) {
+        size_t p_inputs = moe_model_n_inputs(p->model);
+        double *experts = malloc(K * p_inputs * sizeof(double));
+        if (experts == NULL) {
+            code = usage_error("out of memory");
+            goto done;
+        }
+        moe_model_get_experts(p->model, experts, K * p_inputs);
+        int intercept = moe_model_has_intercept(p->model);
+        for (size_t k = 0; k < K; ++k)
+            for (size_t g = 0; g < GRID; ++g)
+                curves[g * K + k] = (intercept ? experts[k * p_inputs] : 0.0) +
+                                    experts[k * p_inputs + (size_t)intercept] * grid[g];
+        free(experts);
+        moe_model_predict(p->model, GRID, grid, 1, predicted, GRID);
+        double y_low, y_high;
+        svg_range(data->y, n, 1, &y_low, &y_high);
+        svg_panel_begin(&top, out, 80, 40, 620, 330, x_low, x_high, y_low, y_high, x_copy,
+                        response);
+        for (size_t i = 0; i < n; i += point_stride(n))
+            svg_point(&top, data->X[i], data->y[i], 2.5,
+                      svg_colour(argmax(p->posterior + i * K, K)), NULL);
+        note_sampling(out, 716, 100 + 20.0 * (double)K, n);
+        for (size_t k = 0; k < K; ++k)
+            svg_line(&top, grid, curves + k, GRID, K, svg_colour(k), 2.5, 0);
+        svg_line(&top, grid, predicted, GRID, 1, "#000000", 1.5, 1);
+        for (size_t k = 0; k < K; ++k)
+            svg_legend(out, 716, 60 + 20.0 * (double)k, svg_colour(k),
+                       expert_name(k, buffer, sizeof buffer));
+        svg_legend(out, 716, 60 + 20.0 * (double)K, "#000000", "mixture mean");
+    } else {
+        moe_model_predict(p->model, GRID, grid, 1, predicted, GRID * (p->family == MOE_FAMILY_LOGISTIC ? 1 : C));
+        class_probabilities(p->family, GRID, C, predicted, curves);
+        moe_model_predict(p->model, n, data->X, 1, row_predicted,
+                          n * (p->family == MOE_FAMILY_LOGISTIC ? 1 : C));
+        class_probabilities(p->family, n, C, row_predicted, row_proba);
+        char y_title[160];
+        snprintf(y_title, sizeof y_title, "P(%s = class | %s)", response, x_copy);
+        svg_panel_begin(&top, out, 80, 40, 620, 330, x_low, x_high, 0.0, 1.0, x_copy, y_title);
+        note_sampling(out, 716, 80 + 20.0 * (double)C, n);
+        for (size_t i = 0; i < n; i += point_stride(n)) {
+            size_t observed = (size_t)data->y[i];
+            svg_point(&top, data->X[i], row_proba[i * C + observed], 2.5, svg_colour(observed),
+                      NULL);
+        }
+        for (size_t c = 0; c < C; ++c) {
+            svg_line(&top, grid, curves + c, GRID, C, svg_colour(c), 2.5, 0);
+            svg_legend(out, 716, 60 + 20.0 * (double)c, svg_colour(c),
+                       class_name(p->model, c, buffer, sizeof buffer));
+        }
+    }
+    svg_panel_begin(&bottom, out, 80, 440, 620, 170, x_low, x_high, 0.0, 1.0, x_copy,
+                    "gate probability");
+    for (size_t k = 0; k < K; ++k)
+        svg_line(&bottom, grid, gate + k, GRID, K, classification ? "#555555" : svg_colour(k),
+                 2.0, classification ? (int)(k % 2) : 0);
+    if (classification)
+        for (size_t k = 0; k < K; ++k)
+            svg_text(out, 706, 440 + 20.0 * (double)(k + 1), expert_name(k, buffer, sizeof buffer),
+                     "start", 11);
+done:
+    free(gate);
+    free(curves);
+    free(predicted);
+    free(row_proba);
+    free(row_predicted);
+    return code;
+}
+
+/* Several covariates. */
+static int plot_several(FILE *out, const plot_data *p)
+{
+    const table *data = p->data;
+    size_t K = p->K, n = data->n, C = p->classes;
+    char buffer[64];
+    if (p->family == MOE_FAMILY_GAUSSIAN) {
+        double *predicted = malloc(n * sizeof(double));
+        if (predicted == NULL)
+            return usage_error("out of memory");
+        moe_model_predict(p->model, n, data->X, data->d, predicted, n);
+        double low_a, high_a, low_b, high_b;
+        svg_range(data->y, n, 1, &low_a, &high_a);
+        svg_range(predicted, n, 1, &low_b, &high_b);
+        double low = low_a < low_b ? low_a : low_b, high = high_a > high_b ? high_a : high_b;
+        char y_title[160];
+        snprintf(y_title, sizeof y_title, "observed %s",
+                 data->response_name != NULL ? data->response_name : "response");
+        svg_panel panel;
+        svg_panel_begin(&panel, out, 80, 40, 560, 560, low, high, low, high,
+                        "predicted (mixture mean)", y_title);
+        double diagonal[2] = {low, high};
+        svg_line(&panel, diagonal, diagonal, 2, 1, "#000000", 1.0, 1);
+        for (size_t i = 0; i < n; i += point_stride(n))
+            svg_point(&panel, predicted[i], data->y[i], 2.5,
+                      svg_colour(argmax(p->posterior + i * K, K)), NULL);
+        note_sampling(out, 660, 100 + 20.0 * (double)K, n);
+        for (size_t k = 0; k < K; ++k)
+            svg_legend(out, 660, 60 + 20.0 * (double)k, svg_colour(k),
+                       expert_name(k, buffer, sizeof buffer));
+        svg_text(out, 660, 80 + 20.0 * (double)K, "colour: most probable expert", "start", 11);
+        free(predicted);
+        return 0;
+    }
+    size_t width = p->family == MOE_FAMILY_LOGISTIC ? 1 : C;
+    double *predicted = malloc(n * width * sizeof(double)), *proba = malloc(n * C * sizeof(double));
+    if (predicted == NULL || proba == NULL) {
+        free(predicted);
+        free(proba);
+        return usage_error("out of memory");
+    }
+    moe_model_predict(p->model, n, data->X, data->d, predicted, n * width);
+    class_probabilities(p->family, n, C, predicted, proba);
+    double low_a, high_a, low_b, high_b;
+    svg_range(data->X, n, data->d, &low_a, &high_a);
+    svg_range(data->X + 1, n, data->d, &low_b, &high_b);
+    char a_title[128], b_title[128];
+    snprintf(a_title, sizeof a_title, "%s", feature_label(p->model, 0, buffer, sizeof buffer));
+    snprintf(b_title, sizeof b_title, "%s", feature_label(p->model, 1, buffer, sizeof buffer));
+    svg_panel panel;
+    svg_panel_begin(&panel, out, 80, 40, 560, 560, low_a, high_a, low_b, high_b, a_title,
+                    b_title);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+        size_t best = argmax(proba + i * C, C);
+        int miss = best != (size_t)data->y[i];
+        wrong += (size_t)miss;
+        if (i % point_stride(n) == 0)
+            svg_point(&panel, data->X[i * data->d], data->X[i * data->d + 1], 3.0,
+                      svg_colour(best), miss ? "#000000" : NULL);
+    }
+    note_sampling(out, 660, 100 + 20.0 * (double)C, n);
+    for (size_t c = 0; c < C; ++c)
+        svg_legend(out, 660, 60 + 20.0 * (double)c, svg_colour(c),
+                   class_name(p->model, c, buffer, sizeof buffer));
+    char note[96];
+    snprintf(note, sizeof note, "ringed: misclassified (%zu of %zu)", wrong, n);
+    svg_text(out, 660, 80 + 20.0 * (double)C, note, "start", 11);
+    free(predicted);
+    free(proba);
+    return 0;
+}
+
+int command_plot(int argc, char **argv)
+{
+    const char *model_path = NULL, *data_path = NULL, *output = NULL, *response = NULL;
+    char delimiter = ',';
+    for (int at = 1; at < argc; ++at) {
+        const char *arg = argv[at];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(plot_help, stdout);
+            return 0;
+        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
+            if ((output = option_value(argc, argv, &at)) == NULL)
+                return EXIT_USAGE;
+        } else if (strcmp(arg, "--response") == 0) {
+            if ((response = option_value(argc, argv, &at)) == NULL)
+                return EXIT_USAGE;
+        } else if (strcmp(arg, "--sep") == 0) {
+            const char *value = option_value(argc, argv, &at);
+            if (value == NULL)
+                return EXIT_USAGE;
+            if ((delimiter = parse_delimiter(value)) == 0)
+                return usage_error("--sep: '%s' is not a one-character delimiter", value);
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return usage_error("plot: unknown option %s (see moe plot --help)", arg);
+        } else if (model_path == NULL) {
+            model_path = arg;
+        } else if (data_path == NULL) {
+            data_path = arg;
+        } else {
+            return usage_error("plot: too many arguments");
+        }
+    }
+    if (model_path == NULL || data_path == NULL || output == NULL)
+        return usage_error("plot: a model, a data file and -o FILE.svg are needed");
+    moe_model_t *model = NULL;
+    if (moe_model_load(&model, model_path) != MOE_OK)
+        return usage_error("%s", moe_last_error());
+    if (response == NULL)
+        response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    if (response == NULL) {
+        moe_model_free(model);
+        return usage_error("plot: the model has no response name; give --response");
+    }
+    plot_data p;
+    memset(&p, 0, sizeof p);
+    p.model = model;
+    p.family = moe_model_family(model);
+    p.K = moe_model_n_experts(model);
+    p.d = moe_model_n_features(model);
+    p.classes = p.family == MOE_FAMILY_MULTINOMIAL ? moe_model_n_classes(model)
+                : p.family == MOE_FAMILY_LOGISTIC  ? 2
+                                                    : 0;
+    const char **features = malloc((p.d > 0 ? p.d : 1) * sizeof(char *));
+    int named = features != NULL;
+    for (size_t j = 0; named && j < p.d; ++j)
+        named = (features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) != NULL;
+    table_request request = {response, p.family != MOE_FAMILY_GAUSSIAN, named ? features : NULL,
+                             named ? p.d : 0, delimiter};
+    table data;
+    char error[512];
+    int code = table_read(data_path, &request, &data, error, sizeof error);
+    free(features);
+    if (code != 0) {
+        moe_model_free(model);
+        return usage_error("%s", error);
+    }
+    p.data = &data;
+    if (data.d != p.d || p.d == 0) {
+        code = usage_error("%s: %zu feature columns, the model has %zu", data_path, data.d, p.d);
+        goto done;
+    }
+    if (p.family != MOE_FAMILY_GAUSSIAN) {
+        /* Labels back to the model's class indices. */
+        if ((data.y = malloc(data.n * sizeof(double))) == NULL) {
+            code = usage_error("out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < data.n; ++i) {
+            char buffer[64];
+            size_t c = 0;
+            while (c < p.classes &&
+                   strcmp(class_name(model, c, buffer, sizeof buffer), data.labels[i]) != 0 &&
+                   !(moe_model_get_name(model, MOE_NAME_CLASS, c) == NULL &&
+                     strtod(data.labels[i], NULL) == (double)c))
+                ++c;
+            if (c == p.classes) {
+                code = usage_error("%s: line %zu: '%s' is not one of the model's classes",
+                                   data_path, i + 2, data.labels[i]);
+                goto done;
+            }
+            data.y[i] = (double)c;
+        }
+    }
+    p.posterior = malloc(data.n * p.K * sizeof(double));
+    if (p.posterior == NULL) {
+        code = usage_error("out of memory");
+        goto done;
+    }
+    if (moe_model_posterior(model, data.n, data.X, data.d, data.y, p.posterior,
+                            data.n * p.K) != MOE_OK) {
+        fprintf(stderr, "moe: %s\n", moe_last_error());
+        code = EXIT_FIT_PROBLEM;
+        goto done;
+    }
+    FILE *out = fopen(output, "w");
+    if (out == NULL) {
+        code = usage_error("%s: cannot write", output);
+        goto done;
+    }
+    char title[200];
+    snprintf(title, sizeof title, "%s: a mixture of %zu %s expert%s",
+             response, p.K,
+             p.family == MOE_FAMILY_GAUSSIAN   ? "Gaussian"
+             : p.family == MOE_FAMILY_LOGISTIC ? "logistic"
+                                               : "multinomial",
+             p.K == 1 ? "" : "s");
+    int one = p.d == 1;
+    svg_begin(out, 860, one ? 670 : 660, title);
+    code = one ? plot_one_covariate(out, &p) : plot_several(out, &p);
+    svg_end(out);
+    if (fclose(out) != 0 && code == 0)
+        code = usage_error("%s: write error", output);
+done:
+    free(p.posterior);
+    table_free(&data);
+    moe_model_free(model);
+    return code;
+}
