@@ -130,6 +130,23 @@ contains "$work/out" "classes: set,osa versicolor virginica" "labels saved in th
 run 2 "logistic with three classes" "$moe" fit "$work/classes.csv" --response species --family logistic
 contains "$work/err" "two classes" "logistic with three classes"
 
+# --- Ctrl-C ---------------------------------------------------------------------------
+# A fit that cannot finish (tolerance 0) stops cleanly on SIGINT: status 1, a message,
+# no model file.
+awk 'BEGIN { srand(3); print "a,b,y"; for (i = 0; i < 20000; i++) { a = rand(); b = rand();
+    printf "%.5f,%.5f,%.5f\n", a, b, (a < b ? a : -b) + 0.1 * rand() } }' >"$work/long.csv"
+checks=$((checks + 1))
+"$moe" fit "$work/long.csv" --response y -k 4 --tol 0 --max-iter 1000000 -o "$work/long.moe" \
+    >"$work/out" 2>"$work/err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[[ $status -eq 1 ]] || fail "Ctrl-C: exit status $status, expected 1"
+contains "$work/err" "interrupted" "Ctrl-C"
+[[ ! -e "$work/long.moe" ]] || fail "Ctrl-C: a model was saved"
+
 # --- select -----------------------------------------------------------------------
 run 0 "select" "$moe" select "$work/two.csv" --response y -k 1:3 --seed 3 -o "$work/best.moe"
 contains "$work/out" "best by bic: K = 2" "select picks the two experts of the truth"
