@@ -78,8 +78,11 @@ static double expert_objective(const problem *pr, double ridge)
     double *block = malloc(N * p * sizeof(double));
     double *logf = malloc(N * K * sizeof(double));
     double *scratch = malloc(N * K * m->expert_rows * sizeof(double));
+    double *linear = malloc(N * K * m->expert_rows * sizeof(double));
     moe_data_load_block(&pr->data, 0, N, block);
-    m->family_ops->log_density(m, N, block, pr->y, logf, scratch);
+    moe_expert_linear(m, N, block, linear);
+    m->family_ops->log_density(m, N, linear, pr->y, logf, scratch);
+    free(linear);
     double sum = 0.0;
     for (size_t i = 0; i < N; ++i)
         for (size_t k = 0; k < K; ++k)

@@ -59,6 +59,43 @@ START_TEST(exp_array_matches_libm)
 }
 END_TEST
 
+/* The array log against glibc's: within 2 ulp from subnormals to DBL_MAX, and the edges. */
+START_TEST(log_array_matches_libm)
+{
+    enum { COUNT = 200003 };
+    double *in = malloc(COUNT * sizeof(double)), *out = malloc(COUNT * sizeof(double));
+    test_rng rng = {9};
+    for (size_t i = 0; i < COUNT; ++i) { /* log-uniform over the whole range, and near 1 */
+        double u = test_uniform(&rng);
+        in[i] = i % 4 == 0 ? 1.0 + (u - 0.5) * 1e-3 : exp((u - 0.5) * 2.0 * 709.0);
+    }
+    in[0] = 4.9406564584124654e-324; /* the smallest subnormal */
+    in[1] = 2.2250738585072009e-308; /* the largest subnormal */
+    in[2] = 1.7976931348623157e308;
+    moe_log_array(COUNT, in, out);
+    double worst = 0.0;
+    for (size_t i = 0; i < COUNT; ++i) {
+        double expected = log(in[i]);
+        double error = fabs(out[i] - expected) / fmax(fabs(expected), 1e-300);
+        /* Near x = 1 the result is tiny: compare in absolute terms there. */
+        if (fabs(expected) < 1e-3)
+            error = fabs(out[i] - expected) / 1e-3;
+        if (error > worst)
+            worst = error;
+    }
+    ck_assert_msg(worst <= 2.0 * 2.220446049250313e-16, "worst relative error %g", worst);
+    double edges[] = {0.0, -0.0, -1.0, INFINITY, -INFINITY, NAN, 1.0};
+    double results[7];
+    moe_log_array(7, edges, results);
+    ck_assert(isinf(results[0]) && results[0] < 0 && isinf(results[1]) && results[1] < 0);
+    ck_assert(isnan(results[2]) && isnan(results[4]) && isnan(results[5]));
+    ck_assert(isinf(results[3]) && results[3] > 0);
+    ck_assert(results[6] == 0.0);
+    free(in);
+    free(out);
+}
+END_TEST
+
 /* Rows of softmax with the log: the same as the one-row kernel, including rows of -inf. */
 START_TEST(softmax_rows_match_single_rows)
 {
@@ -327,6 +364,7 @@ static Suite *kernel_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, log_sum_exp_is_stable);
     tcase_add_test(core, exp_array_matches_libm);
+    tcase_add_test(core, log_array_matches_libm);
     tcase_add_test(core, softmax_rows_match_single_rows);
     tcase_add_test(core, weighted_gram_matches_naive_sum);
     tcase_add_test(core, spd_solve_and_ridge_fallback);

@@ -41,6 +41,10 @@ double moe_softmax_with_log(double *values, size_t count, double *proba);
  */
 void moe_exp_array(size_t count, const double *in, double *out);
 
+/* out[i] = log(in[i]) for an array in the same way: within about one ulp of glibc's log,
+   -inf for 0, NaN below 0 or for NaN, +inf for +inf; subnormals included. */
+void moe_log_array(size_t count, const double *in, double *out);
+
 /*
  * moe_softmax_with_log on each of `rows` rows of `count` values (row-major): values
  * becomes log softmax, proba softmax, lse[i] (if not NULL) the row's log-sum-exp.
@@ -69,6 +73,16 @@ void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, d
  */
 void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const double *weights,
                            double *scratch, double *gram);
+
+/*
+ * `count` weighted Gram matrices at once: grams[c] (p x p, at least the upper triangle)
+ * += block' diag(weights[., c]) block, weights rows x count (row-major, >= 0). For small p
+ * one product for all of them (OpenBLAS's per-call cost dominates there), else one
+ * rank-k update each. scratch holds moe_weighted_grams_scratch(rows, p, count) doubles.
+ */
+size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count);
+void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *block,
+                            const double *weights, double *scratch, double *grams);
 
 /* Copy the upper triangle of a row-major p x p matrix into its lower triangle. */
 void moe_symmetrize_upper(size_t p, double *matrix);

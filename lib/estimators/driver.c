@@ -17,6 +17,11 @@
    classification experts): a hard partition is often separable and would send the weights
    to infinity. */
 #define INIT_CONFIDENCE 0.8
+/* Newton steps of the starting gate. Its targets are a softened hard partition that the first
+   E-step replaces, so solving them to gate_tol buys nothing: on the flexmix comparison data
+   two steps instead of a full solve cut the fit from 0.85 to 0.79 s with the same iterations
+   and final log-likelihood (one step cost a slightly worse optimum). */
+#define INIT_GATE_NEWTON_STEPS 2
 /* Gradient steps that replace a starting M-step whose Newton system would be too large. */
 #define INIT_GRADIENT_STEPS 50
 
@@ -188,7 +193,10 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
         return moe_gate_gradient_steps(model, data, resp, settings->gate.l2, INIT_GRADIENT_STEPS,
                                        moe_safe_gate_step(model, settings), message);
     moe_gate_report gate = MOE_GATE_REPORT_INIT;
-    status = moe_gate_newton(model, data, resp, &settings->gate, &gate, message);
+    moe_gate_options start_gate = settings->gate;
+    if (start_gate.max_newton > INIT_GATE_NEWTON_STEPS)
+        start_gate.max_newton = INIT_GATE_NEWTON_STEPS;
+    status = moe_gate_newton(model, data, resp, &start_gate, &gate, message);
     context->fitter->report.separation_events += gate.separations;
     return status;
 }

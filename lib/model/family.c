@@ -9,6 +9,12 @@ void moe_expert_linear(const struct moe_model *model, size_t rows, const double 
     moe_product_abt(rows, columns, model->n_inputs, block, model->experts, out);
 }
 
+size_t moe_family_statistics_work(const struct moe_model *model, size_t rows)
+{
+    return rows * model->n_experts +
+           moe_weighted_grams_scratch(rows, model->n_inputs, model->n_experts);
+}
+
 double moe_expert_penalty(const struct moe_model *model, double ridge)
 {
     if (ridge == 0.0)

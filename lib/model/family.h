@@ -53,10 +53,13 @@ struct moe_family_ops {
     moe_status (*check_response)(const struct moe_model *model, size_t n, const double *y,
                                  char *message);
     /*
-     * log f_k(y_i | x_i) for a block of `rows` design rows (rows x p): out is
-     * rows x K. scratch holds rows * K * expert_rows doubles.
+     * log f_k(y_i | x_i) for a block of `rows` rows from the experts' linear
+     * predictors (moe_expert_linear's rows x K * expert_rows): out is rows x K.
+     * scratch holds rows * K * expert_rows doubles. The caller computes the
+     * predictors so that the E-step can get them and the gate's logits from
+     * one product.
      */
-    void (*log_density)(const struct moe_model *model, size_t rows, const double *block,
+    void (*log_density)(const struct moe_model *model, size_t rows, const double *linear,
                         const double *y, double *out, double *scratch);
     /* Values per row returned by predict (1, or n_classes). */
     size_t (*prediction_width)(const struct moe_model *model);
@@ -80,8 +83,8 @@ struct moe_family_ops {
      * sufficient statistics, which EM accumulates in the same pass as its E-step, and
      * their solve. statistics_size gives the doubles. accumulate_statistics adds a
      * block: weights (rows x K) are w_i r_ik, linear is the scratch log_density left
-     * behind (the expert linear predictors, rows x K), work holds rows * (p + 1)
-     * doubles. solve_statistics is m_step's update from the sums (which it may
+     * behind (the expert linear predictors, rows x K), work holds
+     * moe_family_statistics_work(model, rows) doubles. solve_statistics is m_step's update from the sums (which it may
      * overwrite); data and resp are there for a second pass when the one-pass formula
      * cancels.
      */
@@ -114,6 +117,9 @@ struct moe_family_ops {
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
+
+/* Scratch of accumulate_statistics for a block of `rows` rows. */
+size_t moe_family_statistics_work(const struct moe_model *model, size_t rows);
 
 /* Linear predictors of every expert row for a block: out (rows x K*expert_rows) =
    block (rows x p) * experts'. Gaussian means, logistic logits, multinomial class logits. */

@@ -37,18 +37,17 @@ static moe_status gaussian_check_response(const struct moe_model *model, size_t 
     return MOE_OK; /* any finite value; finiteness is checked for every family */
 }
 
-/* The means stay in scratch (rows x K): EM's statistics reuse them. */
-static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *block,
+static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *means,
                                  const double *y, double *out, double *scratch)
 {
+    (void)scratch;
     size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, scratch);
     for (size_t k = 0; k < K; ++k) {
         double variance = model->variances[k];
         double constant = -0.5 * (log_two_pi + log(variance));
         double inverse = 1.0 / variance;
         for (size_t i = 0; i < rows; ++i) {
-            double residual = y[i] - scratch[i * K + k];
+            double residual = y[i] - means[i * K + k];
             out[i * K + k] = constant - 0.5 * residual * residual * inverse;
         }
     }
@@ -91,23 +90,16 @@ static void gaussian_accumulate_statistics(const struct moe_model *model, size_t
     size_t K = model->n_experts, p = model->n_inputs;
     double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
     double *squares = totals + K;
-    double *expert_weights = work, *scratch = work + rows;
-    for (size_t k = 0; k < K; ++k) {
-        double total = 0.0, sum = 0.0;
-        for (size_t i = 0; i < rows; ++i) {
-            double weight = weights[i * K + k];
-            double residual = y[i] - means[i * K + k];
-            expert_weights[i] = weight;
-            total += weight;
-            sum += weight * residual * residual;
+    double *scaled = work, *scratch = work + rows * K; /* w r e, rows x K */
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t k = 0; k < K; ++k) {
+            double weight = weights[i * K + k], residual = y[i] - means[i * K + k];
+            totals[k] += weight;
+            squares[k] += weight * residual * residual;
+            scaled[i * K + k] = weight * residual;
         }
-        totals[k] += total;
-        squares[k] += sum;
-        moe_weighted_gram_add(rows, p, block, expert_weights, scratch, grams + k * p * p);
-        for (size_t i = 0; i < rows; ++i)
-            expert_weights[i] *= y[i] - means[i * K + k];
-        moe_product_atb_add(rows, 1, p, expert_weights, block, rhs + k * p);
-    }
+    moe_weighted_grams_add(rows, p, K, block, weights, scratch, grams);
+    moe_product_atb_add(rows, K, p, scaled, block, rhs);
 }
 
 typedef struct gaussian_pass {
@@ -158,7 +150,9 @@ static moe_status gaussian_run(const struct moe_model *model, const moe_data *da
     size_t K = model->n_experts, p = model->n_inputs;
     gaussian_pass pass = {model, data, resp, residuals_only};
     moe_chunk_job job = {data->n, gaussian_statistics_size(model),
-                         MOE_BLOCK_ROWS * (p + 2 * K + p + 1), gaussian_chunk, &pass};
+                         MOE_BLOCK_ROWS * (p + 2 * K) +
+                             moe_family_statistics_work(model, MOE_BLOCK_ROWS),
+                         gaussian_chunk, &pass};
     size_t ignored = 0;
     return moe_run_chunks(&job, threads, statistics, &ignored, message);
 }

@@ -25,15 +25,14 @@ static moe_status logistic_check_response(const struct moe_model *model, size_t 
     return moe_categorical_check_labels(n, y, 2, "logistic", message);
 }
 
-static void logistic_log_density(const struct moe_model *model, size_t rows, const double *block,
+static void logistic_log_density(const struct moe_model *model, size_t rows, const double *logits,
                                  const double *y, double *out, double *scratch)
 {
     (void)scratch;
     size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, out);
     for (size_t i = 0; i < rows; ++i)
         for (size_t k = 0; k < K; ++k) {
-            double z = out[i * K + k];
+            double z = logits[i * K + k];
             out[i * K + k] = moe_log_sigmoid(y[i] == 1.0 ? z : -z);
         }
 }

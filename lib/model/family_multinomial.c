@@ -8,6 +8,7 @@
 #include "common/linalg.h"
 
 #include <math.h>
+#include <string.h>
 
 static int multinomial_supports_link(moe_link link)
 {
@@ -51,11 +52,13 @@ static void expert_log_proba(const struct moe_model *model, size_t rows, const d
 }
 
 static void multinomial_log_density(const struct moe_model *model, size_t rows,
-                                    const double *block, const double *y, double *out,
+                                    const double *logits, const double *y, double *out,
                                     double *scratch)
 {
     size_t K = model->n_experts, C = model->n_classes;
-    expert_log_proba(model, rows, block, scratch);
+    memcpy(scratch, logits, rows * K * C * sizeof(double));
+    for (size_t a = 0; a < rows * K; ++a)
+        moe_log_softmax(scratch + a * C, C);
     for (size_t i = 0; i < rows; ++i) {
         size_t label = (size_t)y[i];
         for (size_t k = 0; k < K; ++k)

@@ -76,12 +76,14 @@ typedef struct pass_context {
     const moe_data *data;
     double *resp;
     pass_layout layout;
+    double *stacked; /* the gate rows, then the experts' rows: (K + K R) x p */
 } pass_context;
 
 /* Per-thread scratch, carved from one array of workspace_size(...) doubles. */
 typedef struct pass_workspace {
     double *block, *gate_log, *gate_proba, *density, *linear, *weights, *expert_weights;
     double *residuals, *previous_residuals, *softmax_scratch, *family_work, *row, *row_loglik;
+    double *combined, *family_scratch;
 } pass_workspace;
 
 static size_t carve(const struct moe_model *model, double *base, pass_workspace *w)
@@ -89,11 +91,13 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t R = MOE_BLOCK_ROWS, K = model->n_experts, p = model->n_inputs;
     size_t J = K > 1 ? K - 1 : 1;
     size_t sizes[] = {R * p, R * K, R * K, R * K, R * K * model->expert_rows, R, R * K, R * J,
-                      R * J, R * moe_softmax_scratch_columns(J + 1, p), R * (p + 1), R * K, R};
+                      R * J, moe_softmax_scratch_size(R, J + 1, p),
+                      moe_family_statistics_work(model, R), R * K, R,
+                      R * (K + K * model->expert_rows), R * K * model->expert_rows};
     double **slots[] = {&w->block, &w->gate_log, &w->gate_proba, &w->density,
                         &w->linear, &w->weights, &w->expert_weights, &w->residuals,
                         &w->previous_residuals, &w->softmax_scratch, &w->family_work, &w->row,
-                        &w->row_loglik};
+                        &w->row_loglik, &w->combined, &w->family_scratch};
     size_t total = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         if (base != NULL)
@@ -127,8 +131,15 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
         const double *y = data->y + first;
         moe_data_load_block(data, first, count, w.block);
-        moe_gate_logits(model, count, w.block, w.gate_log);
-        model->family_ops->log_density(model, count, w.block, y, w.density, w.linear);
+        /* The gate's logits and the experts' linear predictors from one product. */
+        size_t width = K + K * model->expert_rows;
+        moe_product_abt(count, width, p, w.block, context->stacked, w.combined);
+        for (size_t i = 0; i < count; ++i) {
+            memcpy(w.gate_log + i * K, w.combined + i * width, K * sizeof(double));
+            memcpy(w.linear + i * (width - K), w.combined + i * width + K,
+                   (width - K) * sizeof(double));
+        }
+        model->family_ops->log_density(model, count, w.linear, y, w.density, w.family_scratch);
         moe_softmax_rows(count, K, w.gate_log, w.gate_proba, NULL); /* log pi and pi */
         double *r_block = context->resp != NULL ? context->resp + first * K : w.row;
         for (size_t i = 0; i < count; ++i) {
@@ -191,15 +202,28 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message)
 {
-    pass_context context = {model, data, resp, layout_of(model, request)};
+    size_t stacked_rows = model->n_experts + model->n_experts * model->expert_rows;
+    double *stacked = moe_alloc_array(stacked_rows, model->n_inputs, sizeof(double));
+    if (stacked == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the E-step");
+    memcpy(stacked, model->gate, moe_gate_size(model) * sizeof(double));
+    memcpy(stacked + moe_gate_size(model), model->experts,
+           moe_experts_size(model) * sizeof(double));
+    pass_context context = {model, data, resp, layout_of(model, request), stacked};
+    moe_status status = MOE_OK;
     if (request->previous && resp == NULL)
-        return moe_fail(message, MOE_ERR_INTERNAL, "an E-step with previous targets needs them");
-    if (context.layout.size > sums->size)
-        return moe_fail(message, MOE_ERR_INTERNAL, "E-step sums allocated for another request");
+        status = moe_fail(message, MOE_ERR_INTERNAL, "an E-step with previous targets needs them");
+    else if (context.layout.size > sums->size)
+        status = moe_fail(message, MOE_ERR_INTERNAL, "E-step sums allocated for another request");
+    if (status != MOE_OK) {
+        free(stacked);
+        return status;
+    }
     moe_chunk_job job = {data->n, context.layout.size, carve(model, NULL, &(pass_workspace){0}),
                          pass_chunk, &context};
     size_t failed_row = 0;
-    moe_status status = moe_run_chunks(&job, request->threads, sums->memory, &failed_row, message);
+    status = moe_run_chunks(&job, request->threads, sums->memory, &failed_row, message);
+    free(stacked);
     if (status == MOE_ERR_NUMERICAL)
         return moe_fail(message, MOE_ERR_NUMERICAL,
                         "row %zu has zero, infinite or undefined likelihood under every expert",

@@ -146,9 +146,10 @@ static void add_penalty_hessian(const moe_softmax_problem *problem, size_t m, do
                     problem->l2 * ((a == b ? 1.0 : 0.0) - share);
 }
 
-size_t moe_softmax_scratch_columns(size_t n_classes, size_t p)
+size_t moe_softmax_scratch_size(size_t rows, size_t n_classes, size_t p)
 {
-    return (n_classes - 1) * p + p + 1;
+    size_t J = n_classes - 1, m = J * p, grams = rows * J + moe_weighted_grams_scratch(rows, p, J);
+    return rows * m > grams ? rows * m : grams; /* the S'S rows, then the Gram scratch */
 }
 
 void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
@@ -160,8 +161,7 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
     moe_product_atb_add(rows, J, p, residuals, block, gradient);
     if (product == NULL)
         return;
-    double *scaled = scratch, *gram_scratch = scratch + rows * m;
-    double *class_weights = gram_scratch + rows * p;
+    double *scaled = scratch;
     for (size_t i = 0; i < rows; ++i) {
         double root = sqrt(weights[i]);
         const double *x = block + i * p;
@@ -173,11 +173,11 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
         }
     }
     moe_rank_update(rows, m, -1.0, scaled, product);
-    for (size_t c = 0; c < J; ++c) {
-        for (size_t i = 0; i < rows; ++i)
-            class_weights[i] = weights[i] * probability[i * C + c];
-        moe_weighted_gram_add(rows, p, block, class_weights, gram_scratch, diagonal + c * p * p);
-    }
+    double *class_weights = scratch, *gram_scratch = scratch + rows * J;
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t c = 0; c < J; ++c)
+            class_weights[i * J + c] = weights[i] * probability[i * C + c];
+    moe_weighted_grams_add(rows, p, J, block, class_weights, gram_scratch, diagonal);
 }
 
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
@@ -217,7 +217,7 @@ static size_t chunk_workspace_size(size_t C, size_t p, int want_hessian)
 {
     size_t R = MOE_BLOCK_ROWS;
     return R * p + 2 * R * C + R * (C - 1) + R +
-           (want_hessian ? R * moe_softmax_scratch_columns(C, p) : 0);
+           (want_hessian ? moe_softmax_scratch_size(R, C, p) : 0);
 }
 
 static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sums,

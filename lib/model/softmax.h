@@ -79,9 +79,9 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
  * and when product is not NULL, the Hessian's two parts (sum scale, upper triangles):
  *   product  m x m              -= S'S,  S_i = sqrt(v_i) [p_i1 x_i', ..., p_i,C-1 x_i']
  *   diagonal (C - 1) x p x p    += block' diag(v p_c) block
- * scratch holds rows * moe_softmax_scratch_columns(C, p) doubles.
+ * scratch holds moe_softmax_scratch_size(rows, C, p) doubles.
  */
-size_t moe_softmax_scratch_columns(size_t n_classes, size_t p);
+size_t moe_softmax_scratch_size(size_t rows, size_t n_classes, size_t p);
 void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
                                    const double *weights, const double *probability,
                                    const double *residuals, double *gradient, double *product,
