@@ -48,7 +48,7 @@ void free_labels(char **classes, size_t count);
 /* The arguments of fit and select. */
 typedef struct fit_arguments {
     const char *data, *response, *features, *family, *estimator, *output;
-    const char *seed, *n_init, *max_iter, *tol;
+    const char *seed, *n_init, *max_iter, *tol, *threads;
     const char **options; /* NAME=VALUE */
     size_t n_options;
     size_t experts;       /* fit */

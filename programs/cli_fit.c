@@ -21,8 +21,10 @@ static const char fit_help[] =
     "  --estimator E          em (default), gem, gd\n"
     "  --seed S, --n-init R, --max-iter N, --tol T\n"
     "                         the fitter options of the same names\n"
+    "  --threads N            worker threads (0: all cores; the result does not\n"
+    "                         depend on it)\n"
     "  --option NAME=VALUE    any other fitter option (repeatable), e.g.\n"
-    "                         --option threads=2 --option gate_solver=newton\n"
+    "                         --option gate_solver=newton --option gate_l2=1e-3\n"
     "  --sep C                field delimiter (default ','; 'tab' for tabs)\n"
     "  -o, --output FILE      save the fitted model\n"
     "  --json                 print the summary as JSON\n"
@@ -42,7 +44,8 @@ static const char select_help[] =
     "  -o, --output FILE      save the best model\n"
     "  --json                 the table as JSON\n"
     "  and the data and fitter options of moe fit (--features, --family,\n"
-    "  --estimator, --seed, --n-init, --max-iter, --tol, --option, --sep).\n"
+    "  --estimator, --seed, --n-init, --max-iter, --tol, --threads, --option,\n"
+    "  --sep).\n"
     "\n"
     "Exit status: 0 done (fits that fail are reported in the table), 1 no fit\n"
     "succeeded or the run was interrupted, 2 usage or input error.\n";
@@ -144,6 +147,9 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
         } else if (strcmp(arg, "--tol") == 0) {
             VALUE();
             a->tol = value;
+        } else if (strcmp(arg, "--threads") == 0) {
+            VALUE();
+            a->threads = value;
         } else if (strcmp(arg, "--option") == 0) {
             VALUE();
             a->options[a->n_options++] = value;
@@ -197,9 +203,9 @@ static int set_option(moe_fitter_t *fitter, const char *name, const char *value)
 
 static int set_options(moe_fitter_t *fitter, const fit_arguments *a)
 {
-    const char *names[] = {"seed", "n_init", "max_iter", "tol"};
-    const char *values[] = {a->seed, a->n_init, a->max_iter, a->tol};
-    for (size_t o = 0; o < 4; ++o)
+    const char *names[] = {"seed", "n_init", "max_iter", "tol", "threads"};
+    const char *values[] = {a->seed, a->n_init, a->max_iter, a->tol, a->threads};
+    for (size_t o = 0; o < 5; ++o)
         if (values[o] != NULL && set_option(fitter, names[o], values[o]) != 0)
             return EXIT_USAGE;
     for (size_t o = 0; o < a->n_options; ++o) {

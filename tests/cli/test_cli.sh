@@ -94,6 +94,12 @@ diff <(grep -E '^  (\(intercept\)|x|variance) ' "$work/fit_summary") \
      <(grep -E '^  (\(intercept\)|x|variance) ' "$work/out") >/dev/null ||
     fail "info coefficients differ from fit's"
 
+run 0 "fit --threads 2" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 --threads 2
+checks=$((checks + 1))
+diff <(grep -E '^  (\(intercept\)|x|variance) ' "$work/fit_summary") \
+     <(grep -E '^  (\(intercept\)|x|variance) ' "$work/out") >/dev/null ||
+    fail "--threads 2 gives another fit"
+
 run 0 "fit --json" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 --json
 for key in '"family": "gaussian"' '"features": ["x"]' '"response": "y"' '"converged": true' '"bic": '; do
     contains "$work/out" "$key" "fit --json"
