@@ -114,6 +114,11 @@ static int grow(reader *r)
 
 static void header_field(reader *r, const char *text, size_t length)
 {
+    /* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
+    if (r->n_columns == 0 && length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;
+        length -= 3;
+    }
     char **header = realloc(r->header, (r->n_columns + 1) * sizeof(char *));
     if (header == NULL || (header[r->n_columns] = copy_text(text, length)) == NULL) {
         if (header != NULL)

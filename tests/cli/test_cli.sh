@@ -235,6 +235,14 @@ contains "$work/err" "not a libmoe model" "not a model"
 run 2 "predict: missing feature column" "$moe" predict "$work/two.moe" "$work/word.csv"
 contains "$work/err" "no column named 'x'" "predict: missing feature column"
 
+# --- Windows files: CR LF line ends and a byte order mark ------------------------------
+{ printf '\xef\xbb\xbf'; sed 's/$/\r/' "$work/two.csv"; } >"$work/windows.csv"
+run 0 "CR LF and a byte order mark" "$moe" fit "$work/windows.csv" --response y --features x -k 2 --seed 3
+checks=$((checks + 1))
+diff <(grep -E '^  (\(intercept\)|x|variance) ' "$work/fit_summary") \
+     <(grep -E '^  (\(intercept\)|x|variance) ' "$work/out") >/dev/null ||
+    fail "CR LF and a byte order mark give another fit"
+
 # --- delimiter and locale ------------------------------------------------------------
 tr ',' ';' <"$work/two.csv" >"$work/semicolon.csv"
 run 0 "--sep ';'" "$moe" fit "$work/semicolon.csv" --response y -k 2 --seed 3 --sep ';'
