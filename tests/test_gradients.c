@@ -181,7 +181,7 @@ static void check_expert_gradient(moe_family family, int intercept, double ridge
     struct moe_model *m = pr.model;
     size_t size = moe_experts_size(m);
     double *gradient = calloc(size, sizeof(double)), log_variances[K] = {0};
-    ck_assert_int_eq(m->family_ops->gradient(m, &pr.data, pr.resp, ridge, pr.total, gradient,
+    ck_assert_int_eq(m->family_ops->gradient(m, &pr.data, pr.resp, ridge, pr.total, 1, gradient,
                                              m->variances ? log_variances : NULL, NULL),
                      MOE_OK);
     for (size_t a = 0; a < size; ++a) {
@@ -233,7 +233,7 @@ START_TEST(gate_gradient_matches_finite_differences)
         struct moe_model *m = pr.model;
         size_t size = (K - 1) * m->n_inputs;
         double gradient[(K - 1) * (D + 1)];
-        ck_assert_int_eq(moe_gate_gradient(m, &pr.data, pr.resp, penalties[c], gradient, NULL),
+        ck_assert_int_eq(moe_gate_gradient(m, &pr.data, pr.resp, penalties[c], 1, gradient, NULL),
                          MOE_OK);
         for (size_t a = 0; a < size; ++a)
             assert_close(gradient[a],
@@ -385,7 +385,7 @@ START_TEST(bound_steps_descend_to_the_newton_solution)
         bound_curvature(&pr, penalties[c], curvature);
         double previous = gate_objective(&pr, penalties[c]);
         for (int step = 0; step < 400; ++step) {
-            ck_assert_int_eq(moe_gate_bound_step(m, &pr.data, pr.resp, penalties[c], curvature,
+            ck_assert_int_eq(moe_gate_bound_step(m, &pr.data, pr.resp, penalties[c], 1, curvature,
                                                  work, NULL),
                              MOE_OK);
             double current = gate_objective(&pr, penalties[c]);

@@ -190,7 +190,8 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
             resp[i] = INIT_CONFIDENCE * resp[i] + floor;
     memset(model->gate, 0, moe_gate_size(model) * sizeof(double));
     if (newton_too_large(model, K - 1))
-        return moe_gate_gradient_steps(model, data, resp, settings->gate.l2, INIT_GRADIENT_STEPS,
+        return moe_gate_gradient_steps(model, data, resp, settings->gate.l2, settings->threads,
+                                       INIT_GRADIENT_STEPS,
                                        moe_safe_gate_step(model, settings), message);
     moe_gate_report gate = MOE_GATE_REPORT_INIT;
     moe_gate_options start_gate = settings->gate;

@@ -104,6 +104,7 @@ static moe_status bound_gate_steps(em_state *state, struct moe_fit_context *cont
     size_t steps = settings->inner_steps > 0 ? settings->inner_steps : 1;
     for (size_t step = 0; step < steps && status == MOE_OK; ++step)
         status = moe_gate_bound_step(context->model, &context->data, resp, settings->gate.l2,
+                                     settings->threads,
                                      state->curvature, state->work, fitter->message);
     fitter->report.inner_iterations += steps;
     return status;
@@ -333,6 +334,7 @@ static moe_status em_iterate(void *opaque, struct moe_fit_context *context,
         fitter->report.gate_step = step;
         fitter->report.inner_iterations += settings->inner_steps;
         return moe_gate_gradient_steps(model, &context->data, resp, settings->gate.l2,
+                                       settings->threads,
                                        settings->inner_steps, step, fitter->message);
     }
     /* A Newton system above the size limit: the solver reports it. */

@@ -52,7 +52,8 @@ static moe_status objective_on(const struct moe_model *model, const moe_data *da
                                double *objective, char *message)
 {
     moe_posterior_result posterior;
-    moe_status status = moe_posterior_pass(model, data, NULL, 1, &posterior, message);
+    moe_status status =
+        moe_posterior_pass(model, data, NULL, settings->threads, &posterior, message);
     if (status == MOE_ERR_NUMERICAL || (status == MOE_OK && !isfinite(posterior.loglik))) {
         *objective = -INFINITY;
         return MOE_OK;
@@ -147,7 +148,8 @@ static moe_status mini_batch_epoch(gd_state *state, struct moe_fit_context *cont
             continue;
         moe_posterior_result posterior;
         moe_status status =
-            moe_posterior_pass(context->model, &batch, state->batch_resp, 1, &posterior, message);
+            moe_posterior_pass(context->model, &batch, state->batch_resp, settings->threads,
+                               &posterior, message);
         if (status != MOE_OK)
             return status;
         double objective = posterior.loglik - total * moe_fit_penalty(context->model, settings);

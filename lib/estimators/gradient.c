@@ -135,11 +135,11 @@ moe_status moe_gradient_compute(const struct moe_model *model, const moe_data *d
 {
     moe_status status = MOE_OK;
     if (model->n_experts > 1)
-        status = moe_gate_gradient(model, data, resp, settings->gate.l2,
+        status = moe_gate_gradient(model, data, resp, settings->gate.l2, settings->threads,
                                    gradient->gate, message);
     if (status == MOE_OK)
         status = model->family_ops->gradient(model, data, resp, settings->experts.ridge,
-                                             total_weight, gradient->experts,
+                                             total_weight, settings->threads, gradient->experts,
                                              gradient->log_variances, message);
     return status;
 }

@@ -106,8 +106,8 @@ struct moe_family_ops {
      * gradient of the mean negative log-likelihood (Fisher identity).
      */
     moe_status (*gradient)(const struct moe_model *model, const moe_data *data, const double *resp,
-                           double ridge, double total_weight, double *coefficients,
-                           double *log_variances, char *message);
+                           double ridge, double total_weight, size_t threads,
+                           double *coefficients, double *log_variances, char *message);
     /*
      * c such that the surrogate's curvature in one expert's coefficients is at
      * most c * lambda_max(E_w[x x']) (plus the ridge): 1/sigma^2_min for Gaussian,

@@ -112,7 +112,8 @@ moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
 
 moe_status moe_categorical_gradient(const struct moe_model *model, const moe_data *data,
                                     const double *resp, double ridge, double total_weight,
-                                    double *coefficients, double *log_variances, char *message)
+                                    size_t threads, double *coefficients, double *log_variances,
+                                    char *message)
 {
     (void)log_variances;
     size_t K = model->n_experts, p = model->n_inputs, C = softmax_classes(model);
@@ -124,6 +125,7 @@ moe_status moe_categorical_gradient(const struct moe_model *model, const moe_dat
     moe_status status = MOE_OK;
     for (size_t k = 0; k < K && status == MOE_OK; ++k) {
         moe_softmax_problem problem = expert_problem(model, data, resp, k, ridge, total_weight);
+        problem.threads = threads;
         load_expert(model, k, buffer);
         /* The free rows' gradient is (C - 1) x p; the reference row's stays zero. */
         status = moe_softmax_gradient(&problem, buffer, coefficients + k * rows * p, NULL,

@@ -26,6 +26,7 @@ moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
 
 moe_status moe_categorical_gradient(const struct moe_model *model, const moe_data *data,
                                     const double *resp, double ridge, double total_weight,
+                                    size_t threads,
                                     double *coefficients, double *log_variances, char *message);
 
 #endif

@@ -260,57 +260,80 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
 /*
  * d/dbeta_k  = (1/N) sum_i w_i r_ik (mu_ik - y_i) x_i / sigma_k^2 + ridge beta_k
  * d/dlog s_k = (1/N) sum_i w_i r_ik (1 - (y_i - mu_ik)^2 / sigma_k^2) / 2
+ * The sums run over row chunks (common/parallel.h): K x p coefficient sums, then K
+ * log-variance sums.
  */
+typedef struct gradient_pass {
+    const struct moe_model *model;
+    const moe_data *data;
+    const double *resp;
+    const double *precision; /* K */
+} gradient_pass;
+
+static size_t gradient_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                             double *workspace)
+{
+    const gradient_pass *pass = opaque;
+    const struct moe_model *model = pass->model;
+    const moe_data *data = pass->data;
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *block = workspace, *scaled = block + MOE_BLOCK_ROWS * p;
+    double *coefficients = sums, *log_variances = sums + K * p;
+    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+        size_t first = start + offset;
+        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, first, count, block);
+        moe_expert_linear(model, count, block, scaled);
+        for (size_t i = 0; i < count; ++i) {
+            double weight = moe_data_weight(data, first + i);
+            const double *r = pass->resp + (first + i) * K;
+            for (size_t k = 0; k < K; ++k) {
+                double residual = data->y[first + i] - scaled[i * K + k];
+                double share = weight * r[k];
+                log_variances[k] += 0.5 * share * (1.0 - residual * residual * pass->precision[k]);
+                scaled[i * K + k] = -share * residual * pass->precision[k];
+            }
+        }
+        moe_product_atb_add(count, K, p, scaled, block, coefficients);
+    }
+    return 0;
+}
+
 static moe_status gaussian_gradient(const struct moe_model *model, const moe_data *data,
                                     const double *resp, double ridge, double total_weight,
-                                    double *coefficients, double *log_variances, char *message)
+                                    size_t threads, double *coefficients, double *log_variances,
+                                    char *message)
 {
     size_t K = model->n_experts, p = model->n_inputs;
-    double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
-    double *scaled = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    double *sums = moe_alloc_array(K * p + K, 1, sizeof(double));
     double *precision = moe_alloc_array(K, 1, sizeof(double));
-    if (block == NULL || scaled == NULL || precision == NULL) {
-        free(block);
-        free(scaled);
+    if (sums == NULL || precision == NULL) {
+        free(sums);
         free(precision);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
     }
     for (size_t k = 0; k < K; ++k)
         precision[k] = 1.0 / model->variances[k];
-    memset(coefficients, 0, K * p * sizeof(double));
-    if (log_variances != NULL)
-        memset(log_variances, 0, K * sizeof(double));
-    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
-        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(data, start, rows, block);
-        moe_expert_linear(model, rows, block, scaled);
-        for (size_t i = 0; i < rows; ++i) {
-            double weight = moe_data_weight(data, start + i);
-            const double *r = resp + (start + i) * K;
-            for (size_t k = 0; k < K; ++k) {
-                double residual = data->y[start + i] - scaled[i * K + k];
-                double share = weight * r[k];
-                if (log_variances != NULL)
-                    log_variances[k] += 0.5 * share * (1.0 - residual * residual * precision[k]);
-                scaled[i * K + k] = -share * residual * precision[k];
+    gradient_pass pass = {model, data, resp, precision};
+    moe_chunk_job job = {data->n, K * p + K, MOE_BLOCK_ROWS * (p + K), gradient_chunk, &pass};
+    size_t ignored = 0;
+    moe_status status = moe_run_chunks(&job, threads, sums, &ignored, message);
+    if (status == MOE_OK) {
+        double inverse = 1.0 / total_weight;
+        for (size_t k = 0; k < K; ++k) {
+            for (size_t j = 0; j < p; ++j) {
+                double value = sums[k * p + j] * inverse;
+                if (j >= (size_t)model->intercept)
+                    value += ridge * model->experts[k * p + j];
+                coefficients[k * p + j] = value;
             }
+            if (log_variances != NULL)
+                log_variances[k] = sums[K * p + k] * inverse;
         }
-        moe_product_atb_add(rows, K, p, scaled, block, coefficients);
     }
-    double inverse = 1.0 / total_weight;
-    for (size_t k = 0; k < K; ++k) {
-        for (size_t j = 0; j < p; ++j) {
-            coefficients[k * p + j] *= inverse;
-            if (j >= (size_t)model->intercept)
-                coefficients[k * p + j] += ridge * model->experts[k * p + j];
-        }
-        if (log_variances != NULL)
-            log_variances[k] *= inverse;
-    }
-    free(block);
-    free(scaled);
+    free(sums);
     free(precision);
-    return MOE_OK;
+    return status;
 }
 
 static double gaussian_curvature(const struct moe_model *model)

@@ -62,21 +62,24 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
 }
 
 moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data,
-                                   const double *resp, double l2, size_t steps, double step_size,
-                                   char *message)
+                                   const double *resp, double l2, size_t threads, size_t steps,
+                                   double step_size, char *message)
 {
     if (model->n_experts == 1)
         return MOE_OK;
     moe_softmax_problem problem = moe_gate_problem(model, data, resp, l2);
+    problem.threads = threads;
     return moe_softmax_gradient_steps(&problem, model->gate, steps, step_size, message);
 }
 
 moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data,
-                             const double *resp, double l2, double *gradient, char *message)
+                             const double *resp, double l2, size_t threads, double *gradient,
+                             char *message)
 {
     if (model->n_experts == 1)
         return MOE_OK;
     moe_softmax_problem problem = moe_gate_problem(model, data, resp, l2);
+    problem.threads = threads;
     return moe_softmax_gradient(&problem, model->gate, gradient, NULL, message);
 }
 
@@ -104,7 +107,8 @@ moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
 }
 
 moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
-                               double l2, const double *curvature, double *work, char *message)
+                               double l2, size_t threads, const double *curvature, double *work,
+                               char *message)
 {
     size_t K = model->n_experts, p = model->n_inputs;
     if (K == 1)
@@ -112,7 +116,7 @@ moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, co
     double *gradient = malloc((K - 1) * p * sizeof(double));
     if (gradient == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the gate gradient");
-    moe_status status = moe_gate_gradient(model, data, resp, l2, gradient, message);
+    moe_status status = moe_gate_gradient(model, data, resp, l2, threads, gradient, message);
     if (status == MOE_OK)
         status = moe_gate_bound_apply(model, gradient, curvature, work, message);
     free(gradient);

@@ -45,16 +45,18 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
                            const moe_gate_options *options, moe_gate_report *report,
                            char *message);
 
-/* `steps` gradient steps of size step_size on the same Q (the inexact M-step). */
+/* `steps` gradient steps of size step_size on the same Q (the inexact M-step). `threads`,
+   here and below, as for the passes of common/parallel.h. */
 moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data,
-                                   const double *resp, double l2, size_t steps, double step_size,
-                                   char *message);
+                                   const double *resp, double l2, size_t threads, size_t steps,
+                                   double step_size, char *message);
 
 /* Gradient of Q at the model's gate over the free rows ((K - 1) x p values). With resp the
    posterior at the model, this is the gradient of the mean negative log-likelihood (plus the
    penalty's) with respect to the gate (Fisher identity). */
 moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data,
-                             const double *resp, double l2, double *gradient, char *message);
+                             const double *resp, double l2, size_t threads, double *gradient,
+                             char *message);
 
 /*
  * One majorise-minimise step on the same Q with Boehning's fixed curvature bound
@@ -65,7 +67,8 @@ moe_status moe_gate_gradient(const struct moe_model *model, const moe_data *data
  * instead of a Hessian assembly. curvature holds M (p x p); work p (p + 2) doubles.
  */
 moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, const double *resp,
-                               double l2, const double *curvature, double *work, char *message);
+                               double l2, size_t threads, const double *curvature, double *work,
+                               char *message);
 
 /* The same step from the gradient of Q at the model's gate ((K - 1) x p, overwritten). */
 moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
