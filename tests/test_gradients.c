@@ -15,6 +15,7 @@
 #include "model/gate.h"
 #include "model/model_impl.h"
 #include "model/posterior.h"
+#include "model/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 
@@ -244,6 +245,56 @@ START_TEST(gate_gradient_matches_finite_differences)
 }
 END_TEST
 
+/* The Hessian the Newton solver and EM's pass assemble from their Gram "parts" against
+   central differences of the analytic gradient, for the gate (K = 3: diagonal and
+   off-diagonal blocks) with and without the centred penalty, and for a multinomial expert. */
+START_TEST(hessian_matches_finite_differences_of_the_gradient)
+{
+    const double penalties[] = {0.0, 0.4};
+    for (size_t c = 0; c < 3; ++c) {
+        problem pr;
+        problem_make(&pr, c < 2 ? MOE_FAMILY_GAUSSIAN : MOE_FAMILY_MULTINOMIAL, 1, 61 + c);
+        struct moe_model *m = pr.model;
+        size_t p = m->n_inputs;
+        moe_softmax_problem sp = moe_gate_problem(m, &pr.data, pr.resp, penalties[c % 2]);
+        sp.threads = 1;
+        double *coefficients = m->gate;
+        size_t classes = K;
+        if (c == 2) { /* expert 1's class rows, the labels as targets, r_1 as row scale */
+            sp = (moe_softmax_problem){&pr.data, C, NULL, pr.y, 0, pr.resp + 1, K, pr.total,
+                                       0.3, 1, 1};
+            coefficients = m->experts + 1 * C * p;
+            classes = C;
+        }
+        size_t size = (classes - 1) * p;
+        double *hessian = malloc(size * size * sizeof(double));
+        double *plus = malloc(size * sizeof(double)), *minus = malloc(size * sizeof(double));
+        ck_assert_int_eq(moe_softmax_hessian(&sp, coefficients, hessian, NULL), MOE_OK);
+        double worst = 0.0;
+        for (size_t b = 0; b < size; ++b) {
+            double saved = coefficients[b], h = 1e-5;
+            coefficients[b] = saved + h;
+            ck_assert_int_eq(moe_softmax_gradient(&sp, coefficients, plus, NULL, NULL), MOE_OK);
+            coefficients[b] = saved - h;
+            ck_assert_int_eq(moe_softmax_gradient(&sp, coefficients, minus, NULL, NULL), MOE_OK);
+            coefficients[b] = saved;
+            for (size_t a = 0; a < size; ++a) {
+                double numeric = (plus[a] - minus[a]) / (2.0 * h);
+                double error = fabs(hessian[a * size + b] - numeric) / (1e-3 + fabs(numeric));
+                worst = error > worst ? error : worst;
+                ck_assert_double_eq(hessian[a * size + b], hessian[b * size + a]);
+            }
+        }
+        ck_assert_msg(worst < 1e-6, "case %zu: Hessian differs from finite differences by %g", c,
+                      worst);
+        free(hessian);
+        free(plus);
+        free(minus);
+        moe_model_free(m);
+    }
+}
+END_TEST
+
 static double full_fn(const problem *pr, double l2, double ridge)
 {
     return full_objective(pr, l2, ridge);
@@ -415,6 +466,7 @@ int main(void)
     tcase_add_test(finite, logistic_expert_gradient_matches_finite_differences);
     tcase_add_test(finite, multinomial_expert_gradient_matches_finite_differences);
     tcase_add_test(finite, gate_gradient_matches_finite_differences);
+    tcase_add_test(finite, hessian_matches_finite_differences_of_the_gradient);
     tcase_add_test(finite, full_gradient_is_the_likelihood_gradient);
     suite_add_tcase(suite, finite);
     TCase *steps = tcase_create("steps");

@@ -123,12 +123,11 @@ static moe_softmax_problem gate_problem(const struct moe_fit_context *context,
 
 /* The mean-scale gate Hessian at the current gate from the last pass's sums (it does not
    depend on the targets, so both the check of the previous step and the next step use it). */
-static void finish_hessian(em_state *state, const moe_softmax_problem *problem, size_t m)
+static void finish_hessian(em_state *state, const moe_softmax_problem *problem)
 {
     if (state->hessian_ready)
         return;
-    memcpy(state->hessian, state->sums.gate_product, m * m * sizeof(double));
-    moe_softmax_finish_hessian(problem, state->hessian, state->sums.gate_diagonal);
+    moe_softmax_finish_hessian(problem, state->sums.gate_hessian_parts, state->hessian);
     state->hessian_ready = 1;
 }
 
@@ -164,7 +163,7 @@ static int check_pending_step(em_state *state, struct moe_fit_context *context,
     if (!state->exact || state->steps >= settings->gate.max_newton)
         return 1;
     /* The exact Newton decrement of the previous M-step at the new gate. */
-    finish_hessian(state, &problem, m);
+    finish_hessian(state, &problem);
     memcpy(state->gradient, state->sums.previous_gate_gradient, m * sizeof(double));
     moe_softmax_finish_gradient(&problem, model->gate, state->gradient);
     memcpy(state->direction, state->gradient, m * sizeof(double));
@@ -251,7 +250,7 @@ static moe_status one_pass_gate_step(em_state *state, struct moe_fit_context *co
         return moe_gate_bound_apply(model, state->gradient, state->curvature, state->work,
                                     fitter->message);
     }
-    finish_hessian(state, &problem, m);
+    finish_hessian(state, &problem);
     for (size_t a = 0; a < m; ++a)
         state->direction[a] = -state->gradient[a];
     int ridge_used = 0;

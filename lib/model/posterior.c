@@ -14,21 +14,19 @@
 enum { SCALARS = 5 };
 
 typedef struct pass_layout {
-    size_t gradient, previous_gradient, product, diagonal, experts, size; /* 0: absent */
+    size_t gradient, previous_gradient, parts, experts, size; /* 0: absent */
 } pass_layout;
 
 static pass_layout layout_of(const struct moe_model *model, const moe_pass_request *request)
 {
     size_t K = model->n_experts, p = model->n_inputs, J = K - 1, m = J * p;
-    pass_layout layout = {0, 0, 0, 0, 0, SCALARS};
+    pass_layout layout = {0, 0, 0, 0, SCALARS};
     int gate = request->gate && K > 1;
     if (gate) {
         layout.gradient = layout.size;
         layout.size += m;
-        layout.product = layout.size;
-        layout.size += m * m;
-        layout.diagonal = layout.size;
-        layout.size += J * p * p;
+        layout.parts = layout.size;
+        layout.size += moe_softmax_hessian_parts(K, p);
     }
     if (request->experts && model->family_ops->statistics_size != NULL) {
         layout.experts = layout.size;
@@ -59,8 +57,7 @@ moe_status moe_pass_sums_allocate(const struct moe_model *model, const moe_pass_
     sums->size = layout.size;
     sums->gate_gradient = slot(sums->memory, layout.gradient);
     sums->previous_gate_gradient = slot(sums->memory, layout.previous_gradient);
-    sums->gate_product = slot(sums->memory, layout.product);
-    sums->gate_diagonal = slot(sums->memory, layout.diagonal);
+    sums->gate_hessian_parts = slot(sums->memory, layout.parts);
     sums->experts = slot(sums->memory, layout.experts);
     return MOE_OK;
 }
@@ -185,12 +182,11 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         if (layout->gradient != 0)
             moe_softmax_block_derivatives(count, p, K, w.block, w.weights, w.gate_proba,
                                           w.residuals, sums + layout->gradient,
-                                          sums + layout->product, sums + layout->diagonal,
-                                          w.softmax_scratch);
+                                          sums + layout->parts, w.softmax_scratch);
         if (layout->previous_gradient != 0)
             moe_softmax_block_derivatives(count, p, K, w.block, w.weights, w.gate_proba,
                                           w.previous_residuals, sums + layout->previous_gradient,
-                                          NULL, NULL, NULL);
+                                          NULL, NULL);
         if (layout->experts != 0)
             model->family_ops->accumulate_statistics(model, count, w.block, y, w.expert_weights,
                                                      w.linear, w.family_work,

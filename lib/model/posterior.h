@@ -40,7 +40,7 @@ typedef struct moe_pass_request {
 /*
  * What a pass sums (sum scale, weights included; J = K - 1, m = J p). With
  * D(r) = sum_i w_i sum_k r_ik (-log pi_ik) the gate M-step's data term:
- *   gate_data, gate_gradient (J x p), gate_product (m x m), gate_diagonal (J x p x p):
+ *   gate_data, gate_gradient (J x p), gate_hessian_parts (moe_softmax_hessian_parts):
  *       D and the derivative parts of moe_softmax_block_derivatives, new targets
  *   previous_gate_data, previous_gate_gradient: D and its gradient, previous targets
  *   experts: the family's statistics
@@ -49,7 +49,7 @@ typedef struct moe_pass_request {
 typedef struct moe_pass_sums {
     moe_posterior_result posterior;
     double gate_data, previous_gate_data, weight;
-    double *gate_gradient, *previous_gate_gradient, *gate_product, *gate_diagonal, *experts;
+    double *gate_gradient, *previous_gate_gradient, *gate_hessian_parts, *experts;
     double *memory;
     size_t size;
 } moe_pass_sums;

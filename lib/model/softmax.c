@@ -12,16 +12,16 @@
 
 /*
  * A pass's sums (accumulated over row chunks, possibly on threads) and the Newton solver's
- * vectors. sums = [data term, total weight, gradient (m), Hessian product (m x m),
- * diagonal blocks ((C - 1) x p x p)]; a pass without the Hessian fills only the prefix,
- * so the Hessian of an earlier pass survives a gradient-only pass.
+ * vectors. sums = [data term, total weight, gradient (m), Hessian parts]; a pass without
+ * the Hessian fills only the prefix. The assembled Hessian is kept apart, so that of an
+ * earlier pass survives a gradient-only pass.
  */
 typedef struct softmax_workspace {
     size_t classes, inputs, free_params; /* C, p, m = (C - 1) p */
     double *sums;
     double *gradient;     /* m, in sums */
-    double *hessian;      /* m x m, in sums (Newton only) */
-    double *diagonal;     /* (C - 1) x p x p, in sums (Newton only) */
+    double *parts;        /* moe_softmax_hessian_parts, in sums (Newton only) */
+    double *hessian;      /* m x m (Newton only) */
     double *direction;    /* m */
     double *work;         /* m x (m + 1) */
     double *saved;        /* m */
@@ -30,6 +30,7 @@ typedef struct softmax_workspace {
 static void workspace_free(softmax_workspace *w)
 {
     free(w->sums);
+    free(w->hessian);
     free(w->direction);
     free(w->work);
     free(w->saved);
@@ -49,10 +50,12 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
                         "a Newton step over %zu unknowns is too large (limit %d); "
                         "use gradient steps (the inner_steps option)",
                         m, MOE_NEWTON_MAX_UNKNOWNS);
-    size_t size = 2 + m + (newton ? m * m + (C - 1) * p * p : 0);
+    size_t size = 2 + m + (newton ? moe_softmax_hessian_parts(C, p) : 0);
     w->sums = moe_calloc_array(size, 1, sizeof(double));
     int ok = w->sums != NULL;
     if (newton) {
+        w->hessian = moe_alloc_array(m, m, sizeof(double));
+        ok = ok && w->hessian != NULL;
         w->direction = moe_alloc_array(m, 1, sizeof(double));
         w->work = moe_alloc_array(m, m + 1, sizeof(double));
         w->saved = moe_alloc_array(m, 1, sizeof(double));
@@ -65,10 +68,8 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
                         C, p);
     }
     w->gradient = w->sums + 2;
-    if (newton) {
-        w->hessian = w->gradient + m;
-        w->diagonal = w->hessian + m * m;
-    }
+    if (newton)
+        w->parts = w->gradient + m;
     return MOE_OK;
 }
 
@@ -146,38 +147,38 @@ static void add_penalty_hessian(const moe_softmax_problem *problem, size_t m, do
                     problem->l2 * ((a == b ? 1.0 : 0.0) - share);
 }
 
+size_t moe_softmax_hessian_parts(size_t n_classes, size_t p)
+{
+    size_t J = n_classes - 1;
+    return J * (J + 1) / 2 * p * p;
+}
+
 size_t moe_softmax_scratch_size(size_t rows, size_t n_classes, size_t p)
 {
-    size_t J = n_classes - 1, m = J * p, grams = rows * J + moe_weighted_grams_scratch(rows, p, J);
-    return rows * m > grams ? rows * m : grams; /* the S'S rows, then the Gram scratch */
+    size_t J = n_classes - 1, pairs = J * (J + 1) / 2;
+    return rows * pairs + moe_weighted_grams_scratch(rows, p, pairs);
 }
 
 void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
                                    const double *weights, const double *probability,
-                                   const double *residuals, double *gradient, double *product,
-                                   double *diagonal, double *scratch)
+                                   const double *residuals, double *gradient, double *parts,
+                                   double *scratch)
 {
-    size_t C = n_classes, J = C - 1, m = J * p;
+    size_t C = n_classes, J = C - 1, pairs = J * (J + 1) / 2;
     moe_product_atb_add(rows, J, p, residuals, block, gradient);
-    if (product == NULL)
+    if (parts == NULL)
         return;
-    double *scaled = scratch;
+    double *pair_weights = scratch, *gram_scratch = scratch + rows * pairs;
     for (size_t i = 0; i < rows; ++i) {
-        double root = sqrt(weights[i]);
-        const double *x = block + i * p;
-        for (size_t c = 0; c < J; ++c) {
-            double scale = root * probability[i * C + c];
-            double *out = scaled + i * m + c * p;
-            for (size_t a = 0; a < p; ++a)
-                out[a] = scale * x[a];
+        const double *pi = probability + i * C;
+        double *out = pair_weights + i * pairs;
+        for (size_t a = 0, at = 0; a < J; ++a) {
+            out[at++] = weights[i] * pi[a] * (1.0 - pi[a]);
+            for (size_t b = a + 1; b < J; ++b)
+                out[at++] = weights[i] * pi[a] * pi[b];
         }
     }
-    moe_rank_update(rows, m, -1.0, scaled, product);
-    double *class_weights = scratch, *gram_scratch = scratch + rows * J;
-    for (size_t i = 0; i < rows; ++i)
-        for (size_t c = 0; c < J; ++c)
-            class_weights[i * J + c] = weights[i] * probability[i * C + c];
-    moe_weighted_grams_add(rows, p, J, block, class_weights, gram_scratch, diagonal);
+    moe_weighted_grams_add(rows, p, pairs, block, pair_weights, gram_scratch, parts);
 }
 
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
@@ -190,19 +191,22 @@ void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const doubl
     add_penalty_gradient(problem, coefficients, gradient);
 }
 
-void moe_softmax_finish_hessian(const moe_softmax_problem *problem, double *hessian,
-                                const double *diagonal)
+void moe_softmax_finish_hessian(const moe_softmax_problem *problem, const double *parts,
+                                double *hessian)
 {
     size_t p = moe_data_inputs(problem->data), J = problem->n_classes - 1, m = J * p;
-    for (size_t c = 0; c < J; ++c)
-        for (size_t a = 0; a < p; ++a)
-            for (size_t b = a; b < p; ++b)
-                hessian[(c * p + a) * m + c * p + b] += diagonal[c * p * p + a * p + b];
     double inverse = 1.0 / problem->total_weight;
-    for (size_t a = 0; a < m; ++a)
-        for (size_t b = a; b < m; ++b)
-            hessian[a * m + b] *= inverse;
-    moe_symmetrize_upper(m, hessian);
+    for (size_t a = 0, at = 0; a < J; ++a)
+        for (size_t b = a; b < J; ++b, ++at) {
+            const double *gram = parts + at * p * p;
+            double sign = a == b ? inverse : -inverse;
+            for (size_t i = 0; i < p; ++i)
+                for (size_t j = 0; j < p; ++j) {
+                    double value = sign * (i <= j ? gram[i * p + j] : gram[j * p + i]);
+                    hessian[(a * p + i) * m + b * p + j] = value;
+                    hessian[(b * p + j) * m + a * p + i] = value;
+                }
+        }
     add_penalty_hessian(problem, m, hessian);
 }
 
@@ -231,7 +235,7 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
     double *block = memory, *log_proba = block + R * p, *probability = log_proba + R * C;
     double *residuals = probability + R * C, *weights = residuals + R * J;
     double *scratch = weights + R;
-    double *gradient = sums + 2, *product = gradient + m, *diagonal = product + m * m;
+    double *gradient = sums + 2, *parts = gradient + m;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
         moe_data_load_block(data, first, count, block);
@@ -257,8 +261,8 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
         }
         if (context->want_gradient)
             moe_softmax_block_derivatives(count, p, C, block, weights, probability, residuals,
-                                          gradient, context->want_hessian ? product : NULL,
-                                          diagonal, scratch);
+                                          gradient, context->want_hessian ? parts : NULL,
+                                          scratch);
     }
     return 0;
 }
@@ -274,7 +278,7 @@ static moe_status softmax_pass(const moe_softmax_problem *problem, const double 
 {
     size_t C = w->classes, p = w->inputs, m = w->free_params;
     softmax_chunk_context context = {problem, coefficients, want_gradient, want_hessian};
-    size_t size = 2 + (want_gradient ? m : 0) + (want_hessian ? m * m + (C - 1) * p * p : 0);
+    size_t size = 2 + (want_gradient ? m : 0) + (want_hessian ? moe_softmax_hessian_parts(C, p) : 0);
     moe_chunk_job job = {problem->data->n, size, chunk_workspace_size(C, p, want_hessian),
                          softmax_chunk, &context};
     size_t ignored = 0;
@@ -284,7 +288,7 @@ static moe_status softmax_pass(const moe_softmax_problem *problem, const double 
     if (want_gradient)
         moe_softmax_finish_gradient(problem, coefficients, w->gradient);
     if (want_hessian)
-        moe_softmax_finish_hessian(problem, w->hessian, w->diagonal);
+        moe_softmax_finish_hessian(problem, w->parts, w->hessian);
     *data_sum = w->sums[0];
     if (scaled_weight != NULL)
         *scaled_weight = w->sums[1];
@@ -320,6 +324,21 @@ moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double
         if (objective != NULL)
             *objective = sum / problem->total_weight + moe_softmax_penalty(problem, coefficients);
     }
+    workspace_free(&w);
+    return status;
+}
+
+moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double *coefficients,
+                               double *hessian, char *message)
+{
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 1, message);
+    if (status != MOE_OK)
+        return status;
+    double ignored = 0.0;
+    status = softmax_pass(problem, coefficients, &w, 1, 1, &ignored, NULL, message);
+    if (status == MOE_OK)
+        memcpy(hessian, w.hessian, w.free_params * w.free_params * sizeof(double));
     workspace_free(&w);
     return status;
 }

@@ -76,25 +76,35 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
  * EM's one pass per iteration). For one block (rows x p) with row weights v (rows),
  * class probabilities (rows x C) and residuals v_i (p_ic - t_ic) (rows x (C - 1)):
  *   gradient (C - 1) x p  += residuals' block
- * and when product is not NULL, the Hessian's two parts (sum scale, upper triangles):
- *   product  m x m              -= S'S,  S_i = sqrt(v_i) [p_i1 x_i', ..., p_i,C-1 x_i']
- *   diagonal (C - 1) x p x p    += block' diag(v p_c) block
+ * and when parts is not NULL, the Hessian's blocks (sum scale): for each pair of free
+ * classes a <= b (moe_softmax_pair order) the Gram matrix block' diag(c_ab) block with
+ * c_aa = v p_a (1 - p_a) and c_ab = v p_a p_b, whose upper triangle is kept; the
+ * Hessian block (a, b) is that Gram, negated off the diagonal. Built this way the
+ * Hessian takes (C - 1) C / 2 Gram matrices of order p instead of one rank update of
+ * order (C - 1) p plus C - 1 of order p: about 40% fewer flops at C = 4, and the diagonal
+ * weights have no cancellation when p_a is near 1.
  * scratch holds moe_softmax_scratch_size(rows, C, p) doubles.
  */
 size_t moe_softmax_scratch_size(size_t rows, size_t n_classes, size_t p);
+/* Doubles of the Hessian parts: (C - 1) C / 2 matrices of p x p. */
+size_t moe_softmax_hessian_parts(size_t n_classes, size_t p);
 void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, const double *block,
                                    const double *weights, const double *probability,
-                                   const double *residuals, double *gradient, double *product,
-                                   double *diagonal, double *scratch);
+                                   const double *residuals, double *gradient, double *parts,
+                                   double *scratch);
 
 /* The summed gradient to the mean-scale gradient of Q at B (penalty included), in place. */
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
                                  double *gradient);
 
-/* The summed product and diagonal parts to the full symmetric m x m mean-scale Hessian of Q
-   (penalty included), in place of product. */
-void moe_softmax_finish_hessian(const moe_softmax_problem *problem, double *hessian,
-                                const double *diagonal);
+/* The summed Hessian parts to the full symmetric m x m mean-scale Hessian of Q (penalty
+   included). */
+void moe_softmax_finish_hessian(const moe_softmax_problem *problem, const double *parts,
+                                double *hessian);
+
+/* The mean-scale Hessian of Q at B (m x m), as the Newton solver assembles it. */
+moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double *coefficients,
+                               double *hessian, char *message);
 
 /* `steps` plain gradient steps of size step_size on Q from B, in place. */
 moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
