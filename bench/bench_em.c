@@ -17,18 +17,22 @@
  * With several thread counts each configuration runs once per count, and the
  * speedup column compares it with the first count of the list.
  *
- * Flop model of one EM iteration (p = d + 1 inputs, m = (K - 1) p gate unknowns):
+ * Flop model of one EM iteration (p = d + 1 inputs, J = K - 1, m = J p gate unknowns,
+ * s = Newton steps per iteration read from the fit report):
  *   E-step       4 n K p        expert means and gate logits
  *   experts      n K p^2        K weighted Gram matrices (symmetric half, 2 flops each)
- *   gate Newton  s n (m^2 + (K - 1) p^2)
- *                               s Hessian assemblies (s = Newton steps per iteration,
- *                               read from the fit report): the S'S product and the
- *                               K - 1 diagonal blocks
+ *   gate Newton  s n J (J + 1) / 2 p^2
+ *                               the Hessian's J (J + 1) / 2 distinct p x p blocks, each a
+ *                               weighted Gram matrix: what the library computes
  * The roofline time of an iteration is max(flops / peak, 8 n d / bandwidth): at least
- * one pass over X and the flops of the model. The "BLAS floor" is the time the two
- * kinds of symmetric updates (order p for the expert Grams and gate diagonal blocks,
- * order m for the gate product) take at the rate OpenBLAS reaches on exactly those
- * shapes, measured in the same run: what this formulation cannot beat with this BLAS.
+ * one pass over X and these flops at the peak of a large dgemm ("roof s", "x roof";
+ * GFLOP/s is these flops over the time). "x generic" is the ratio to the roofline of
+ * the same iteration with the Hessian counted as a generic symmetric m x m matrix plus
+ * its J diagonal blocks, s n (m^2 + J p^2): the model of earlier results in
+ * bench/RESULTS.md, before the Hessian was assembled by blocks. The "BLAS floor" is
+ * the time of the iteration's Gram matrices at the rate OpenBLAS reaches on exactly
+ * those shapes, measured in the same run (order-p rank-k updates for p > 16; for
+ * p <= 16 the library's one product of p x count p per block).
  */
 #define _DEFAULT_SOURCE /* wait4 */
 
@@ -130,6 +134,43 @@ static double syrk_gflops(size_t order)
     free(a);
     free(c);
     return best;
+}
+
+/* GFLOP/s of C (p x width) += A' B on 256-row blocks (2 flops per entry and row): the
+   library's shared product of all Gram matrices of a block when p <= 16. */
+static double product_gflops(size_t p, size_t width)
+{
+    const size_t rows = 256, repeats = 1 + (size_t)(2e8 / (double)(2 * p * width * rows));
+    double *a = malloc(rows * p * sizeof(double)), *b = malloc(rows * width * sizeof(double));
+    double *c = calloc(p * width, sizeof(double));
+    rng r = {3};
+    for (size_t i = 0; i < rows * p; ++i)
+        a[i] = uniform(&r);
+    for (size_t i = 0; i < rows * width; ++i)
+        b[i] = uniform(&r);
+    double best = 0.0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        double start = now();
+        for (size_t k = 0; k < repeats; ++k)
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)p, (int)width, (int)rows,
+                        1.0, a, (int)p, b, (int)width, 1.0, c, (int)width);
+        double rate = 2.0 * (double)p * width * rows * repeats / (now() - start) / 1e9;
+        best = rate > best ? rate : best;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+/* Seconds of `count` weighted Gram matrices of order p over n rows, the library's way. */
+static double grams_seconds(double n, size_t p, double count)
+{
+    if (count <= 0.0)
+        return 0.0;
+    if (p <= 16)
+        return 2.0 * n * p * p * count / (product_gflops(p, (size_t)count * p) * 1e9);
+    return n * p * p * count / (syrk_gflops(p) * 1e9);
 }
 
 static double stream_read_gbytes(void)
@@ -356,9 +397,9 @@ int main(int argc, char **argv)
     double peak = peak_dgemm_gflops(), bandwidth = stream_read_gbytes();
     printf("roofline: peak dgemm %.1f GFLOP/s, streaming read %.1f GB/s\n\n", peak, bandwidth);
     printf("gate_solver %s\n\n", solver_option != NULL ? solver_option : "(default)");
-    printf("%10s %4s %3s %3s %12s %8s %9s %9s %10s %9s %8s %9s %8s %8s\n", "n", "d", "K", "thr",
-           "s/iter", "newton", "GFLOP/s", "roof s", "x roofline", "floor s", "x floor", "RSS MB",
-           "RSS/X", "speedup");
+    printf("%10s %4s %3s %3s %12s %7s %8s %9s %7s %9s %9s %8s %8s %6s %8s\n", "n", "d", "K",
+           "thr", "s/iter", "newton", "GFLOP/s", "roof s", "x roof", "x generic", "floor s",
+           "x floor", "RSS MB", "RSS/X", "speedup");
     double times[MAX_LIST][MAX_LIST][MAX_LIST];
     for (size_t di = 0; di < d_count; ++di)
         for (size_t ki = 0; ki < k_count; ++ki)
@@ -375,19 +416,24 @@ int main(int argc, char **argv)
                            thread_counts[ti], r.status);
                     continue;
                 }
-                double flops = 4.0 * n * K * p + (double)n * K * p * p +
-                               r.newton_steps_per_iteration * (double)n * (m * m + (K - 1) * p * p);
-                double roof = fmax(flops / (peak * 1e9), 8.0 * n * d / (bandwidth * 1e9));
-                double small = (double)n * p * p * (K + r.newton_steps_per_iteration * (K - 1));
-                double large = r.newton_steps_per_iteration * (double)n * m * m;
-                double floor = small / (syrk_gflops(p) * 1e9) + large / (syrk_gflops(m) * 1e9);
+                double s_newton = r.newton_steps_per_iteration, J = (double)(K - 1);
+                double base = 4.0 * n * K * p + (double)n * K * p * p;
+                double flops = base + s_newton * (double)n * J * (J + 1.0) / 2.0 * p * p;
+                double generic = base + s_newton * (double)n * ((double)m * m + J * p * p);
+                double stream = 8.0 * n * d / (bandwidth * 1e9);
+                double roof = fmax(flops / (peak * 1e9), stream);
+                double roof_generic = fmax(generic / (peak * 1e9), stream);
+                double floor = p <= 16 ? grams_seconds((double)n, p, K + s_newton * J * (J + 1.0) / 2.0)
+                                       : grams_seconds((double)n, p, (double)K) +
+                                             grams_seconds((double)n, p, s_newton * J * (J + 1.0) / 2.0);
                 double x_bytes = 8.0 * n * d;
-                printf("%10zu %4zu %3zu %3zu %12.5f %8.2f %9.2f %9.5f %10.2f %9.5f %8.2f %9.1f "
-                       "%8.2f %8.2f\n",
-                       n, d, K, thread_counts[ti], r.seconds_per_iteration,
-                       r.newton_steps_per_iteration, flops / r.seconds_per_iteration / 1e9, roof,
-                       r.seconds_per_iteration / roof, floor, r.seconds_per_iteration / floor,
-                       rss / 1e6, rss / x_bytes, times[di][ki][ni] / r.seconds_per_iteration);
+                printf("%10zu %4zu %3zu %3zu %12.5f %7.2f %8.2f %9.5f %7.2f %9.2f %9.5f %8.2f "
+                       "%8.1f %6.2f %8.2f\n",
+                       n, d, K, thread_counts[ti], r.seconds_per_iteration, s_newton,
+                       flops / r.seconds_per_iteration / 1e9, roof,
+                       r.seconds_per_iteration / roof, r.seconds_per_iteration / roof_generic,
+                       floor, r.seconds_per_iteration / floor, rss / 1e6, rss / x_bytes,
+                       times[di][ki][ni] / r.seconds_per_iteration);
                 fflush(stdout);
             }
     if (n_count >= 2) {
