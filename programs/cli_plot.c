@@ -43,7 +43,6 @@ typedef struct plot_data {
     size_t K, d, classes;
     moe_family family;
     double *posterior; /* n x K */
-    char title[256];
 } plot_data;
 
 static const char *expert_name(size_t k, char *buffer, size_t size)
