@@ -100,4 +100,18 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
 /* Name of feature j: the stored name, or "x<j+1>". */
 const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size_t size);
 
+/* Classes of a model's experts: n_classes (multinomial), 2 (logistic) or 0 (Gaussian). */
+size_t model_classes(const moe_model_t *model);
+/* Label of class c: the stored name, or its number. */
+const char *class_label(const moe_model_t *model, size_t c, char *buffer, size_t size);
+
+/*
+ * Read a data file for a saved model (predict, plot): the feature columns by the names
+ * saved with the model (all columns in order for a model without names), the response
+ * when `response` is not NULL, and for classification models its labels mapped back to
+ * the model's classes in out->y. Returns 0, or an exit code after printing the error.
+ */
+int read_for_model(const char *path, const moe_model_t *model, const char *response,
+                   char delimiter, table *out);
+
 #endif

@@ -126,3 +126,70 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
     snprintf(buffer, size, "x%zu", j + 1);
     return buffer;
 }
+
+size_t model_classes(const moe_model_t *model)
+{
+    switch (moe_model_family(model)) {
+    case MOE_FAMILY_MULTINOMIAL: return moe_model_n_classes(model);
+    case MOE_FAMILY_LOGISTIC: return 2;
+    default: return 0;
+    }
+}
+
+const char *class_label(const moe_model_t *model, size_t c, char *buffer, size_t size)
+{
+    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
+    if (name != NULL)
+        return name;
+    snprintf(buffer, size, "%zu", c);
+    return buffer;
+}
+
+/* The class whose label is `text`, or `classes` when none is. */
+static size_t find_class(const moe_model_t *model, size_t classes, const char *text)
+{
+    char buffer[32];
+    for (size_t c = 0; c < classes; ++c) {
+        if (strcmp(class_label(model, c, buffer, sizeof buffer), text) == 0)
+            return c;
+        double number = 0.0; /* unnamed classes also match "1.0" for 1 */
+        if (moe_model_get_name(model, MOE_NAME_CLASS, c) == NULL &&
+            table_parse_number(text, &number) == 0 && number == (double)c)
+            return c;
+    }
+    return classes;
+}
+
+int read_for_model(const char *path, const moe_model_t *model, const char *response,
+                   char delimiter, table *out)
+{
+    size_t d = moe_model_n_features(model), classes = model_classes(model);
+    const char **features = malloc((d > 0 ? d : 1) * sizeof(char *));
+    if (features == NULL)
+        return usage_error("out of memory");
+    int named = 1;
+    for (size_t j = 0; j < d; ++j)
+        named = named && (features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) != NULL;
+    table_request request = {response, response != NULL && classes > 0,
+                             named ? features : NULL, named ? d : 0, delimiter};
+    char error[512];
+    int failed = table_read(path, &request, out, error, sizeof error);
+    free(features);
+    if (failed)
+        return usage_error("%s", error);
+    int code = 0;
+    if (out->d != d || d == 0)
+        code = usage_error("%s: %zu feature columns, the model has %zu", path, out->d, d);
+    else if (request.response_as_text && (out->y = malloc(out->n * sizeof(double))) == NULL)
+        code = usage_error("out of memory");
+    for (size_t i = 0; code == 0 && request.response_as_text && i < out->n; ++i) {
+        size_t c = find_class(model, classes, out->labels[i]);
+        if (c == classes)
+            code = usage_error("%s: line %zu: '%s' is not one of the model's classes", path,
+                               i + 2, out->labels[i]);
+        out->y[i] = (double)c;
+    }
+    if (code != 0)
+        table_free(out);
+    return code;
+}

@@ -51,15 +51,6 @@ static const char *expert_name(size_t k, char *buffer, size_t size)
     return buffer;
 }
 
-static const char *class_name(const moe_model_t *model, size_t c, char *buffer, size_t size)
-{
-    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
-    if (name != NULL)
-        return name;
-    snprintf(buffer, size, "class %zu", c);
-    return buffer;
-}
-
 static size_t argmax(const double *values, size_t count)
 {
     size_t best = 0;
@@ -157,7 +148,7 @@ static int plot_one_covariate(FILE *out, const plot_data *p)
         for (size_t c = 0; c < C; ++c) {
             svg_line(&top, grid, curves + c, GRID, C, svg_colour(c), 2.5, 0);
             svg_legend(out, 716, 60 + 20.0 * (double)c, svg_colour(c),
-                       class_name(p->model, c, buffer, sizeof buffer));
+                       class_label(p->model, c, buffer, sizeof buffer));
         }
     }
     svg_panel_begin(&bottom, out, 80, 440, 620, 170, x_low, x_high, 0.0, 1.0, x_copy,
@@ -242,7 +233,7 @@ static int plot_several(FILE *out, const plot_data *p)
     note_sampling(out, 660, 100 + 20.0 * (double)C, n);
     for (size_t c = 0; c < C; ++c)
         svg_legend(out, 660, 60 + 20.0 * (double)c, svg_colour(c),
-                   class_name(p->model, c, buffer, sizeof buffer));
+                   class_label(p->model, c, buffer, sizeof buffer));
     char note[96];
     snprintf(note, sizeof note, "ringed: misclassified (%zu of %zu)", wrong, n);
     svg_text(out, 660, 80 + 20.0 * (double)C, note, "start", 11);
@@ -299,50 +290,14 @@ int command_plot(int argc, char **argv)
     p.family = moe_model_family(model);
     p.K = moe_model_n_experts(model);
     p.d = moe_model_n_features(model);
-    p.classes = p.family == MOE_FAMILY_MULTINOMIAL ? moe_model_n_classes(model)
-                : p.family == MOE_FAMILY_LOGISTIC  ? 2
-                                                    : 0;
-    const char **features = malloc((p.d > 0 ? p.d : 1) * sizeof(char *));
-    int named = features != NULL;
-    for (size_t j = 0; named && j < p.d; ++j)
-        named = (features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) != NULL;
-    table_request request = {response, p.family != MOE_FAMILY_GAUSSIAN, named ? features : NULL,
-                             named ? p.d : 0, delimiter};
+    p.classes = model_classes(model);
     table data;
-    char error[512];
-    int code = table_read(data_path, &request, &data, error, sizeof error);
-    free(features);
+    int code = read_for_model(data_path, model, response, delimiter, &data);
     if (code != 0) {
         moe_model_free(model);
-        return usage_error("%s", error);
+        return code;
     }
     p.data = &data;
-    if (data.d != p.d || p.d == 0) {
-        code = usage_error("%s: %zu feature columns, the model has %zu", data_path, data.d, p.d);
-        goto done;
-    }
-    if (p.family != MOE_FAMILY_GAUSSIAN) {
-        /* Labels back to the model's class indices. */
-        if ((data.y = malloc(data.n * sizeof(double))) == NULL) {
-            code = usage_error("out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < data.n; ++i) {
-            char buffer[64];
-            size_t c = 0;
-            while (c < p.classes &&
-                   strcmp(class_name(model, c, buffer, sizeof buffer), data.labels[i]) != 0 &&
-                   !(moe_model_get_name(model, MOE_NAME_CLASS, c) == NULL &&
-                     strtod(data.labels[i], NULL) == (double)c))
-                ++c;
-            if (c == p.classes) {
-                code = usage_error("%s: line %zu: '%s' is not one of the model's classes",
-                                   data_path, i + 2, data.labels[i]);
-                goto done;
-            }
-            data.y[i] = (double)c;
-        }
-    }
     p.posterior = malloc(data.n * p.K * sizeof(double));
     if (p.posterior == NULL) {
         code = usage_error("out of memory");

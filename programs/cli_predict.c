@@ -38,15 +38,6 @@ static void print_cell(const char *text, char delimiter)
     putchar('"');
 }
 
-static const char *class_text(const moe_model_t *model, size_t c, char *buffer, size_t size)
-{
-    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
-    if (name != NULL)
-        return name;
-    snprintf(buffer, size, "%zu", c);
-    return buffer;
-}
-
 int command_predict(int argc, char **argv)
 {
     const char *model_path = NULL, *data_path = NULL, *response = NULL;
@@ -97,48 +88,12 @@ int command_predict(int argc, char **argv)
         return usage_error("predict: --proba is for logistic and multinomial models");
     }
     size_t d = moe_model_n_features(model), K = moe_model_n_experts(model);
-    const char **features = malloc((d > 0 ? d : 1) * sizeof(char *));
-    int named = 1;
-    for (size_t j = 0; j < d; ++j)
-        if ((features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) == NULL)
-            named = 0;
-    if (response == NULL || !posterior)
-        response = NULL;
-    table_request request = {response, posterior && classification, named ? features : NULL,
-                             named ? d : 0, delimiter};
+    size_t classes = model_classes(model);
     table data;
-    char error[512];
-    int code = 0;
-    if (table_read(data_path, &request, &data, error, sizeof error) != 0) {
-        free(features);
+    int code = read_for_model(data_path, model, posterior ? response : NULL, delimiter, &data);
+    if (code != 0) {
         moe_model_free(model);
-        return usage_error("%s", error);
-    }
-    free(features);
-    if (data.d != d) {
-        code = usage_error("%s: %zu feature columns, the model has %zu", data_path, data.d, d);
-        goto done;
-    }
-    size_t classes = family == MOE_FAMILY_MULTINOMIAL ? moe_model_n_classes(model) : 2;
-    if (posterior && classification) {
-        /* Labels back to the model's class indices. */
-        if ((data.y = malloc(data.n * sizeof(double))) == NULL) {
-            code = usage_error("out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < data.n; ++i) {
-            char buffer[32];
-            size_t c = 0;
-            while (c < classes && strcmp(class_text(model, c, buffer, sizeof buffer),
-                                         data.labels[i]) != 0)
-                ++c;
-            if (c == classes) {
-                code = usage_error("%s: line %zu: '%s' is not one of the model's classes",
-                                   data_path, i + 2, data.labels[i]);
-                goto done;
-            }
-            data.y[i] = (double)c;
-        }
+        return code;
     }
     size_t width = posterior ? K : family == MOE_FAMILY_MULTINOMIAL ? classes : 1;
     double *out = malloc(data.n * width * sizeof(double));
@@ -170,7 +125,7 @@ int command_predict(int argc, char **argv)
             if (c > 0)
                 putchar(delimiter);
             char label[1100];
-            snprintf(label, sizeof label, "P(%s)", class_text(model, c, buffer, sizeof buffer));
+            snprintf(label, sizeof label, "P(%s)", class_label(model, c, buffer, sizeof buffer));
             print_cell(label, delimiter);
         }
     } else {
@@ -198,7 +153,7 @@ int command_predict(int argc, char **argv)
                 for (size_t c = 1; c < classes; ++c)
                     if (row[c] > row[best])
                         best = c;
-            print_cell(class_text(model, best, buffer, sizeof buffer), delimiter);
+            print_cell(class_label(model, best, buffer, sizeof buffer), delimiter);
         }
         putchar('\n');
     }

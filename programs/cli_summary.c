@@ -30,9 +30,7 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     out->rows = moe_model_expert_rows(model);
     out->intercept = moe_model_has_intercept(model);
     moe_family family = moe_model_family(model);
-    out->classes = family == MOE_FAMILY_MULTINOMIAL ? moe_model_n_classes(model)
-                   : family == MOE_FAMILY_LOGISTIC  ? 2
-                                                     : 0;
+    out->classes = model_classes(model);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
     if (family == MOE_FAMILY_GAUSSIAN)
@@ -61,15 +59,6 @@ static const char *input_label(const moe_model_t *model, const parameters *p, si
     if (p->intercept && a == 0)
         return "(intercept)";
     return feature_label(model, a - (size_t)p->intercept, buffer, size);
-}
-
-static const char *class_label(const moe_model_t *model, size_t c, char *buffer, size_t size)
-{
-    const char *name = moe_model_get_name(model, MOE_NAME_CLASS, c);
-    if (name != NULL)
-        return name;
-    snprintf(buffer, size, "%zu", c);
-    return buffer;
 }
 
 /* One table: a row per input, a column per expert, values[k * stride + a]. */
