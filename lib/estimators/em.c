@@ -62,7 +62,6 @@ typedef struct em_state {
     moe_pass_sums sums;        /* of the last pass, at the current parameters */
     struct moe_model *previous; /* the parameters before the last M-step */
     int pending;               /* a gate Newton step awaits its check in the next pass */
-    size_t steps;              /* Newton steps taken in the pending gate M-step */
     double objective;          /* that M-step's objective before the step (mean scale) */
     double decrement;          /* and the step's Newton decrement */
     int hessian_ready;         /* hessian holds the gate Hessian of the last pass */
@@ -160,7 +159,8 @@ static int check_pending_step(em_state *state, struct moe_fit_context *context,
         state->sums.previous_gate_data <= 1e-9 * state->sums.weight)
         gate.separations = 1;
     moe_report_gate(&context->fitter->report, &gate);
-    if (!state->exact || state->steps >= settings->gate.max_newton)
+    /* The pending step is the M-step's first Newton step. */
+    if (!state->exact || settings->gate.max_newton <= 1)
         return 1;
     /* The exact Newton decrement of the previous M-step at the new gate. */
     finish_hessian(state, &problem);
@@ -193,7 +193,7 @@ static moe_status complete_gate_mstep(em_state *state, struct moe_fit_context *c
     if (!accepted)
         memcpy(model->gate, state->previous->gate, moe_gate_size(model) * sizeof(double));
     moe_gate_options options = settings->gate;
-    size_t taken = accepted ? state->steps : 0;
+    size_t taken = accepted ? 1 : 0;
     options.max_newton = options.max_newton > taken ? options.max_newton - taken : 1;
     if (!state->exact)
         options.max_newton = 1; /* the rejected step again, halved */
@@ -271,7 +271,6 @@ static moe_status one_pass_gate_step(em_state *state, struct moe_fit_context *co
     state->objective = state->sums.gate_data / settings->total_weight +
                        moe_gate_penalty(model, settings->gate.l2);
     state->decrement = decrement;
-    state->steps = 1;
     state->pending = 1;
     for (size_t a = 0; a < m; ++a)
         model->gate[a] += state->direction[a];
