@@ -44,9 +44,9 @@ static void problem_make(problem *pr, moe_family family, int intercept, uint64_t
         m->gate[a] = 0.7 * test_normal(&rng);
     for (size_t a = 0; a < moe_experts_size(m); ++a)
         m->experts[a] = 0.8 * test_normal(&rng);
-    moe_gate_rereference(m);
+    ck_assert_int_eq(moe_rows_rereference(m->gate, m->n_experts, m->n_inputs), 0);
     if (m->family_ops->normalize_experts != NULL)
-        m->family_ops->normalize_experts(m);
+        ck_assert_int_eq(m->family_ops->normalize_experts(m, m->experts), 0);
     if (m->variances != NULL)
         for (size_t k = 0; k < K; ++k)
             m->variances[k] = 0.3 + test_uniform(&rng);

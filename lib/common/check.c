@@ -2,12 +2,19 @@
 #include "common/error.h"
 
 #include <math.h>
+#include <stdint.h>
 
 moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx,
                             size_t n_features)
 {
     if (n == 0)
         return moe_fail(message, MOE_ERR_EMPTY_INPUT, "n (number of rows) is zero");
+    /* y, weights and every per-row output hold n doubles: a larger n cannot describe memory
+       the caller has, and the row offsets below would wrap. */
+    const size_t addressable = SIZE_MAX / sizeof(double);
+    if (n > addressable)
+        return moe_fail(message, MOE_ERR_DIMENSION,
+                        "n (%zu) rows of doubles exceed the address space", n);
     if (n_features == 0)
         return MOE_OK;
     if (X == NULL)
@@ -15,6 +22,11 @@ moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx
     if (ldx < n_features)
         return moe_fail(message, MOE_ERR_DIMENSION, "ldx (%zu) is smaller than n_features (%zu)",
                         ldx, n_features);
+    /* The last value read is X[(n - 1) * ldx + n_features - 1]. */
+    if (n_features > addressable || n - 1 > (addressable - n_features) / ldx)
+        return moe_fail(message, MOE_ERR_DIMENSION,
+                        "X of %zu rows with leading dimension %zu exceeds the address space", n,
+                        ldx);
     for (size_t i = 0; i < n; ++i) {
         const double *row = X + i * ldx;
         for (size_t j = 0; j < n_features; ++j)
@@ -57,12 +69,17 @@ moe_status moe_check_weights(char *message, size_t n, const double *weights)
     return MOE_OK;
 }
 
-moe_status moe_check_output(char *message, const double *out, size_t length, size_t needed)
+moe_status moe_check_output(char *message, const double *out, size_t length, size_t rows,
+                            size_t width)
 {
+    if (rows > SIZE_MAX / sizeof(double) / width)
+        return moe_fail(message, MOE_ERR_DIMENSION,
+                        "the output of %zu rows of %zu values exceeds the address space", rows,
+                        width);
     if (out == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "output buffer is NULL");
-    if (length < needed)
+    if (length < rows * width)
         return moe_fail(message, MOE_ERR_DIMENSION, "output buffer holds %zu values, %zu needed",
-                        length, needed);
+                        length, rows * width);
     return MOE_OK;
 }

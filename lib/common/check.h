@@ -5,14 +5,16 @@
 #include <stddef.h>
 #include "moe/common.h"
 
-/* X: n rows, n_features used columns, leading dimension ldx. X may be NULL when n_features is 0. */
+/* X: n rows, n_features used columns, leading dimension ldx. X may be NULL when n_features is 0.
+   Checks, before reading anything, that n doubles and X's last row are addressable. */
 moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx,
                             size_t n_features);
 /* y: n finite values. */
 moe_status moe_check_response_values(char *message, size_t n, const double *y);
 /* weights: NULL, or n finite values >= 0 with a positive sum. */
 moe_status moe_check_weights(char *message, size_t n, const double *weights);
-/* out buffer of `length` doubles must hold `needed`. */
-moe_status moe_check_output(char *message, const double *out, size_t length, size_t needed);
+/* out buffer of `length` doubles must hold rows * width (width >= 1), checked for overflow. */
+moe_status moe_check_output(char *message, const double *out, size_t length, size_t rows,
+                            size_t width);
 
 #endif

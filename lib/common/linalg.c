@@ -20,12 +20,30 @@ double moe_log_sum_exp(const double *values, size_t count)
     return largest + log(sum);
 }
 
+/*
+ * Every log-softmax below subtracts the largest value first and the logarithm of the sum
+ * second: (v - largest) - log(sum). The shorter v - (largest + log(sum)) loses log(sum)
+ * entirely once |largest| is above about 2^53 times it, and then returns log-probabilities
+ * of 0 for tied largest values, whose probabilities sum to more than 1.
+ */
 double moe_log_softmax(double *values, size_t count)
 {
-    double total = moe_log_sum_exp(values, count);
+    double largest = -INFINITY;
     for (size_t k = 0; k < count; ++k)
-        values[k] -= total;
-    return total;
+        if (values[k] > largest)
+            largest = values[k];
+    if (!isfinite(largest)) {
+        for (size_t k = 0; k < count; ++k)
+            values[k] -= largest;
+        return largest;
+    }
+    double sum = 0.0;
+    for (size_t k = 0; k < count; ++k)
+        sum += moe_exp(values[k] - largest);
+    double log_sum = log(sum);
+    for (size_t k = 0; k < count; ++k)
+        values[k] = (values[k] - largest) - log_sum;
+    return largest + log_sum;
 }
 
 void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse)
@@ -66,7 +84,7 @@ void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, 
                 total = largest + logs[i];
                 double inverse = 1.0 / sums[i];
                 for (size_t k = 0; k < count; ++k) {
-                    v[k] -= total;
+                    v[k] = (v[k] - largest) - logs[i];
                     e[k] *= inverse;
                 }
             }
@@ -92,12 +110,12 @@ double moe_softmax_with_log(double *values, size_t count, double *proba)
     double sum = 0.0;
     for (size_t k = 0; k < count; ++k)
         sum += proba[k] = moe_exp(values[k] - largest);
-    double total = largest + log(sum), inverse = 1.0 / sum;
+    double log_sum = log(sum), inverse = 1.0 / sum;
     for (size_t k = 0; k < count; ++k) {
-        values[k] -= total;
+        values[k] = (values[k] - largest) - log_sum;
         proba[k] *= inverse;
     }
-    return total;
+    return largest + log_sum;
 }
 
 void moe_product_abt(size_t rows, size_t columns, size_t inner, const double *a, const double *b,

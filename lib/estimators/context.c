@@ -1,6 +1,7 @@
 /* What an estimator sees of a fit: data, options, working model, trace and progress. */
 #include "estimators/fitter_impl.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,12 @@ moe_status moe_context_iteration(moe_fit_context *context, size_t restart, size_
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    /* The report and the trace promise finite values; a NaN here is a broken fit, not a
+       number to pass on. */
+    if (!isfinite(loglik))
+        return moe_fail(context->fitter->message, MOE_ERR_NUMERICAL,
+                        "restart %zu iteration %zu: the log-likelihood is %s", restart, iteration,
+                        isnan(loglik) ? "NaN" : "infinite");
     moe_status status = trace_append(context, restart, loglik);
     if (status != MOE_OK || iteration == 0)
         return status;
@@ -103,6 +110,12 @@ moe_status moe_context_set_result(moe_fit_context *context, size_t best_restart,
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    /* The report's log-likelihood and iterations come from this restart's trace. */
+    if (best_restart >= context->n_traces || context->traces[best_restart].length == 0)
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "restart %zu recorded no iteration (moe_context_iteration) and cannot be "
+                        "the result",
+                        best_restart);
     context->best_restart = best_restart;
     context->converged = converged != 0;
     context->result_set = 1;

@@ -3,6 +3,7 @@
 #include "estimators/fitter_impl.h"
 #include "common/check.h"
 #include "model/family.h"
+#include "model/posterior.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -351,11 +352,13 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
     free(fitter->trace);
     fitter->trace = NULL;
     fitter->trace_length = 0;
+    if (status == MOE_OK && context->loglik_evaluated)
+        report->loglik = context->unrecorded_loglik;
     if (!context->result_set || context->best_restart >= context->n_traces)
         return;
     moe_trace *best = &context->traces[context->best_restart];
     report->best_restart = context->best_restart;
-    report->converged = context->converged;
+    report->converged = status == MOE_OK && context->converged;
     if (best->length > 0) {
         report->iterations = best->length - 1;
         report->loglik = best->values[best->length - 1];
@@ -363,6 +366,36 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
     fitter->trace = best->values;
     fitter->trace_length = best->length;
     best->values = NULL;
+}
+
+/*
+ * What a successful estimator hands back must be finite: its parameters (built-ins write them
+ * directly, past the setters' checks) and the log-likelihood the report will carry. An
+ * estimator that recorded no iteration gets its log-likelihood evaluated here.
+ */
+static moe_status check_fit_outcome(struct moe_fitter *fitter, struct moe_fit_context *context)
+{
+    const struct moe_model *model = context->model;
+    const double *arrays[] = {model->gate, model->experts, model->variances};
+    size_t sizes[] = {moe_gate_size(model), moe_experts_size(model),
+                      model->variances == NULL ? 0 : model->n_experts};
+    const char *names[] = {"gate", "expert", "variance"};
+    for (size_t a = 0; a < 3; ++a)
+        for (size_t i = 0; i < sizes[a]; ++i)
+            if (!isfinite(arrays[a][i]) || (a == 2 && !(arrays[a][i] > 0.0)))
+                return moe_fail(fitter->message, MOE_ERR_NUMERICAL,
+                                "estimator '%s' produced %s parameter %zu = %g",
+                                fitter->ops->name, names[a], i, arrays[a][i]);
+    if (!context->result_set && context->n_traces != 1) {
+        moe_posterior_result result;
+        moe_status status = moe_posterior_pass(model, &context->data, NULL, 1, &result,
+                                               fitter->message);
+        if (status != MOE_OK)
+            return status;
+        context->unrecorded_loglik = result.loglik;
+        context->loglik_evaluated = 1;
+    }
+    return MOE_OK;
 }
 
 static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, const double *X,
@@ -408,6 +441,8 @@ static moe_status run_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, co
                      moe_strerror(status));
         else if (status != MOE_OK)
             moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
+        if (status == MOE_OK)
+            status = check_fit_outcome(fitter, &context);
         finish_report(fitter, &context, status);
         int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
         if (keep) {

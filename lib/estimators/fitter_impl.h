@@ -49,6 +49,10 @@ struct moe_fit_context {
     size_t best_restart;
     int converged;
     int result_set;
+    /* The fitted model's log-likelihood, evaluated by the fitter when the estimator named no
+       result restart (moe_context_set_result) that the report could take it from. */
+    double unrecorded_loglik;
+    int loglik_evaluated;
 };
 
 #endif

@@ -47,8 +47,9 @@ struct moe_family_ops {
     int (*supports_link)(moe_link link);
     /* Free parameters of one expert. */
     size_t (*expert_free_params)(const struct moe_model *model);
-    /* Restore the family's constraints after experts were set (may be NULL). */
-    void (*normalize_experts)(struct moe_model *model);
+    /* Restore the family's constraints on an array of experts' coefficients before they are
+       stored (may be NULL); nonzero, with the array unchanged, when that overflows. */
+    int (*normalize_experts)(const struct moe_model *model, double *experts);
     /* Check the response values; the message names the first bad row. */
     moe_status (*check_response)(const struct moe_model *model, size_t n, const double *y,
                                  char *message);

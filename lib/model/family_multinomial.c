@@ -21,18 +21,20 @@ static size_t multinomial_expert_free_params(const struct moe_model *model)
 }
 
 /* Subtracting the reference row from every row of a block leaves the softmax unchanged. */
-static void multinomial_normalize_experts(struct moe_model *model)
+static int multinomial_normalize_experts(const struct moe_model *model, double *experts)
 {
     size_t p = model->n_inputs, C = model->n_classes;
+    /* Check every block before changing any, so that a failure leaves experts as it was. */
     for (size_t k = 0; k < model->n_experts; ++k) {
-        double *block = model->experts + k * C * p;
-        const double *reference = block + (C - 1) * p;
+        const double *block = experts + k * C * p, *reference = block + (C - 1) * p;
         for (size_t c = 0; c + 1 < C; ++c)
             for (size_t j = 0; j < p; ++j)
-                block[c * p + j] -= reference[j];
-        for (size_t j = 0; j < p; ++j)
-            block[(C - 1) * p + j] = 0.0;
+                if (!isfinite(block[c * p + j] - reference[j]))
+                    return -1;
     }
+    for (size_t k = 0; k < model->n_experts; ++k)
+        moe_rows_rereference(experts + k * C * p, C, p);
+    return 0;
 }
 
 static moe_status multinomial_check_response(const struct moe_model *model, size_t n,

@@ -462,6 +462,18 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
                             "the gate row of the last (reference) expert must be zero, "
                             "but its value %zu is %g",
                             j, reference[j]);
+    /* Multinomial experts are stored with their last class as the zero reference, as
+       moe_model_set_experts leaves them; anything else would change under canonicalize. */
+    if (model->family_ops->uses_classes)
+        for (size_t k = 0; k < model->n_experts; ++k) {
+            const double *last = model->experts + ((k + 1) * model->expert_rows - 1) * p;
+            for (size_t j = 0; j < p; ++j)
+                if (last[j] != 0.0)
+                    return moe_fail(NULL, MOE_ERR_FORMAT,
+                                    "the reference (last) class row of expert %zu must be "
+                                    "zero, but its value %zu is %g",
+                                    k, j, last[j]);
+        }
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             if (!(model->variances[k] > 0.0))

@@ -1,6 +1,7 @@
 /* Model handle: creation, copies, structure getters and parameter access. */
 #include "model/model_impl.h"
 #include "model/family.h"
+#include "common/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -359,14 +360,18 @@ moe_status moe_model_get_gate(const moe_model_t *model, double *gate, size_t len
     return MOE_OK;
 }
 
-void moe_gate_rereference(struct moe_model *model)
+int moe_rows_rereference(double *rows, size_t count, size_t p)
 {
-    size_t p = model->n_inputs;
-    const double *last = model->gate + (model->n_experts - 1) * p;
-    for (size_t k = 0; k + 1 < model->n_experts; ++k)
+    const double *last = rows + (count - 1) * p;
+    for (size_t k = 0; k + 1 < count; ++k)
         for (size_t j = 0; j < p; ++j)
-            model->gate[k * p + j] -= last[j];
-    memset(model->gate + (model->n_experts - 1) * p, 0, p * sizeof(double));
+            if (!isfinite(rows[k * p + j] - last[j]))
+                return -1;
+    for (size_t k = 0; k + 1 < count; ++k)
+        for (size_t j = 0; j < p; ++j)
+            rows[k * p + j] -= last[j];
+    memset(rows + (count - 1) * p, 0, p * sizeof(double));
+    return 0;
 }
 
 moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t length)
@@ -378,15 +383,17 @@ moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t len
         status = check_finite(message, gate, moe_gate_size(model), "gate");
     if (status != MOE_OK)
         return status;
-    /* Re-referencing subtracts rows, which can overflow; check the result before storing. */
-    size_t size = moe_gate_size(model), p = model->n_inputs;
-    const double *last = gate + size - p;
-    for (size_t i = 0; i < size; ++i)
-        if (!isfinite(gate[i] - last[i % p]))
-            return moe_fail(message, MOE_ERR_NON_FINITE,
-                            "gate value %zu minus the reference row overflows", i);
-    memcpy(model->gate, gate, size * sizeof(double));
-    moe_gate_rereference(model);
+    double *copy = moe_alloc_array(moe_gate_size(model), 1, sizeof(double));
+    if (copy == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a copy of the gate");
+    memcpy(copy, gate, moe_gate_size(model) * sizeof(double));
+    if (moe_rows_rereference(copy, model->n_experts, model->n_inputs) != 0) {
+        free(copy);
+        return moe_fail(message, MOE_ERR_NON_FINITE,
+                        "a gate row minus the reference (last) row overflows");
+    }
+    memcpy(model->gate, copy, moe_gate_size(model) * sizeof(double));
+    free(copy);
     return MOE_OK;
 }
 
@@ -409,9 +416,18 @@ moe_status moe_model_set_experts(moe_model_t *model, const double *coefficients,
         status = check_finite(message, coefficients, moe_experts_size(model), "experts");
     if (status != MOE_OK)
         return status;
-    memcpy(model->experts, coefficients, moe_experts_size(model) * sizeof(double));
-    if (model->family_ops->normalize_experts != NULL)
-        model->family_ops->normalize_experts(model);
+    double *copy = moe_alloc_array(moe_experts_size(model), 1, sizeof(double));
+    if (copy == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a copy of the experts");
+    memcpy(copy, coefficients, moe_experts_size(model) * sizeof(double));
+    if (model->family_ops->normalize_experts != NULL &&
+        model->family_ops->normalize_experts(model, copy) != 0) {
+        free(copy);
+        return moe_fail(message, MOE_ERR_NON_FINITE,
+                        "an expert's class row minus its reference (last) class row overflows");
+    }
+    memcpy(model->experts, copy, moe_experts_size(model) * sizeof(double));
+    free(copy);
     return MOE_OK;
 }
 

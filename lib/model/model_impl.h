@@ -51,7 +51,9 @@ moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec
 /* Copy all parameters from source to target of the same structure. */
 void moe_model_copy_parameters(struct moe_model *target, const struct moe_model *source);
 
-/* Subtract the last gate row from every row so the reference row is zero. */
-void moe_gate_rereference(struct moe_model *model);
+/* Subtract the last of `count` rows of p values from every row so that it becomes zero (the
+   gate's reference expert, a multinomial expert's reference class). Returns -1, with rows
+   unchanged, when a difference overflows. */
+int moe_rows_rereference(double *rows, size_t count, size_t p);
 
 #endif

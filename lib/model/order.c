@@ -1,5 +1,6 @@
 /* Canonical expert order, so that fits are reproducible and comparable across runs. */
 #include "model/model_impl.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,10 @@ moe_status moe_model_canonicalize(moe_model_t *model)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
     size_t K = model->n_experts, p = model->n_inputs;
     size_t width = model->expert_rows * p;
-    size_t *order = malloc(K * sizeof(size_t));
-    double *gate = malloc(K * p * sizeof(double));
-    double *experts = malloc(K * width * sizeof(double));
-    double *variances = malloc(K * sizeof(double));
+    size_t *order = moe_alloc_array(K, 1, sizeof(size_t));
+    double *gate = moe_alloc_array(K, p, sizeof(double));
+    double *experts = moe_alloc_array(K, width, sizeof(double));
+    double *variances = moe_alloc_array(K, 1, sizeof(double));
     if (order == NULL || gate == NULL || experts == NULL || variances == NULL) {
         free(order);
         free(gate);
@@ -57,14 +58,23 @@ moe_status moe_model_canonicalize(moe_model_t *model)
         if (model->variances != NULL)
             variances[k] = model->variances[order[k]];
     }
-    memcpy(model->gate, gate, K * p * sizeof(double));
-    memcpy(model->experts, experts, K * width * sizeof(double));
-    if (model->variances != NULL)
-        memcpy(model->variances, variances, K * sizeof(double));
-    moe_gate_rereference(model);
+    /* The new last expert becomes the gate's reference; its row is subtracted from the
+       others, which can overflow. The model is changed only when that succeeds. */
+    moe_status status = MOE_OK;
+    if (moe_rows_rereference(gate, K, p) != 0) {
+        status = moe_fail(model->message, MOE_ERR_NUMERICAL,
+                          "re-referencing the gate to expert %zu overflows; the model is "
+                          "unchanged",
+                          order[K - 1]);
+    } else {
+        memcpy(model->gate, gate, K * p * sizeof(double));
+        memcpy(model->experts, experts, K * width * sizeof(double));
+        if (model->variances != NULL)
+            memcpy(model->variances, variances, K * sizeof(double));
+    }
     free(order);
     free(gate);
     free(experts);
     free(variances);
-    return MOE_OK;
+    return status;
 }

@@ -226,6 +226,12 @@ moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, dou
                         failed_row);
     if (status != MOE_OK)
         return status;
+    /* Every row's log-likelihood is finite, but their weighted sum can still overflow (a
+       variance near the smallest double, huge weights). */
+    if (!isfinite(sums->memory[0]))
+        return moe_fail(message, MOE_ERR_NUMERICAL,
+                        "the log-likelihood overflows: its sum over the rows is %g",
+                        sums->memory[0]);
     sums->posterior.loglik = sums->memory[0];
     sums->posterior.entropy = sums->memory[1];
     sums->gate_data = sums->memory[2];

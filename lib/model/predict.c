@@ -11,13 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Validate a model plus its design matrix; returns a ready moe_data. */
+/*
+ * Validate a model, the output buffer (rows x width values, width 0 for none) and the data,
+ * in that order, so that nothing is read before every size is known to be addressable;
+ * returns a ready moe_data.
+ */
 static moe_status prepare(const moe_model_t *model, size_t n, const double *X, size_t ldx,
-                          const double *y, const double *weights, int need_y, moe_data *data)
+                          const double *y, const double *weights, int need_y, const double *out,
+                          size_t out_length, size_t width, moe_data *data)
 {
     if (model == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
-    moe_status status = moe_check_design(NULL, n, X, ldx, model->n_features);
+    moe_status status = MOE_OK;
+    if (width != 0 && (status = moe_check_output(NULL, out, out_length, n, width)) != MOE_OK)
+        return status;
+    status = moe_check_design(NULL, n, X, ldx, model->n_features);
     if (status != MOE_OK)
         return status;
     if (need_y) {
@@ -40,32 +48,56 @@ static moe_status prepare(const moe_model_t *model, size_t n, const double *X, s
     return MOE_OK;
 }
 
+/*
+ * Gate log-probabilities are NaN only where the logits overflowed (|w'x| above the largest
+ * double with the largest +inf, or every logit -inf): the probabilities are then undefined.
+ * A single -inf logit beside finite ones is a probability of exactly 0 and is fine.
+ */
+static moe_status check_gate_block(const double *log_proba, size_t rows, size_t K, size_t first)
+{
+    for (size_t i = 0; i < rows * K; ++i)
+        if (isnan(log_proba[i]))
+            return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                            "row %zu: the gate's logits overflow, its probabilities are "
+                            "undefined",
+                            first + i / K);
+    return MOE_OK;
+}
+
+static moe_status check_prediction_block(const double *values, size_t rows, size_t width,
+                                         size_t first)
+{
+    for (size_t i = 0; i < rows * width; ++i)
+        if (!isfinite(values[i]))
+            return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                            "row %zu: the prediction is %s (an expert's linear predictor "
+                            "overflows)",
+                            first + i / width, isnan(values[i]) ? "undefined" : "infinite");
+    return MOE_OK;
+}
+
 moe_status moe_model_gate_proba(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                                 double *out, size_t out_length)
 {
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, &data);
+    size_t K = model == NULL ? 1 : model->n_experts;
+    moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, out, out_length, K, &data);
     if (status != MOE_OK)
         return status;
-    size_t K = model->n_experts;
-    if (n > SIZE_MAX / K)
-        return moe_fail(NULL, MOE_ERR_DIMENSION, "n * n_experts overflows");
-    status = moe_check_output(NULL, out, out_length, n * K);
-    if (status != MOE_OK)
-        return status;
-    double *block = malloc(MOE_BLOCK_ROWS * model->n_inputs * sizeof(double));
+    double *block = moe_alloc_array(MOE_BLOCK_ROWS, model->n_inputs, sizeof(double));
     if (block == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a row block");
-    for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
         size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(&data, start, rows, block);
         double *target = out + start * K;
         moe_gate_log_proba(model, rows, block, target);
+        status = check_gate_block(target, rows, K, start);
         for (size_t i = 0; i < rows * K; ++i)
             target[i] = moe_exp(target[i]);
     }
     free(block);
-    return MOE_OK;
+    return status;
 }
 
 /* Row-block buffers of the mixture prediction. */
@@ -95,51 +127,47 @@ static moe_status prediction_buffers_allocate(const moe_model_t *model, predicti
     return MOE_OK;
 }
 
-/* The mixture prediction of rows [start, start + rows) into out (rows x prediction width). */
-static void predict_block(const moe_model_t *model, const moe_data *data, size_t start,
-                          size_t rows, prediction_buffers *b, double *out)
+/* The mixture prediction of rows [start, start + rows) into out (rows x prediction width);
+   MOE_ERR_NUMERICAL where it is not a finite number. */
+static moe_status predict_block(const moe_model_t *model, const moe_data *data, size_t start,
+                                size_t rows, prediction_buffers *b, double *out)
 {
     moe_data_load_block(data, start, rows, b->block);
     moe_gate_log_proba(model, rows, b->block, b->proba);
+    moe_status status = check_gate_block(b->proba, rows, model->n_experts, start);
+    if (status != MOE_OK)
+        return status;
     for (size_t i = 0; i < rows * model->n_experts; ++i)
         b->proba[i] = moe_exp(b->proba[i]);
     model->family_ops->predict(model, rows, b->block, b->proba, out, b->scratch);
+    return check_prediction_block(out, rows, model->family_ops->prediction_width(model), start);
 }
 
 moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                              double *out, size_t out_length)
 {
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, &data);
-    if (status != MOE_OK)
-        return status;
-    size_t width = model->family_ops->prediction_width(model);
-    if (n > SIZE_MAX / width)
-        return moe_fail(NULL, MOE_ERR_DIMENSION, "n * prediction width overflows");
-    status = moe_check_output(NULL, out, out_length, n * width);
+    size_t width = model == NULL ? 1 : model->family_ops->prediction_width(model);
+    moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, out, out_length, width, &data);
     if (status != MOE_OK)
         return status;
     prediction_buffers buffers;
     if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK)
         return status;
-    for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
         size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
-        predict_block(model, &data, start, rows, &buffers, out + start * width);
+        status = predict_block(model, &data, start, rows, &buffers, out + start * width);
     }
     prediction_buffers_free(&buffers);
-    return MOE_OK;
+    return status;
 }
 
 moe_status moe_model_posterior(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                                const double *y, double *out, size_t out_length)
 {
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, NULL, 1, &data);
-    if (status != MOE_OK)
-        return status;
-    if (n > SIZE_MAX / model->n_experts)
-        return moe_fail(NULL, MOE_ERR_DIMENSION, "n * n_experts overflows");
-    status = moe_check_output(NULL, out, out_length, n * model->n_experts);
+    size_t K = model == NULL ? 1 : model->n_experts;
+    moe_status status = prepare(model, n, X, ldx, y, NULL, 1, out, out_length, K, &data);
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
@@ -152,7 +180,7 @@ moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
     if (loglik == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "loglik is NULL");
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
@@ -172,7 +200,7 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
                         "criteria version %u is not supported (set MOE_CRITERIA_VERSION)",
                         criteria->version);
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
@@ -181,13 +209,19 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
         return status;
     double n_obs = moe_data_total_weight(&data);
     double n_params = (double)moe_model_n_free_params(model);
+    double aic = -2.0 * result.loglik + 2.0 * n_params;
+    double bic = -2.0 * result.loglik + n_params * log(n_obs);
+    double icl = bic + 2.0 * result.entropy;
+    if (!isfinite(aic) || !isfinite(bic) || !isfinite(icl))
+        return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                        "the information criteria overflow (log-likelihood %g)", result.loglik);
     criteria->loglik = result.loglik;
     criteria->n_params = n_params;
     criteria->n_obs = n_obs;
-    criteria->aic = -2.0 * result.loglik + 2.0 * n_params;
-    criteria->bic = -2.0 * result.loglik + n_params * log(n_obs);
+    criteria->aic = aic;
+    criteria->bic = bic;
     criteria->entropy = result.entropy;
-    criteria->icl = criteria->bic + 2.0 * result.entropy;
+    criteria->icl = icl;
     return MOE_OK;
 }
 
@@ -202,7 +236,12 @@ moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const dou
     if (status != MOE_OK)
         return status;
     /* The weights are valid: loglik checked them. */
-    *cross_entropy = -loglik / moe_weight_sum(n, weights);
+    double mean = -loglik / moe_weight_sum(n, weights);
+    if (!isfinite(mean))
+        return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                        "the cross-entropy overflows (log-likelihood %g over a total weight %g)",
+                        loglik, moe_weight_sum(n, weights));
+    *cross_entropy = mean;
     return MOE_OK;
 }
 
@@ -227,7 +266,7 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "accuracy needs a classification family, the model is gaussian");
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, weights, 1, &data);
+    moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
     if (status != MOE_OK)
         return status;
     size_t width = model->family_ops->prediction_width(model);
@@ -240,9 +279,11 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
         return status;
     }
     double correct = 0.0, total = 0.0;
-    for (size_t start = 0; start < n; start += MOE_BLOCK_ROWS) {
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
         size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
-        predict_block(model, &data, start, rows, &buffers, predicted);
+        status = predict_block(model, &data, start, rows, &buffers, predicted);
+        if (status != MOE_OK)
+            break;
         for (size_t i = 0; i < rows; ++i) {
             double weight = moe_data_weight(&data, start + i);
             total += weight;
@@ -252,6 +293,7 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
     }
     prediction_buffers_free(&buffers);
     free(predicted);
-    *accuracy = correct / total;
-    return MOE_OK;
+    if (status == MOE_OK)
+        *accuracy = correct / total;
+    return status;
 }
