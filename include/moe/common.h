@@ -3,6 +3,17 @@
  *
  * Every libmoe function that can fail returns a moe_status. MOE_OK is zero;
  * the other values are pinned and will never be renumbered.
+ *
+ * Two promises hold for every function:
+ *   - MOE_OK means every number written to an output is finite. A result
+ *     that would overflow or be undefined (gate logits or expert predictors
+ *     beyond the largest double, a sum over rows that overflows) is
+ *     MOE_ERR_NUMERICAL, with a message naming the row where there is one;
+ *     the output buffer's contents are then unspecified.
+ *   - Sizes are checked before any caller array is read or written: n rows
+ *     of leading dimension ldx, n values of y or weights and rows x width
+ *     output values must be addressable (their byte counts fit a size_t),
+ *     else MOE_ERR_DIMENSION.
  */
 #ifndef MOE_COMMON_H
 #define MOE_COMMON_H

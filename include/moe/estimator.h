@@ -60,7 +60,8 @@ MOE_API moe_status moe_context_get_double(const moe_fit_context *context, moe_op
 /*
  * Record one finished iteration (trace, report, progress callback).
  * Iteration 0 records the starting point and does not call the callback.
- * restart must be below the n_init option (MOE_ERR_INVALID_ARGUMENT if not).
+ * restart must be below the n_init option (MOE_ERR_INVALID_ARGUMENT if not),
+ * and loglik finite (MOE_ERR_NUMERICAL, nothing recorded, if not).
  * Returns MOE_ERR_CANCELLED if the callback asked to stop; the estimator
  * should then return that status promptly.
  */
@@ -69,7 +70,13 @@ MOE_API moe_status moe_context_iteration(moe_fit_context *context, size_t restar
 /*
  * Record the outcome: which restart's parameters the working model holds
  * and whether it met the tolerance. The report's iterations and loglik are
- * taken from that restart's recorded iterations.
+ * taken from that restart's recorded iterations, so it must have recorded
+ * at least one (MOE_ERR_INVALID_ARGUMENT if not). When an estimator returns
+ * MOE_OK without naming a result (and recorded other than exactly one
+ * restart), the fitter evaluates the working model's log-likelihood for the
+ * report itself; a fit that fails never reports converged. A fit that
+ * leaves a non-finite parameter in the working model fails with
+ * MOE_ERR_NUMERICAL.
  */
 MOE_API moe_status moe_context_set_result(moe_fit_context *context, size_t best_restart,
                                           int converged);

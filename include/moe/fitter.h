@@ -148,8 +148,13 @@ MOE_API moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option 
                                          double *value);
 /*
  * String form for command lines and bindings: the option's name and its
- * value in the C locale ("1e-8", "500", "kmeans"). Names the library does
- * not pin are passed to the estimator's own set_option.
+ * value in the C locale ("1e-8", "500", "kmeans"). Integer options take
+ * decimal integers only ("500", not "5e2" or "0x1f4"); real options take
+ * decimal numbers (sign, digits, optional fraction and exponent), not
+ * hexadecimal, "inf" or "nan", and no surrounding spaces. A value that
+ * overflows, or a nonzero value that underflows below the smallest normal
+ * double, is MOE_ERR_INVALID_ARGUMENT with a message saying which. Names
+ * the library does not pin are passed to the estimator's own set_option.
  */
 MOE_API moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name,
                                          const char *value);

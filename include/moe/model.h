@@ -113,7 +113,9 @@ MOE_API moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *
  * must be at least the size documented above (n_experts * p for the gate,
  * n_experts * expert_rows * p for the experts, n_experts for variances),
  * else MOE_ERR_DIMENSION. Setters reject non-finite values and variances
- * <= 0; on error the model is unchanged.
+ * <= 0, and (MOE_ERR_NON_FINITE) a gate or multinomial expert whose
+ * re-referencing (row minus the reference row) overflows; on error the
+ * model is unchanged.
  */
 MOE_API moe_status moe_model_get_gate(const moe_model_t *model, double *gate, size_t length);
 MOE_API moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t length);
@@ -158,7 +160,10 @@ MOE_API const char *moe_model_get_name(const moe_model_t *model, moe_name_kind k
  *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
  *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
  * posterior, loglik and the criteria return MOE_ERR_NUMERICAL when some row
- * has zero or non-finite likelihood under every expert.
+ * has zero or non-finite likelihood under every expert, and every function
+ * here when a gate logit or expert predictor overflows (parameters near the
+ * largest double) or a sum over rows does. The output buffer is checked
+ * before X is read.
  */
 MOE_API moe_status moe_model_predict(const moe_model_t *model, size_t n, const double *X,
                                      size_t ldx, double *out, size_t out_length);
@@ -220,7 +225,13 @@ MOE_API moe_status moe_model_criteria(const moe_model_t *model, size_t n, const 
 /*
  * Put the experts in canonical order (by first coefficient row, then by
  * variance) and re-reference the gate to the last expert. Fitters do this
- * after every fit; the model's predictions do not change.
+ * after every fit. Predictions change only by the rounding of the
+ * re-referenced gate rows: each row becomes its difference from the new
+ * reference row, rounded once, which moves a logit by about 2^-52 times
+ * max_k |w_k|.|x~| - negligible unless gate coefficients are so large that
+ * their rounding error is comparable to the logit differences that decide
+ * the gate. MOE_ERR_NUMERICAL, with the model unchanged, when such a
+ * difference overflows.
  */
 MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
 

@@ -5,8 +5,8 @@
 #include "model/family.h"
 #include "model/posterior.h"
 
-#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stddef.h>
@@ -186,14 +186,65 @@ moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option option, 
     return MOE_OK;
 }
 
-/* strtod in the C locale whatever the process locale, for this thread only. */
-static int parse_number(const char *text, double *value)
+/*
+ * Option values are decimal text: an optional sign, digits with an optional fraction, and an
+ * optional exponent for real options. strtod alone would also take hexadecimal ("0x10" is
+ * 16), "inf", "nan" and leading spaces, none of which a user writing an option means.
+ */
+static int decimal_syntax(const char *text, int allow_real)
 {
-    if (isspace((unsigned char)text[0]))
+    const char *at = text;
+    if (*at == '+' || *at == '-')
+        ++at;
+    size_t digits = 0;
+    while (*at >= '0' && *at <= '9')
+        ++at, ++digits;
+    if (allow_real && *at == '.') {
+        ++at;
+        while (*at >= '0' && *at <= '9')
+            ++at, ++digits;
+    }
+    if (digits == 0)
         return 0;
+    if (allow_real && (*at == 'e' || *at == 'E')) {
+        ++at;
+        if (*at == '+' || *at == '-')
+            ++at;
+        if (!(*at >= '0' && *at <= '9'))
+            return 0;
+        while (*at >= '0' && *at <= '9')
+            ++at;
+    }
+    return *at == '\0';
+}
+
+/* Whether decimal text has a nonzero digit before its exponent. */
+static int has_nonzero_digit(const char *text)
+{
+    for (const char *at = text; *at != '\0' && *at != 'e' && *at != 'E'; ++at)
+        if (*at >= '1' && *at <= '9')
+            return 1;
+    return 0;
+}
+
+typedef enum parse_outcome { PARSED, NOT_A_NUMBER, OVERFLOWS, UNDERFLOWS } parse_outcome;
+
+static const char *parse_problem(parse_outcome outcome)
+{
+    return outcome == OVERFLOWS    ? "overflows"
+           : outcome == UNDERFLOWS ? "underflows (its magnitude is below the smallest "
+                                     "normal double)"
+                                   : "is not a decimal number";
+}
+
+/* strtod in the C locale whatever the process locale, for this thread only. */
+static parse_outcome parse_number(const char *text, double *value)
+{
+    if (!decimal_syntax(text, 1))
+        return NOT_A_NUMBER;
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (c_locale == (locale_t)0)
-        return 0;
+        return NOT_A_NUMBER;
     locale_t previous = uselocale(c_locale);
     char *end = NULL;
     errno = 0;
@@ -201,23 +252,28 @@ static int parse_number(const char *text, double *value)
     int range_error = errno == ERANGE;
     uselocale(previous);
     freelocale(c_locale);
-    return end != text && *end == '\0' && !range_error;
+    if (*end != '\0')
+        return NOT_A_NUMBER;
+    if (isinf(*value))
+        return OVERFLOWS;
+    /* glibc reports ERANGE for subnormal results too; a nonzero literal read as zero is an
+       underflow whatever errno says. */
+    if ((range_error || *value == 0.0) && has_nonzero_digit(text) &&
+        fabs(*value) < DBL_MIN)
+        return UNDERFLOWS;
+    return PARSED;
 }
 
-static int parse_integer(const char *text, long long *value)
+static parse_outcome parse_integer(const char *text, long long *value)
 {
-    if (isspace((unsigned char)text[0]))
-        return 0; /* strtoll would skip it, strtod too; reject like trailing space */
+    if (!decimal_syntax(text, 0))
+        return NOT_A_NUMBER;
     char *end = NULL;
     errno = 0;
     *value = strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && errno == 0)
-        return 1;
-    double real;
-    if (!parse_number(text, &real) || real != floor(real) || fabs(real) > 9.0e15)
-        return 0;
-    *value = (long long)real;
-    return 1;
+    if (*end != '\0')
+        return NOT_A_NUMBER;
+    return errno == ERANGE ? OVERFLOWS : PARSED;
 }
 
 moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name, const char *value)
@@ -247,15 +303,23 @@ moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name, const c
                 return store_value(fitter, info, (double)k, k);
     if (info->is_integer) {
         long long integer;
-        if (!parse_integer(value, &integer))
+        parse_outcome outcome = parse_integer(value, &integer);
+        if (outcome == NOT_A_NUMBER)
             return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s' takes an integer, got '%s'", name, value);
+                            "option '%s' takes a decimal integer, got '%s'", name, value);
+        if (outcome != PARSED)
+            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                            "option '%s': '%s' %s", name, value, parse_problem(outcome));
         return store_value(fitter, info, (double)integer, integer);
     }
     double real;
-    if (!parse_number(value, &real))
+    parse_outcome outcome = parse_number(value, &real);
+    if (outcome == NOT_A_NUMBER)
         return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                        "option '%s' takes a number, got '%s'", name, value);
+                        "option '%s' takes a decimal number, got '%s'", name, value);
+    if (outcome != PARSED)
+        return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT, "option '%s': '%s' %s",
+                        name, value, parse_problem(outcome));
     return store_value(fitter, info, real, 0);
 }
 

@@ -40,7 +40,8 @@
  * the size field equals the length; the checksum matches; the reserved
  * fields are zero; the structure is valid for moe_model_create; the payload
  * has exactly the implied length; every double is finite, variances are
- * positive and the gate row of the last expert is zero; in version 2 the
+ * positive, the gate row of the last expert is zero and so is the last class
+ * row of every multinomial expert; in version 2 the
  * names section is well formed, in range and fills the rest exactly (version 1
  * has no names, so a model without names is always written as version 1).
  * Every other byte
