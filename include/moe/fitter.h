@@ -228,8 +228,9 @@ typedef struct moe_fit_report {
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*
  * Log-likelihood after each iteration of the winning restart (entry 0 is the
- * starting point). *length receives the trace length; at most `capacity`
- * values are copied (trace may be NULL to ask for the length).
+ * starting point). Follows the buffer convention of moe/common.h: *length
+ * receives the trace length; trace NULL with capacity 0 asks for it (MOE_OK);
+ * a capacity below it is MOE_ERR_BUFFER_TOO_SMALL and copies nothing.
  */
 MOE_API moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace,
                                         size_t capacity, size_t *length);

@@ -229,10 +229,10 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * integers), versioned and protected by a CRC-32; loaders check every byte
  * and return MOE_ERR_FORMAT for anything that is not a valid model.
  *
- * moe_model_save_buffer writes at most `capacity` bytes; *written receives
- * the size of the serialized model. With buffer NULL or capacity too small
- * it returns MOE_ERR_BUFFER_TOO_SMALL (and sets *written), so one call with
- * NULL tells the size to allocate.
+ * moe_model_save_buffer follows the buffer convention of moe/common.h:
+ * *written receives the size of the serialized model; buffer NULL with
+ * capacity 0 asks for that size (MOE_OK); a smaller capacity is
+ * MOE_ERR_BUFFER_TOO_SMALL and writes nothing.
  *
  * moe_model_save writes the file the way the path already is:
  *   - nothing there: a new regular file, mode 0666 less the umask (as fopen);

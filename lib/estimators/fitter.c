@@ -291,13 +291,23 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
 moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_t capacity,
                                 size_t *length)
 {
+    if (length != NULL)
+        *length = 0;
     if (fitter == NULL || length == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "length" : "fitter");
+    if (trace == NULL && capacity > 0)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER,
+                        "trace is NULL but capacity is %zu (capacity 0 asks for the length)",
+                        capacity);
     *length = fitter->trace_length;
-    if (trace != NULL) {
-        size_t count = capacity < fitter->trace_length ? capacity : fitter->trace_length;
-        memcpy(trace, fitter->trace, count * sizeof(double));
-    }
+    if (trace == NULL)
+        return MOE_OK; /* the size query of moe/common.h */
+    if (capacity < fitter->trace_length)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "trace holds %zu values, the trace has %zu", capacity,
+                        fitter->trace_length);
+    if (fitter->trace_length > 0)
+        memcpy(trace, fitter->trace, fitter->trace_length * sizeof(double));
     return MOE_OK;
 }
 

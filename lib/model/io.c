@@ -281,6 +281,10 @@ moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t 
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
     if (written == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "written is NULL");
+    if (buffer == NULL && capacity > 0)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER,
+                        "buffer is NULL but capacity is %zu (capacity 0 asks for the size)",
+                        capacity);
     moe_status status = check_saveable(model);
     size_t size = 0;
     if (status == MOE_OK)
@@ -289,8 +293,7 @@ moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t 
         return status;
     *written = size;
     if (buffer == NULL)
-        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
-                        "buffer is NULL; the model needs %zu bytes", size);
+        return MOE_OK; /* the size query of moe/common.h */
     if (capacity < size)
         return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
                         "buffer holds %zu bytes, the model needs %zu", capacity, size);
