@@ -785,7 +785,11 @@ END_TEST
 
 START_TEST(report_versions)
 {
+    dataset set;
+    dataset_make(&set, 200, 4.0, 19);
     moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
     moe_fit_report report = {.version = 0};
     EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_ERR_UNSUPPORTED);
     report.version = MOE_FIT_REPORT_VERSION + 1;
@@ -793,7 +797,63 @@ START_TEST(report_versions)
     report.version = MOE_FIT_REPORT_VERSION;
     EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_uint_eq(report.version, MOE_FIT_REPORT_VERSION);
+    moe_model_free(model);
     moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
+/* A fitter that has not fitted has no report and no trace, and must not claim success. */
+START_TEST(report_and_trace_before_any_fit)
+{
+    moe_fitter_t *fitter = em_fitter();
+    moe_fit_report report;
+    memset(&report, 0xFF, sizeof report);
+    report.version = MOE_FIT_REPORT_VERSION;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_last_error(), "no fit has run") != NULL, "'%s'", moe_last_error());
+    ck_assert_uint_eq(report.version, MOE_FIT_REPORT_VERSION);
+    ck_assert_int_eq(report.status, MOE_ERR_INVALID_ARGUMENT);
+    ck_assert(isnan(report.loglik));
+    ck_assert_uint_eq(report.iterations, 0);
+    ck_assert_uint_eq(report.n_restarts, 0);
+    ck_assert_int_eq(report.converged, 0);
+    ck_assert_uint_eq(report.separation_events, 0);
+    ck_assert_double_eq(report.gate_step, 0.0);
+
+    /* A version-1 caller's shorter struct is not overrun on this path either. */
+    size_t v1_size = offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t);
+    unsigned char buffer[sizeof(moe_fit_report) + 64];
+    memset(buffer, 0xA5, sizeof buffer);
+    moe_fit_report header = {.version = 1};
+    memcpy(buffer, &header, offsetof(moe_fit_report, status));
+    EXPECT_STATUS(moe_fitter_get_report(fitter, (moe_fit_report *)(void *)buffer),
+                  MOE_ERR_INVALID_ARGUMENT);
+    for (size_t i = v1_size; i < sizeof buffer; ++i)
+        ck_assert_uint_eq(buffer[i], 0xA5);
+
+    size_t length = 12345;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(length, 0);
+    double trace[4] = {7.0, 7.0, 7.0, 7.0};
+    length = 12345;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, 4, &length), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(length, 0);
+    ck_assert_double_eq(trace[0], 7.0);
+
+    /* Any fit leaves a report, even one the estimator refuses. */
+    dataset set;
+    dataset_make(&set, 50, 4.0, 17);
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, set.n, set.X, 1, set.y, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_int_eq(report.status, MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_eq(length, 0);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
 }
 END_TEST
 
@@ -1049,6 +1109,7 @@ static Suite *fitter_suite(void)
     TCase *report = tcase_create("report");
     tcase_set_timeout(report, 60);
     tcase_add_test(report, report_versions);
+    tcase_add_test(report, report_and_trace_before_any_fit);
     tcase_add_test(report, trace_follows_buffer_convention);
     tcase_add_test(report, report_version_one_is_not_overrun);
     tcase_add_test(report, report_after_successful_fit);

@@ -38,7 +38,8 @@ extern "C" {
 /* Status codes. Values are part of the ABI. */
 typedef enum moe_status {
     MOE_OK = 0,
-    MOE_ERR_INVALID_ARGUMENT = 1,  /* a value out of its documented range */
+    MOE_ERR_INVALID_ARGUMENT = 1,  /* a value out of its documented range, or a handle not
+                                      ready for the call (a fit report before any fit) */
     MOE_ERR_NULL_POINTER = 2,      /* a required pointer argument was NULL */
     MOE_ERR_EMPTY_INPUT = 3,       /* a size that must be positive was zero */
     MOE_ERR_DIMENSION = 4,         /* sizes disagree (ldx < n_features, buffer length, ...) */

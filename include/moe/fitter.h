@@ -187,6 +187,13 @@ MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *mod
  * Report of the last fit. Set version before the call: the library fills the
  * fields that version has and no more, so a caller built against an older
  * header keeps working. Fields marked "(2)" came with version 2.
+ *
+ * Every fit or partial fit leaves a report, even one that failed (its
+ * status field says how). Before the fitter's first fit there is none:
+ * moe_fitter_get_report and moe_fitter_get_trace return
+ * MOE_ERR_INVALID_ARGUMENT ("no fit has run"); the report's fields are then
+ * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
+ * length is 0.
  */
 #define MOE_FIT_REPORT_VERSION 3
 typedef struct moe_fit_report {

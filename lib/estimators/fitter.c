@@ -22,7 +22,7 @@ static moe_status fitter_new(moe_fitter_t **out, const moe_estimator_ops *ops,
     fitter->ops = ops;
     fitter->builtin = builtin;
     moe_option_values_default(&fitter->options);
-    fitter->report.version = MOE_FIT_REPORT_VERSION;
+    /* report.version stays 0 until a fit runs: that is how get_report knows there is none. */
     moe_status status = ops->create(&fitter->state);
     if (status != MOE_OK) {
         free(fitter);
@@ -283,6 +283,14 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
         sizeof(moe_fit_report),
     };
     unsigned int version = report->version;
+    if (fitter->report.version == 0) {
+        /* A caller that ignores the return value must not read a success either. */
+        memset(report, 0, version_sizes[version]);
+        report->version = version;
+        report->status = MOE_ERR_INVALID_ARGUMENT;
+        report->loglik = NAN;
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
+    }
     memcpy(report, &fitter->report, version_sizes[version]);
     report->version = version;
     return MOE_OK;
@@ -299,6 +307,8 @@ moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_
         return moe_fail(NULL, MOE_ERR_NULL_POINTER,
                         "trace is NULL but capacity is %zu (capacity 0 asks for the length)",
                         capacity);
+    if (fitter->report.version == 0)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
     *length = fitter->trace_length;
     if (trace == NULL)
         return MOE_OK; /* the size query of moe/common.h */
