@@ -1,114 +1,149 @@
 /*
- * fit_gaussian: fit a softmax-gated mixture of three Gaussian regression
- * experts with EM, compare the estimate with the parameters that generated
- * the data, and round-trip the model through a file.
+ * fit_gaussian: the C version of
  *
- * Build against an installed libmoe:
- *   cc fit_gaussian.c $(pkg-config --cflags --libs moe) -o fit_gaussian
- * or with CMake: see examples/CMakeLists.txt (find_package(moe)).
+ *   moe fit examples/data/regimes.csv --response response -k 2
+ *
+ * It reads the same bundled data (columns dose, age, response; 500 rows
+ * drawn from two regression regimes, see examples/data/README.md), fits two
+ * Gaussian experts with em and the library's default options, as the tool
+ * does, so it prints the same coefficients and log-likelihood. It then sets
+ * them beside the parameters that generated the data and round-trips the
+ * model through a file.
+ *
+ * Build against an installed libmoe and run from the top of the source tree:
+ *   cc examples/fit_gaussian.c $(pkg-config --cflags --libs moe) -lm -o fit_gaussian
+ *   ./fit_gaussian [DATA.csv]
+ * or with CMake: see examples/CMakeLists.txt (find_package(moe)), which
+ * builds in the data file's full path.
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 
 #include <moe/moe.h>
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define K 3        /* experts */
-#define D 2        /* features */
+#ifdef MOE_EXAMPLES_DATA_DIR
+#define DEFAULT_DATA MOE_EXAMPLES_DATA_DIR "/regimes.csv"
+#else
+#define DEFAULT_DATA "examples/data/regimes.csv" /* relative to the source tree */
+#endif
+
+#define K 2        /* experts */
+#define D 2        /* features: dose, age */
 #define P (D + 1)  /* inputs: intercept first, then the features */
-#define N 5000     /* samples */
+
+static const char *const feature_names[D] = {"dose", "age"};
+static const char *const response_name = "response";
 
 /* ------------------------------------------------------------------------ */
-/* A small portable PRNG (splitmix64) so the data are the same everywhere.  */
+/* The regimes that generated the data (examples/data/README.md)            */
 /* ------------------------------------------------------------------------ */
 
-typedef struct example_rng {
-    uint64_t state;
-} example_rng;
-
-static uint64_t rng_next(example_rng *rng)
-{
-    uint64_t z = (rng->state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1): 53 random bits, never exactly 0. */
-static double rng_uniform(example_rng *rng)
-{
-    return ((double)(rng_next(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-/* Standard normal by the Box-Muller transform (one value per call). */
-static double rng_normal(example_rng *rng)
-{
-    const double two_pi = 6.283185307179586476925286766559;
-    double u1 = rng_uniform(rng);
-    double u2 = rng_uniform(rng);
-    return sqrt(-2.0 * log(u1)) * cos(two_pi * u2);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The true model                                                           */
-/* ------------------------------------------------------------------------ */
-
-/* Gate rows [intercept, w1, w2]; the last expert is the reference (zero row). */
-static const double true_gate[K][P] = {
-    {0.5, 2.0, -1.0},
-    {-0.3, -1.5, 2.0},
-    {0.0, 0.0, 0.0},
-};
-/* Expert regression coefficients [intercept, beta1, beta2]. */
+/* Regime 0 is taken with probability 1 / (1 + exp(-(3 dose + 2 age))). */
 static const double true_experts[K][P] = {
-    {-4.0, 1.0, 2.0},
-    {0.0, -2.0, 0.5},
-    {4.0, 0.5, -1.5},
+    {1.0, 2.0, 0.0},   /* 1 + 2 dose */
+    {-2.0, 0.5, -1.0}, /* -2 + 0.5 dose - age */
 };
-static const double true_variances[K] = {0.25, 0.5, 0.1};
+static const double true_log_odds[P] = {0.0, 3.0, 2.0}; /* regime 0 against regime 1 */
+static const double true_variance = 0.09;                /* noise 0.3 e, e ~ N(0, 1) */
 
-static void generate(double *X, double *y, uint64_t seed)
+/* ------------------------------------------------------------------------ */
+/* Reading the CSV file (plain numbers, no quoting: enough for this file)   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct table {
+    double *X; /* n rows of dose, age */
+    double *y;
+    size_t n;
+} table;
+
+/* Split a line at commas in place; returns the number of fields (at most max). */
+static size_t split(char *line, char **fields, size_t max)
 {
-    example_rng rng = {seed};
-    for (size_t i = 0; i < N; ++i) {
-        double xt[P];
-        xt[0] = 1.0;
-        for (size_t j = 0; j < D; ++j) {
-            X[i * D + j] = rng_normal(&rng);
-            xt[j + 1] = X[i * D + j];
-        }
-        /* Softmax gate, then draw the expert. */
-        double score[K], top = -INFINITY, total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            score[k] = 0.0;
-            for (size_t j = 0; j < P; ++j)
-                score[k] += true_gate[k][j] * xt[j];
-            if (score[k] > top)
-                top = score[k];
-        }
-        for (size_t k = 0; k < K; ++k) {
-            score[k] = exp(score[k] - top);
-            total += score[k];
-        }
-        double u = rng_uniform(&rng) * total;
-        size_t z = K - 1;
-        for (size_t k = 0; k < K; ++k) {
-            if (u < score[k]) {
-                z = k;
+    line[strcspn(line, "\r\n")] = '\0';
+    size_t count = 0;
+    for (char *field = line; count < max; ++count) {
+        fields[count] = field;
+        char *comma = strchr(field, ',');
+        if (comma == NULL)
+            return count + 1;
+        *comma = '\0';
+        field = comma + 1;
+    }
+    return count;
+}
+
+static int read_table(const char *path, table *data)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL) {
+        perror(path);
+        fprintf(stderr, "fit_gaussian: run from the top of the source tree, or pass the "
+                        "path of regimes.csv\n");
+        return 1;
+    }
+    char line[1024];
+    char *fields[16];
+    int column[D + 1] = {-1, -1, -1}; /* dose, age, response */
+    size_t count = fgets(line, sizeof line, file) ? split(line, fields, 16) : 0;
+    for (size_t c = 0; c < count; ++c)
+        for (size_t j = 0; j <= D; ++j)
+            if (strcmp(fields[c], j < D ? feature_names[j] : response_name) == 0)
+                column[j] = (int)c;
+    if (column[0] < 0 || column[1] < 0 || column[2] < 0) {
+        fprintf(stderr, "fit_gaussian: %s needs the columns dose, age and response\n", path);
+        fclose(file);
+        return 1;
+    }
+    size_t capacity = 0;
+    int rc = 0;
+    memset(data, 0, sizeof *data);
+    for (size_t row = 2; fgets(line, sizeof line, file) != NULL; ++row) {
+        if (line[strspn(line, " \t\r\n")] == '\0')
+            continue; /* a blank line, e.g. at the end */
+        if (data->n == capacity) {
+            capacity = capacity ? 2 * capacity : 512;
+            double *X = realloc(data->X, capacity * D * sizeof(double));
+            if (X != NULL)
+                data->X = X;
+            double *y = realloc(data->y, capacity * sizeof(double));
+            if (y != NULL)
+                data->y = y;
+            if (X == NULL || y == NULL) {
+                fprintf(stderr, "fit_gaussian: out of memory\n");
+                rc = 1;
                 break;
             }
-            u -= score[k];
         }
-        double mean = 0.0;
-        for (size_t j = 0; j < P; ++j)
-            mean += true_experts[z][j] * xt[j];
-        y[i] = mean + sqrt(true_variances[z]) * rng_normal(&rng);
+        count = split(line, fields, 16);
+        double values[D + 1];
+        for (size_t j = 0; j <= D && rc == 0; ++j) {
+            char *end = NULL;
+            const char *text = (size_t)column[j] < count ? fields[column[j]] : "";
+            values[j] = strtod(text, &end);
+            if (end == text || *end != '\0') {
+                fprintf(stderr, "fit_gaussian: %s line %zu: '%s' is not a number\n", path,
+                        row, text);
+                rc = 1;
+            }
+        }
+        if (rc != 0)
+            break;
+        data->X[data->n * D] = values[0];
+        data->X[data->n * D + 1] = values[1];
+        data->y[data->n] = values[2];
+        ++data->n;
     }
+    fclose(file);
+    if (rc == 0 && data->n == 0) {
+        fprintf(stderr, "fit_gaussian: %s has no data rows\n", path);
+        rc = 1;
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -135,70 +170,58 @@ static int failed(const char *what, moe_status status, const char *detail)
         }                                                                \
     } while (0)
 
-/*
- * Which true expert each fitted expert estimates: the permutation with the
- * smallest squared distance between coefficient vectors (K = 3: 6 to try).
- */
+/* Which regime fitted expert 0 estimates: the closer set of coefficients (K = 2). */
 static void align(const double *fitted, size_t match[K])
 {
-    static const size_t perms[6][K] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
-                                       {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    double best = INFINITY;
-    for (size_t q = 0; q < 6; ++q) {
-        double cost = 0.0;
-        for (size_t k = 0; k < K; ++k)
-            for (size_t j = 0; j < P; ++j) {
-                double e = fitted[k * P + j] - true_experts[perms[q][k]][j];
-                cost += e * e;
-            }
-        if (cost < best) {
-            best = cost;
-            memcpy(match, perms[q], sizeof perms[q]);
+    double straight = 0.0, swapped = 0.0;
+    for (size_t k = 0; k < K; ++k)
+        for (size_t j = 0; j < P; ++j) {
+            straight += pow(fitted[k * P + j] - true_experts[k][j], 2);
+            swapped += pow(fitted[k * P + j] - true_experts[K - 1 - k][j], 2);
         }
-    }
+    match[0] = straight <= swapped ? 0 : 1;
+    match[1] = 1 - match[0];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int rc = 1;
-    double *X = malloc(sizeof(double) * N * D);
-    double *y = malloc(sizeof(double) * N);
-    double *pred = malloc(sizeof(double) * N);
-    double *pred_loaded = malloc(sizeof(double) * N);
+    const char *data_path = argc > 1 ? argv[1] : DEFAULT_DATA;
+    table data = {NULL, NULL, 0};
+    double *pred = NULL, *pred_loaded = NULL;
     moe_model_t *model = NULL;
     moe_model_t *loaded = NULL;
     moe_fitter_t *fitter = NULL;
     char path[4096] = "";
     int have_file = 0;
 
-    if (!X || !y || !pred || !pred_loaded) {
+    if (read_table(data_path, &data) != 0)
+        goto done;
+    size_t n = data.n;
+    pred = malloc(sizeof(double) * n);
+    pred_loaded = malloc(sizeof(double) * n);
+    if (!pred || !pred_loaded) {
         fprintf(stderr, "fit_gaussian: out of memory\n");
         goto done;
     }
+    printf("libmoe %s (header %s), data %s\n\n", moe_version_string(), MOE_VERSION_STRING,
+           data_path);
 
-    printf("libmoe %s (header %s)\n\n", moe_version_string(), MOE_VERSION_STRING);
-    generate(X, y, UINT64_C(20240611));
-
-    /* The model: 3 Gaussian experts on 2 features, with intercepts. */
+    /* The model: 2 Gaussian experts on dose and age, with intercepts. */
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.n_experts = K;
     spec.n_features = D;
     CHECK(moe_model_create(&model, &spec), "moe_model_create");
 
-    /* The EM fitter: 5 restarts from a fixed seed. */
+    /* em with the default options (5 restarts, seed 0), as `moe fit` uses them. */
     CHECK(moe_fitter_create(&fitter, "em"), "moe_fitter_create(\"em\")");
-    CHECK(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 5), "moe_fitter_set_int(n_init)");
-    CHECK(moe_fitter_set_int(fitter, MOE_OPT_SEED, 42), "moe_fitter_set_int(seed)");
-
-    moe_status status = moe_fitter_fit(fitter, model, N, X, D, y, NULL);
+    moe_status status = moe_fitter_fit(fitter, model, n, data.X, D, data.y, NULL);
     if (status != MOE_OK) {
         failed("moe_fitter_fit", status, moe_fitter_last_error(fitter));
         goto done;
     }
 
-    moe_fit_report report;
-    memset(&report, 0, sizeof report);
-    report.version = MOE_FIT_REPORT_VERSION;
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
     CHECK(moe_fitter_get_report(fitter, &report), "moe_fitter_get_report");
 
     double gate[K * P], experts[K * P], variances[K];
@@ -207,54 +230,40 @@ int main(void)
     CHECK(moe_model_get_variances(model, variances, K), "moe_model_get_variances");
 
     /*
-     * Fitted expert k estimates true expert match[k]. The fitted gate is
-     * referenced to the last fitted expert, so the true gate is shown
-     * referenced to the true expert that one matches.
+     * Fitted expert k estimates regime match[k]. The fitted gate holds each
+     * expert's log-odds against the last one, so the true row of expert 0 is
+     * regime match[0]'s log-odds against regime match[1].
      */
     size_t match[K];
     align(experts, match);
-    const double *ref = true_gate[match[K - 1]];
-
-    printf("n = %d samples, K = %d experts, d = %d features\n\n", N, K, D);
-    printf("%-8s %-9s%27s   %27s\n", "expert", "", "fitted", "true");
+    static const char *const input_names[P] = {"(intercept)", "dose", "age"};
+    printf("%-12s %10s %10s    %10s %10s\n", "", "expert 1", "expert 2", "regime", "regime");
+    printf("%-12s %10s %10s    %10zu %10zu\n", "", "fitted", "fitted", match[0] + 1,
+           match[1] + 1);
     double worst = 0.0;
-    for (size_t k = 0; k < K; ++k) {
-        const double *tb = true_experts[match[k]];
-        const double *tg = true_gate[match[k]];
-        printf("%-8zu %-9s", k, "coef");
-        for (size_t j = 0; j < P; ++j)
-            printf(" %8.4f", experts[k * P + j]);
-        printf("   ");
-        for (size_t j = 0; j < P; ++j)
-            printf(" %8.4f", tb[j]);
-        printf("\n%-8s %-9s %8.4f %17s    %8.4f\n", "", "variance", variances[k], "",
-               true_variances[match[k]]);
-        printf("%-8s %-9s", "", "gate");
-        for (size_t j = 0; j < P; ++j)
-            printf(" %8.4f", gate[k * P + j]);
-        printf("   ");
-        for (size_t j = 0; j < P; ++j)
-            printf(" %8.4f", tg[j] - ref[j]);
-        printf("\n");
-        for (size_t j = 0; j < P; ++j) {
-            double e = fabs(experts[k * P + j] - tb[j]);
-            if (e > worst)
-                worst = e;
-        }
+    for (size_t j = 0; j < P; ++j) {
+        printf("%-12s %10.4f %10.4f    %10.4f %10.4f\n", input_names[j], experts[j],
+               experts[P + j], true_experts[match[0]][j], true_experts[match[1]][j]);
+        for (size_t k = 0; k < K; ++k)
+            worst = fmax(worst, fabs(experts[k * P + j] - true_experts[match[k]][j]));
     }
-    printf("\nlargest expert coefficient error: %.4f\n\n", worst);
+    printf("%-12s %10.4f %10.4f    %10.4f %10.4f\n", "variance", variances[0], variances[1],
+           true_variance, true_variance);
+    double sign = match[0] == 0 ? 1.0 : -1.0;
+    printf("gate: log-odds of expert 1 against expert 2\n");
+    for (size_t j = 0; j < P; ++j)
+        printf("%-12s %10.4f %10s    %10.4f\n", input_names[j], gate[j], "",
+               sign * true_log_odds[j] + 0.0); /* + 0.0: print a zero without its sign */
+    printf("\nlargest expert coefficient error: %.4f\n", worst);
 
-    moe_criteria criteria;
-    memset(&criteria, 0, sizeof criteria);
-    criteria.version = MOE_CRITERIA_VERSION;
-    CHECK(moe_model_criteria(model, N, X, D, y, NULL, &criteria), "moe_model_criteria");
-    printf("log-likelihood %.4f  (%g free parameters, n = %g)\n", criteria.loglik,
-           criteria.n_params, criteria.n_obs);
-    printf("AIC %.4f  BIC %.4f  ICL %.4f\n", criteria.aic, criteria.bic, criteria.icl);
-    printf("iterations %zu (all restarts %zu), converged %s, best restart %zu of %zu, "
-           "%.3f s\n\n",
-           report.iterations, report.total_iterations, report.converged ? "yes" : "no",
-           report.best_restart, report.n_restarts, report.seconds);
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    CHECK(moe_model_criteria(model, n, data.X, D, data.y, NULL, &criteria),
+          "moe_model_criteria");
+    printf("log-likelihood %.6f  AIC %.4f  BIC %.4f  ICL %.4f  (n = %zu)\n", criteria.loglik,
+           criteria.aic, criteria.bic, criteria.icl, n);
+    printf("em: %zu restarts (best %zu), %zu iterations, %s\n\n", report.n_restarts,
+           report.best_restart + 1, report.iterations,
+           report.converged ? "converged" : "not converged");
 
     /* Save to a temporary file, load it back, compare predictions. */
     const char *tmpdir = getenv("TMPDIR");
@@ -271,10 +280,11 @@ int main(void)
 
     CHECK(moe_model_save(model, path), "moe_model_save");
     CHECK(moe_model_load(&loaded, path), "moe_model_load");
-    CHECK(moe_model_predict(model, N, X, D, pred, N), "moe_model_predict");
-    CHECK(moe_model_predict(loaded, N, X, D, pred_loaded, N), "moe_model_predict (loaded)");
+    CHECK(moe_model_predict(model, n, data.X, D, pred, n), "moe_model_predict");
+    CHECK(moe_model_predict(loaded, n, data.X, D, pred_loaded, n),
+          "moe_model_predict (loaded)");
     double diff = 0.0;
-    for (size_t i = 0; i < N; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         double e = fabs(pred[i] - pred_loaded[i]);
         if (!(e <= diff)) /* also catches NaN */
             diff = e;
@@ -295,7 +305,7 @@ done:
     moe_fitter_free(fitter);
     free(pred_loaded);
     free(pred);
-    free(y);
-    free(X);
+    free(data.y);
+    free(data.X);
     return rc;
 }

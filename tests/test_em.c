@@ -367,11 +367,15 @@ START_TEST(starts_from_model_parameters)
     ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "model"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, data.X, 2, data.y, NULL), MOE_OK);
-    double trace0 = 0.0;
-    size_t length;
-    moe_fitter_get_trace(fitter, &trace0, 1, &length);
+    size_t length = 0;
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    double *trace = malloc((length + 1) * sizeof(double));
+    ck_assert_ptr_nonnull(trace);
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
+    ck_assert_uint_ge(length, 1);
     /* The trace starts exactly at the caller's parameters. */
-    ck_assert_double_eq_tol(trace0, loglik_truth, 1e-9 * fabs(loglik_truth));
+    ck_assert_double_eq_tol(trace[0], loglik_truth, 1e-9 * fabs(loglik_truth));
+    free(trace);
     moe_fit_report report = get_report(fitter);
     ck_assert(report.converged);
     ck_assert_double_ge(report.loglik, loglik_truth);

@@ -785,7 +785,11 @@ END_TEST
 
 START_TEST(report_versions)
 {
+    dataset set;
+    dataset_make(&set, 200, 4.0, 19);
     moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
     moe_fit_report report = {.version = 0};
     EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_ERR_UNSUPPORTED);
     report.version = MOE_FIT_REPORT_VERSION + 1;
@@ -793,7 +797,110 @@ START_TEST(report_versions)
     report.version = MOE_FIT_REPORT_VERSION;
     EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_uint_eq(report.version, MOE_FIT_REPORT_VERSION);
+    moe_model_free(model);
     moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
+/* A fitter that has not fitted has no report and no trace, and must not claim success. */
+START_TEST(report_and_trace_before_any_fit)
+{
+    moe_fitter_t *fitter = em_fitter();
+    moe_fit_report report;
+    memset(&report, 0xFF, sizeof report);
+    report.version = MOE_FIT_REPORT_VERSION;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_last_error(), "no fit has run") != NULL, "'%s'", moe_last_error());
+    ck_assert_uint_eq(report.version, MOE_FIT_REPORT_VERSION);
+    ck_assert_int_eq(report.status, MOE_ERR_INVALID_ARGUMENT);
+    ck_assert(isnan(report.loglik));
+    ck_assert_uint_eq(report.iterations, 0);
+    ck_assert_uint_eq(report.n_restarts, 0);
+    ck_assert_int_eq(report.converged, 0);
+    ck_assert_uint_eq(report.separation_events, 0);
+    ck_assert_double_eq(report.gate_step, 0.0);
+
+    /* A version-1 caller's shorter struct is not overrun on this path either. */
+    size_t v1_size = offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t);
+    unsigned char buffer[sizeof(moe_fit_report) + 64];
+    memset(buffer, 0xA5, sizeof buffer);
+    moe_fit_report header = {.version = 1};
+    memcpy(buffer, &header, offsetof(moe_fit_report, status));
+    EXPECT_STATUS(moe_fitter_get_report(fitter, (moe_fit_report *)(void *)buffer),
+                  MOE_ERR_INVALID_ARGUMENT);
+    for (size_t i = v1_size; i < sizeof buffer; ++i)
+        ck_assert_uint_eq(buffer[i], 0xA5);
+
+    size_t length = 12345;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(length, 0);
+    double trace[4] = {7.0, 7.0, 7.0, 7.0};
+    length = 12345;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, 4, &length), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(length, 0);
+    ck_assert_double_eq(trace[0], 7.0);
+
+    /* Any fit leaves a report, even one the estimator refuses. */
+    dataset set;
+    dataset_make(&set, 50, 4.0, 17);
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, set.n, set.X, 1, set.y, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_int_eq(report.status, MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_eq(length, 0);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
+/* The buffer convention of include/moe/common.h, for the trace. */
+START_TEST(trace_follows_buffer_convention)
+{
+    dataset set;
+    dataset_make(&set, 300, 4.0, 29);
+    moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    size_t length = 0;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_ge(length, 3);
+
+    /* NULL with a capacity is a failed allocation, not a query. */
+    size_t reported = 12345;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, length, &reported), MOE_ERR_NULL_POINTER);
+    ck_assert_uint_eq(reported, 0);
+
+    /* Too small: the length is reported and nothing is written. */
+    double *trace = malloc((length + 2) * sizeof(double));
+    ck_assert_ptr_nonnull(trace);
+    for (size_t t = 0; t < length + 2; ++t)
+        trace[t] = 4242.0;
+    for (size_t capacity = 1; capacity < length; capacity += length - 2) {
+        reported = 0;
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, capacity, &reported),
+                      MOE_ERR_BUFFER_TOO_SMALL);
+        ck_assert_uint_eq(reported, length);
+        for (size_t t = 0; t < length + 2; ++t)
+            ck_assert_double_eq(trace[t], 4242.0);
+    }
+
+    /* Exactly the length, and more: the values, nothing past them. */
+    for (size_t capacity = length; capacity <= length + 1; ++capacity) {
+        reported = 0;
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, capacity, &reported), MOE_OK);
+        ck_assert_uint_eq(reported, length);
+        ck_assert(isfinite(trace[0]) && isfinite(trace[length - 1]));
+        ck_assert_double_eq(trace[length], 4242.0);
+        ck_assert_double_eq(trace[length + 1], 4242.0);
+    }
+    free(trace);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
 }
 END_TEST
 
@@ -870,15 +977,6 @@ START_TEST(report_after_successful_fit)
     ck_assert_int_eq(moe_model_loglik(model, set.n, set.X, 1, set.y, NULL, &loglik), MOE_OK);
     ck_assert_msg(close_relative(report.loglik, loglik, 1e-9), "report %.17g, model %.17g",
                   report.loglik, loglik);
-
-    /* A short buffer gets the first values only, and the full length is reported. */
-    double shorter[3] = {0.0, 0.0, 999.0};
-    size_t reported = 0;
-    ck_assert_int_eq(moe_fitter_get_trace(fitter, shorter, 2, &reported), MOE_OK);
-    ck_assert_uint_eq(reported, length);
-    ck_assert_double_eq(shorter[0], trace[0]);
-    ck_assert_double_eq(shorter[1], trace[1]);
-    ck_assert_double_eq(shorter[2], 999.0);
     free(trace);
     moe_model_free(model);
     moe_fitter_free(fitter);
@@ -933,13 +1031,16 @@ START_TEST(init_model_starts_from_the_model)
     ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "model"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
-    double trace[2];
     size_t length = 0;
-    ck_assert_int_eq(moe_fitter_get_trace(fitter, trace, 2, &length), MOE_OK);
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
     ck_assert_uint_ge(length, 2);
+    double *trace = malloc(length * sizeof(double));
+    ck_assert_ptr_nonnull(trace);
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
     ck_assert_msg(close_relative(trace[0], start, 1e-12), "trace starts at %.17g, model %.17g",
                   trace[0], start);
     ck_assert(trace[1] >= trace[0]);
+    free(trace);
     moe_model_free(model);
     moe_fitter_free(fitter);
     dataset_free(&set);
@@ -1008,6 +1109,8 @@ static Suite *fitter_suite(void)
     TCase *report = tcase_create("report");
     tcase_set_timeout(report, 60);
     tcase_add_test(report, report_versions);
+    tcase_add_test(report, report_and_trace_before_any_fit);
+    tcase_add_test(report, trace_follows_buffer_convention);
     tcase_add_test(report, report_version_one_is_not_overrun);
     tcase_add_test(report, report_after_successful_fit);
     tcase_add_test(report, max_iter_one);

@@ -409,14 +409,16 @@ static void audit_fit(const moe_fitter_t *f, int alg, int t, size_t n, double la
         dg->gate_step_dev[alg] = fmax(dg->gate_step_dev[alg], fabs(rep.gate_step * lam / 4.0 - 1.0));
 
     /* init = model must start exactly where the previous fit stopped. */
-    double trace[2];
     size_t len = 0;
-    check_fitter(moe_fitter_get_trace(f, trace, 2, &len), "moe_fitter_get_trace", f);
+    check_fitter(moe_fitter_get_trace(f, NULL, 0, &len), "moe_fitter_get_trace", f);
+    double *trace = xcalloc(len + 1, sizeof(double));
+    check_fitter(moe_fitter_get_trace(f, trace, len, &len), "moe_fitter_get_trace", f);
     if (len >= 1) {
         double diff = fabs(-trace[0] / (double)n - L_before);
         if (diff > dg->trace_start_diff[alg])
             dg->trace_start_diff[alg] = diff;
     }
+    free(trace);
 }
 
 /*

@@ -49,7 +49,8 @@ extern "C" {
 /* Status codes. Values are part of the ABI. */
 typedef enum moe_status {
     MOE_OK = 0,
-    MOE_ERR_INVALID_ARGUMENT = 1,  /* a value out of its documented range */
+    MOE_ERR_INVALID_ARGUMENT = 1,  /* a value out of its documented range, or a handle not
+                                      ready for the call (a fit report before any fit) */
     MOE_ERR_NULL_POINTER = 2,      /* a required pointer argument was NULL */
     MOE_ERR_EMPTY_INPUT = 3,       /* a size that must be positive was zero */
     MOE_ERR_DIMENSION = 4,         /* sizes disagree (ldx < n_features, buffer length, ...) */
@@ -63,10 +64,26 @@ typedef enum moe_status {
     MOE_ERR_FORMAT = 12,           /* bytes are not a valid saved model */
     MOE_ERR_CANCELLED = 13,        /* the progress callback asked to stop */
     MOE_ERR_NOT_FOUND = 14,        /* unknown estimator or option name */
-    MOE_ERR_BUFFER_TOO_SMALL = 15, /* caller buffer too small; required size reported */
+    MOE_ERR_BUFFER_TOO_SMALL = 15, /* caller buffer too small; required size reported (below) */
     MOE_ERR_INVALID_LABEL = 16,    /* a response value the family cannot take */
     MOE_ERR_INTERNAL = 99          /* a libmoe bug; please report it */
 } moe_status;
+
+/*
+ * Results of variable size (moe_model_save_buffer, moe_fitter_get_trace) go
+ * into a caller's buffer that holds `capacity` elements (bytes, values), and
+ * their size is stored through an out-pointer that must not be NULL. Every
+ * such function follows one convention:
+ *   - buffer NULL and capacity 0 ask for the size: it is stored and the call
+ *     returns MOE_OK (after the checks a real call makes, so a result that
+ *     cannot be produced still fails);
+ *   - buffer NULL with a capacity above 0 is MOE_ERR_NULL_POINTER (an
+ *     allocation that failed unnoticed);
+ *   - a capacity below the size is MOE_ERR_BUFFER_TOO_SMALL: the size is
+ *     stored and nothing is written to the buffer;
+ *   - otherwise the result is written, its size stored, and MOE_OK returned.
+ * On any other error the stored size is 0.
+ */
 
 /* Library version at run time, e.g. "0.1.0". */
 MOE_API const char *moe_version_string(void);

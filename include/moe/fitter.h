@@ -53,9 +53,9 @@ typedef enum moe_option {
                                       step; 0 = the safe step, default 0 */
     MOE_OPT_BATCH_SIZE = 15,       /* [batch_size] gd mini-batch rows, 0 = full batch, default 0 */
     MOE_OPT_LINE_SEARCH = 16,      /* [line_search] gd: 0 none, 1 Armijo backtracking, default 0 */
-    MOE_OPT_INNER_STEPS = 17,      /* [inner_steps] em: 0 = exact M-steps (Newton) for the gate
-                                      and classification experts, else that many gradient
-                                      steps per block per iteration, default 0 */
+    MOE_OPT_INNER_STEPS = 17,      /* [inner_steps] em: 0 = Newton M-steps for the gate (as
+                                      gate_solver says) and classification experts, else that
+                                      many gradient steps per block per iteration, default 0 */
     MOE_OPT_UPDATE_VARIANCE = 18,  /* [update_variance] 0 keeps the model's variances, default 1 */
     MOE_OPT_EXPERT_MAX_NEWTON = 19,/* [expert_max_newton] Newton steps per classification-expert
                                       M-step, default 25 */
@@ -104,11 +104,17 @@ typedef struct moe_fitter moe_fitter_t;
 /*
  * Built-in estimators by name. Unknown name: MOE_ERR_NOT_FOUND.
  *
- *   "em"   Expectation-maximisation: exact M-steps (weighted least squares
- *          for Gaussian experts, Newton with step halving for the gate and
- *          classification experts), so the objective never decreases; or,
- *          with inner_steps > 0, that many gradient steps per block (the
- *          inexact variant).
+ *   "em"   Expectation-maximisation. The experts' M-steps are exact
+ *          (weighted least squares for Gaussian experts, Newton with step
+ *          halving for classification experts). The gate's M-step is what
+ *          gate_solver says: by default (newton_step) one Newton step per
+ *          iteration, halved until it lowers the gate objective, a
+ *          generalised EM with exact EM's fixed points; newton solves it to
+ *          gate_tol (the exact M-step, textbook EM); bound takes one
+ *          fixed-curvature step. Every choice increases the EM surrogate, so
+ *          the objective never decreases. With inner_steps > 0 the gate and
+ *          classification experts take that many gradient steps per
+ *          iteration instead (the inexact variant).
  *   "gem"  Gradient EM: one gradient step per block (gate, experts) on the EM
  *          surrogate per iteration, with per-block step sizes (step,
  *          gate_step).
@@ -192,6 +198,13 @@ MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *mod
  * Report of the last fit. Set version before the call: the library fills the
  * fields that version has and no more, so a caller built against an older
  * header keeps working. Fields marked "(2)" came with version 2.
+ *
+ * Every fit or partial fit leaves a report, even one that failed (its
+ * status field says how). Before the fitter's first fit there is none:
+ * moe_fitter_get_report and moe_fitter_get_trace return
+ * MOE_ERR_INVALID_ARGUMENT ("no fit has run"); the report's fields are then
+ * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
+ * length is 0.
  */
 #define MOE_FIT_REPORT_VERSION 3
 typedef struct moe_fit_report {
@@ -233,8 +246,9 @@ typedef struct moe_fit_report {
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*
  * Log-likelihood after each iteration of the winning restart (entry 0 is the
- * starting point). *length receives the trace length; at most `capacity`
- * values are copied (trace may be NULL to ask for the length).
+ * starting point). Follows the buffer convention of moe/common.h: *length
+ * receives the trace length; trace NULL with capacity 0 asks for it (MOE_OK);
+ * a capacity below it is MOE_ERR_BUFFER_TOO_SMALL and copies nothing.
  */
 MOE_API moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace,
                                         size_t capacity, size_t *length);

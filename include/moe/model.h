@@ -240,10 +240,33 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * integers), versioned and protected by a CRC-32; loaders check every byte
  * and return MOE_ERR_FORMAT for anything that is not a valid model.
  *
- * moe_model_save_buffer writes at most `capacity` bytes; *written receives
- * the size of the serialized model. With buffer NULL or capacity too small
- * it returns MOE_ERR_BUFFER_TOO_SMALL (and sets *written), so one call with
- * NULL tells the size to allocate.
+ * moe_model_save_buffer follows the buffer convention of moe/common.h:
+ * *written receives the size of the serialized model; buffer NULL with
+ * capacity 0 asks for that size (MOE_OK); a smaller capacity is
+ * MOE_ERR_BUFFER_TOO_SMALL and writes nothing.
+ *
+ * moe_model_save writes the file the way the path already is:
+ *   - nothing there: a new regular file, mode 0666 less the umask (as fopen);
+ *   - a regular file: replaced atomically. The model goes to a temporary
+ *     file "PATH.tmpXXXXXXXX" (8 hex digits) next to it, which is flushed to
+ *     disk, given the old file's mode and, where the process may set them,
+ *     its owner and group, then renamed over it. Other metadata (ACLs,
+ *     extended attributes) is not carried over. A failed save leaves the old
+ *     file as it was and removes the temporary file; only a process killed
+ *     during the save can leave the temporary file behind (the old file is
+ *     intact; delete the temporary file);
+ *   - a regular file with several hard links: rewritten in place, so every
+ *     name sees the new model. This is not atomic: space is reserved first,
+ *     so a full disk or a file size limit leaves the file as it was, but a
+ *     write error or a kill part way leaves a damaged file (which the loader
+ *     rejects by its checksum);
+ *   - a symbolic link, or a chain of them: followed to the file it names,
+ *     which is saved as above (created if missing); the link stays a link;
+ *   - a FIFO or a device (/dev/null, /dev/full, ...): opened and written
+ *     straight through, never replaced. Opening a FIFO waits for a reader; a
+ *     write error (/dev/full: no space) is MOE_ERR_IO;
+ *   - a directory: MOE_ERR_IO.
+ * A file that cannot be written is MOE_ERR_IO, with a message naming it.
  */
 MOE_API moe_status moe_model_save(const moe_model_t *model, const char *path);
 MOE_API moe_status moe_model_load(moe_model_t **out, const char *path);

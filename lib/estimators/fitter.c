@@ -23,7 +23,7 @@ static moe_status fitter_new(moe_fitter_t **out, const moe_estimator_ops *ops,
     fitter->ops = ops;
     fitter->builtin = builtin;
     moe_option_values_default(&fitter->options);
-    fitter->report.version = MOE_FIT_REPORT_VERSION;
+    /* report.version stays 0 until a fit runs: that is how get_report knows there is none. */
     moe_status status = ops->create(&fitter->state);
     if (status != MOE_OK) {
         free(fitter);
@@ -348,6 +348,14 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
         sizeof(moe_fit_report),
     };
     unsigned int version = report->version;
+    if (fitter->report.version == 0) {
+        /* A caller that ignores the return value must not read a success either. */
+        memset(report, 0, version_sizes[version]);
+        report->version = version;
+        report->status = MOE_ERR_INVALID_ARGUMENT;
+        report->loglik = NAN;
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
+    }
     memcpy(report, &fitter->report, version_sizes[version]);
     report->version = version;
     return MOE_OK;
@@ -356,13 +364,25 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
 moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_t capacity,
                                 size_t *length)
 {
+    if (length != NULL)
+        *length = 0;
     if (fitter == NULL || length == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "length" : "fitter");
+    if (trace == NULL && capacity > 0)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER,
+                        "trace is NULL but capacity is %zu (capacity 0 asks for the length)",
+                        capacity);
+    if (fitter->report.version == 0)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
     *length = fitter->trace_length;
-    if (trace != NULL) {
-        size_t count = capacity < fitter->trace_length ? capacity : fitter->trace_length;
-        memcpy(trace, fitter->trace, count * sizeof(double));
-    }
+    if (trace == NULL)
+        return MOE_OK; /* the size query of moe/common.h */
+    if (capacity < fitter->trace_length)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "trace holds %zu values, the trace has %zu", capacity,
+                        fitter->trace_length);
+    if (fitter->trace_length > 0)
+        memcpy(trace, fitter->trace, fitter->trace_length * sizeof(double));
     return MOE_OK;
 }
 

@@ -49,16 +49,18 @@
  * exact serialization of the loaded model: saving it again gives the same
  * bytes.
  *
- * Files are written to a temporary file next to the target, flushed to disk
- * and renamed over the target, so a failed save leaves any previous file at
- * the path as it was. Model files are limited to MOE_MODEL_FILE_MAX bytes
- * (1 GiB); the buffer functions have no such limit.
+ * Files are written by moe_save_file (common/save_file.c), which keeps what
+ * the path is: a regular file is replaced atomically with its mode and
+ * owner, links are followed, devices and FIFOs are written through. Model
+ * files are limited to MOE_MODEL_FILE_MAX bytes (1 GiB); the buffer
+ * functions have no such limit.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "model/model_impl.h"
 #include "model/family.h"
 #include "common/checksum.h"
+#include "common/save_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,7 +73,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
 
 _Static_assert(sizeof(double) == 8 && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024,
@@ -281,6 +282,10 @@ moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t 
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
     if (written == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "written is NULL");
+    if (buffer == NULL && capacity > 0)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER,
+                        "buffer is NULL but capacity is %zu (capacity 0 asks for the size)",
+                        capacity);
     moe_status status = check_saveable(model);
     size_t size = 0;
     if (status == MOE_OK)
@@ -289,78 +294,11 @@ moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t 
         return status;
     *written = size;
     if (buffer == NULL)
-        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
-                        "buffer is NULL; the model needs %zu bytes", size);
+        return MOE_OK; /* the size query of moe/common.h */
     if (capacity < size)
         return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
                         "buffer holds %zu bytes, the model needs %zu", capacity, size);
     serialize(model, buffer, size);
-    return MOE_OK;
-}
-
-/* A name for the temporary file, different for every process, thread and attempt. */
-static unsigned long temporary_suffix(unsigned attempt)
-{
-    uint64_t x = (uint64_t)getpid();
-    x = x * 0x9E3779B97F4A7C15u + (uint64_t)time(NULL);
-    x = x * 0x9E3779B97F4A7C15u + (uint64_t)clock();
-    x = x * 0x9E3779B97F4A7C15u + (uint64_t)(uintptr_t)&x;
-    x = x * 0x9E3779B97F4A7C15u + attempt;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9u;
-    x ^= x >> 29;
-    return (unsigned long)(x & 0xFFFFFFFFu);
-}
-
-static moe_status write_file(const char *path, const unsigned char *bytes, size_t size)
-{
-    size_t name_size = strlen(path) + sizeof ".tmp" + 8;
-    char *temporary = malloc(name_size);
-    if (temporary == NULL)
-        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a file name");
-    int fd = -1;
-    for (unsigned attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        snprintf(temporary, name_size, "%s.tmp%08lx", path, temporary_suffix(attempt));
-        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST && errno != EINTR)
-            break;
-    }
-    if (fd < 0) {
-        int error = errno;
-        free(temporary);
-        return moe_fail(NULL, MOE_ERR_IO, "cannot create a temporary file next to '%s': %s",
-                        path, strerror(error));
-    }
-    const char *action = "write";
-    int error = 0;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t count = write(fd, bytes + done, size - done);
-        if (count < 0 && errno == EINTR)
-            continue;
-        if (count <= 0) {
-            error = count < 0 ? errno : EIO;
-            break;
-        }
-        done += (size_t)count;
-    }
-    if (error == 0 && fsync(fd) != 0) {
-        error = errno;
-        action = "flush";
-    }
-    if (close(fd) != 0 && error == 0) {
-        error = errno;
-        action = "close";
-    }
-    if (error == 0 && rename(temporary, path) != 0) {
-        error = errno;
-        action = "replace";
-    }
-    if (error != 0)
-        unlink(temporary);
-    free(temporary);
-    if (error != 0)
-        return moe_fail(NULL, MOE_ERR_IO, "cannot %s '%s': %s", action, path, strerror(error));
     return MOE_OK;
 }
 
@@ -385,7 +323,7 @@ moe_status moe_model_save(const moe_model_t *model, const char *path)
     if (bytes == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
     serialize(model, bytes, size);
-    status = write_file(path, bytes, size);
+    status = moe_save_file(path, bytes, size);
     free(bytes);
     return status;
 }
