@@ -2,11 +2,14 @@
 
 #include "table.h"
 
+#include "name_index.h"
+
 #include <csv.h>
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,9 @@ typedef struct reader {
     size_t record;       /* 0 is the header */
     size_t field;        /* in the current record */
     size_t n_columns;    /* of the header */
+    size_t header_capacity;
     char **header;
+    name_index columns;  /* header name -> column */
     long *feature_of;    /* per column: feature index, or -1 */
     long response_column;
     size_t capacity;     /* rows allocated */
@@ -83,8 +88,16 @@ static const char *column_name(const reader *r, size_t column)
 static int grow(reader *r)
 {
     table *t = r->out;
-    size_t capacity = r->capacity == 0 ? 1024 : 2 * r->capacity;
-    double *X = realloc(t->X, capacity * (t->d > 0 ? t->d : 1) * sizeof(double));
+    size_t width = t->d > 0 ? t->d : 1;
+    /* The first block holds up to 1024 rows but about 1 MB at most: a file of a
+       hundred thousand columns and one row must not reserve a gigabyte. */
+    size_t capacity = (1u << 17) / width;
+    capacity = capacity < 1 ? 1 : capacity > 1024 ? 1024 : capacity;
+    if (r->capacity != 0)
+        capacity = r->capacity <= SIZE_MAX / 2 ? 2 * r->capacity : 0;
+    double *X = capacity != 0 && capacity <= SIZE_MAX / sizeof(double) / width
+                    ? realloc(t->X, capacity * width * sizeof(double))
+                    : NULL;
     if (X != NULL)
         t->X = X;
     int ok = X != NULL;
@@ -119,23 +132,27 @@ static void header_field(reader *r, const char *text, size_t length)
         text += 3;
         length -= 3;
     }
-    char **header = realloc(r->header, (r->n_columns + 1) * sizeof(char *));
-    if (header == NULL || (header[r->n_columns] = copy_text(text, length)) == NULL) {
-        if (header != NULL)
-            r->header = header;
+    if (r->n_columns == r->header_capacity) {
+        size_t capacity = r->header_capacity == 0 ? 64 : 2 * r->header_capacity;
+        char **header = realloc(r->header, capacity * sizeof(char *));
+        if (header == NULL) {
+            fail(r, "out of memory in the header");
+            return;
+        }
+        r->header = header;
+        r->header_capacity = capacity;
+    }
+    if ((r->header[r->n_columns] = copy_text(text, length)) == NULL) {
         fail(r, "out of memory in the header");
         return;
     }
-    r->header = header;
     r->n_columns++;
 }
 
 static long find_column(const reader *r, const char *name)
 {
-    for (size_t c = 0; c < r->n_columns; ++c)
-        if (strcmp(r->header[c], name) == 0)
-            return (long)c;
-    return -1;
+    size_t column = 0;
+    return name_index_find(&r->columns, name, &column) ? (long)column : -1;
 }
 
 /* The header is complete: choose the columns. */
@@ -143,12 +160,23 @@ static void choose_columns(reader *r)
 {
     const table_request *request = r->request;
     table *t = r->out;
-    for (size_t a = 0; a < r->n_columns; ++a)
-        for (size_t b = a + 1; b < r->n_columns; ++b)
-            if (strcmp(r->header[a], r->header[b]) == 0) {
-                fail(r, "line 1: column name '%s' appears twice", r->header[a]);
-                return;
-            }
+    if (name_index_init(&r->columns, r->n_columns) != 0) {
+        fail(r, "out of memory in the header");
+        return;
+    }
+    for (size_t c = 0; c < r->n_columns; ++c) {
+        size_t first = 0;
+        int added = name_index_add(&r->columns, r->header[c], c, &first);
+        if (added < 0) {
+            fail(r, "out of memory in the header");
+            return;
+        }
+        if (added == 0) {
+            fail(r, "line 1, column %zu: the column name '%s' appears twice (also column %zu)",
+                 c + 1, r->header[c], first + 1);
+            return;
+        }
+    }
     r->response_column = -1;
     if (request->response != NULL &&
         (r->response_column = find_column(r, request->response)) < 0) {
@@ -328,6 +356,7 @@ int table_read(const char *path, const table_request *request, table *out, char 
         free(r.header[c]);
     free(r.header);
     free(r.feature_of);
+    name_index_free(&r.columns);
     if (r.failed) {
         /* The unfinished row's label lies past n. */
         if (out->labels != NULL && r.capacity > out->n) {

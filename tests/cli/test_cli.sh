@@ -263,5 +263,16 @@ else
     echo "note: locale de_DE.UTF-8 not installed; the non-C locale checks were skipped"
 fi
 
+# --- wide headers (issue 11) ---------------------------------------------------------
+# Column names go through a hash index: 200000 columns take a fraction of a second
+# (comparing every pair of names took over a minute).
+awk 'BEGIN { for (i = 1; i < 200000; i++) printf "c%d,", i; print "y" }' >"$work/wide.csv"
+run 2 "wide header" timeout 10 "$moe" fit "$work/wide.csv" --response y
+contains "$work/err" "no data rows after the header" "wide header"
+awk 'BEGIN { for (i = 1; i < 200000; i++) printf "c%d,", i; print "c17" }' >"$work/wide_twice.csv"
+run 2 "wide header, a name twice" timeout 10 "$moe" fit "$work/wide_twice.csv" --response c1
+contains "$work/err" "line 1, column 200000: the column name 'c17' appears twice (also column 17)" \
+    "wide header, a name twice"
+
 echo "$checks checks, $failures failures"
 [[ $failures -eq 0 ]]
