@@ -3,9 +3,11 @@
 #include "table.h"
 
 #include "name_index.h"
+#include "utf8.h"
 
 #include <csv.h>
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -56,6 +58,35 @@ static char *copy_text(const char *text, size_t length)
     return copy;
 }
 
+/* The end of a number in decimal notation at `text` ([sign] digits [. digits]
+   [e|E [sign] digits], at least one digit before the exponent), or NULL when there is
+   none. Sets *nonzero when a digit of the significand is not 0. */
+static const char *decimal_end(const char *text, int *nonzero)
+{
+    const char *c = text;
+    size_t digits = 0;
+    *nonzero = 0;
+    if (*c == '+' || *c == '-')
+        ++c;
+    for (; *c >= '0' && *c <= '9'; ++c, ++digits)
+        *nonzero |= *c != '0';
+    if (*c == '.')
+        for (++c; *c >= '0' && *c <= '9'; ++c, ++digits)
+            *nonzero |= *c != '0';
+    if (digits == 0)
+        return NULL;
+    if (*c == 'e' || *c == 'E') {
+        ++c;
+        if (*c == '+' || *c == '-')
+            ++c;
+        if (!(*c >= '0' && *c <= '9'))
+            return NULL;
+        while (*c >= '0' && *c <= '9')
+            ++c;
+    }
+    return c;
+}
+
 int table_parse_number(const char *text, double *value)
 {
     static locale_t c_locale = (locale_t)0;
@@ -63,21 +94,57 @@ int table_parse_number(const char *text, double *value)
         c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     while (*text == ' ' || *text == '\t')
         ++text;
-    if (*text == '\0')
-        return -1;
-    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
-    char *end = NULL;
-    errno = 0;
-    double parsed = strtod(text, &end);
-    int range_error = errno == ERANGE && fabs(parsed) > 1.0;
-    if (previous != (locale_t)0)
-        uselocale(previous);
+    int nonzero = 0;
+    const char *end = decimal_end(text, &nonzero);
     while (end != NULL && (*end == ' ' || *end == '\t'))
         ++end;
-    if (end == text || end == NULL || *end != '\0' || range_error || !isfinite(parsed))
-        return -1;
+    if (end == NULL || *end != '\0')
+        return NUMBER_NOT_DECIMAL;
+    /* strtod accepts more than decimal notation (hexadecimal, inf, nan), which the check
+       above has ruled out; it converts the rest exactly as wanted. */
+    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
+    double parsed = strtod(text, NULL);
+    if (previous != (locale_t)0)
+        uselocale(previous);
+    if (!isfinite(parsed))
+        return NUMBER_OVERFLOW;
+    if (nonzero && fabs(parsed) < DBL_MIN)
+        return NUMBER_UNDERFLOW;
     *value = parsed;
-    return 0;
+    return NUMBER_OK;
+}
+
+/*
+ * About `limit` bytes of a cell or name for a message: control bytes (line breaks, NUL)
+ * and bytes that are not UTF-8 written as \xNN, so a message stays one readable line,
+ * and "..." when cut.
+ */
+static const char *shown(char *buffer, size_t size, const char *text, size_t length,
+                         size_t limit)
+{
+    const unsigned char *bytes = (const unsigned char *)text;
+    size_t used = 0, at = 0;
+    while (at < length && at < limit) {
+        size_t step = bytes[at] >= 0x20 && bytes[at] != 0x7f
+                          ? utf8_sequence(bytes + at, length - at, NULL)
+                          : 0;
+        if (used + (step > 0 ? step : 4) + 4 > size)
+            break;
+        if (step == 0) {
+            used += (size_t)snprintf(buffer + used, size - used, "\\x%02x", bytes[at]);
+            at += 1;
+        } else {
+            memcpy(buffer + used, bytes + at, step);
+            used += step;
+            at += step;
+        }
+    }
+    if (at < length) {
+        memcpy(buffer + used, "...", 3);
+        used += 3;
+    }
+    buffer[used] = '\0';
+    return buffer;
 }
 
 static const char *column_name(const reader *r, size_t column)
@@ -256,14 +323,32 @@ static void on_field(void *text, size_t length, void *opaque)
     long feature = r->feature_of[column];
     if (feature < 0 && (long)column != r->response_column)
         return; /* a column nobody asked for */
+    char buffer[160];
+    if (memchr(text, '\0', length) != NULL) {
+        fail(r, "line %zu, column '%s': the cell '%s' contains a NUL byte", line,
+             column_name(r, column), shown(buffer, sizeof buffer, text, length, 40));
+        return;
+    }
     double value = 0.0;
-    if (table_parse_number(text, &value) != 0) {
+    switch (table_parse_number(text, &value)) {
+    case NUMBER_OK:
+        break;
+    case NUMBER_OVERFLOW:
+        fail(r, "line %zu, column '%s': '%s' overflows (beyond %g in magnitude)", line,
+             column_name(r, column), shown(buffer, sizeof buffer, text, length, 40), DBL_MAX);
+        return;
+    case NUMBER_UNDERFLOW:
+        fail(r, "line %zu, column '%s': '%s' underflows (not zero, but below %g in magnitude)",
+             line, column_name(r, column), shown(buffer, sizeof buffer, text, length, 40),
+             DBL_MIN);
+        return;
+    default:
         if (length == 0 || strcmp(text, "NA") == 0 || strcmp(text, "NaN") == 0)
             fail(r, "line %zu, column '%s': the value is missing", line,
                  column_name(r, column));
         else
-            fail(r, "line %zu, column '%s': '%.40s' is not a finite number", line,
-                 column_name(r, column), (const char *)text);
+            fail(r, "line %zu, column '%s': '%s' is not a finite decimal number", line,
+                 column_name(r, column), shown(buffer, sizeof buffer, text, length, 40));
         return;
     }
     if (feature >= 0)

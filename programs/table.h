@@ -2,6 +2,12 @@
  * CSV input of the moe tool: a header row, then one row per observation.
  * Parsing is libcsv's (quoted fields, embedded delimiters and newlines, any
  * one-byte delimiter); numbers are read in the C locale whatever the user's.
+ *
+ * Numbers must be in decimal notation: an optional sign, digits with an optional
+ * fraction, an optional exponent ("-1.5e-3"); no hexadecimal, "inf" or "nan". A
+ * number beyond the range of a double, or a nonzero one that would round to zero or
+ * to a subnormal, is an error; empty cells, "NA" and "NaN" are missing values, which
+ * are errors too; so is a NUL byte in a cell.
  */
 #ifndef MOE_PROGRAMS_TABLE_H
 #define MOE_PROGRAMS_TABLE_H
@@ -36,7 +42,16 @@ int table_read(const char *path, const table_request *request, table *out, char 
                size_t error_size);
 void table_free(table *t);
 
-/* Parse a whole cell as a finite number in the C locale; 0 on success. */
+/* What table_parse_number found. */
+enum {
+    NUMBER_OK = 0,
+    NUMBER_NOT_DECIMAL, /* not decimal notation (words, hexadecimal, inf, nan, empty) */
+    NUMBER_OVERFLOW,    /* beyond the largest double */
+    NUMBER_UNDERFLOW    /* nonzero, but zero or subnormal as a double */
+};
+
+/* Parse a whole NUL-terminated cell (spaces and tabs around it allowed) as a number in
+   decimal notation, in the C locale; NUMBER_OK with *value set, or the problem. */
 int table_parse_number(const char *text, double *value);
 
 #endif

@@ -208,7 +208,7 @@ contains "$work/err" "no column named 'y'" "plot: data without the response"
 # --- input errors --------------------------------------------------------------
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$work/word.csv"
 run 2 "non-numeric cell" "$moe" fit "$work/word.csv" --response y
-contains "$work/err" "line 3, column 'b': 'x' is not a finite number" "non-numeric cell"
+contains "$work/err" "line 3, column 'b': 'x' is not a finite decimal number" "non-numeric cell"
 printf 'a,b,y\n1,2,3\n4,5\n' >"$work/ragged.csv"
 run 2 "ragged row" "$moe" fit "$work/ragged.csv" --response y
 contains "$work/err" "line 3 has 2 fields, the header has 3" "ragged row"
@@ -262,6 +262,33 @@ if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
 else
     echo "note: locale de_DE.UTF-8 not installed; the non-C locale checks were skipped"
 fi
+
+# --- numbers: decimal notation only (issue 11) ---------------------------------------
+# number_error NAME CELL MESSAGE: a file whose cell b on line 3 is CELL fails with MESSAGE.
+number_error() {
+    printf 'a,b,y\n1,2,3\n4,%s,6\n7,8,1\n' "$2" >"$work/number.csv"
+    run 2 "number: $1" "$moe" fit "$work/number.csv" --response y -k 1
+    contains "$work/err" "number.csv: line 3, column 'b': $3" "number: $1"
+}
+number_error "hexadecimal" "0x10" "'0x10' is not a finite decimal number"
+number_error "hexadecimal float" "0x1p3" "'0x1p3' is not a finite decimal number"
+number_error "inf" "inf" "'inf' is not a finite decimal number"
+number_error "-Infinity" "-Infinity" "'-Infinity' is not a finite decimal number"
+number_error "nan" "nan" "'nan' is not a finite decimal number"
+number_error "NA" "NA" "the value is missing"
+number_error "underflow to zero" "1e-400" "'1e-400' underflows"
+number_error "underflow to a subnormal" "4.9e-324" "'4.9e-324' underflows"
+number_error "overflow" "1e309" "'1e309' overflows"
+number_error "exponent without digits" "1e" "'1e' is not a finite decimal number"
+number_error "a lone point" "." "'.' is not a finite decimal number"
+# An embedded NUL byte: the cell is not "1" followed by an ignored rest.
+printf 'a,b,y\n1,2,3\n4,1\0junk,6\n7,8,1\n' >"$work/nul.csv"
+run 2 "number: NUL byte" "$moe" fit "$work/nul.csv" --response y -k 1
+contains "$work/err" "nul.csv: line 3, column 'b': the cell '1\x00junk' contains a NUL byte" "number: NUL byte"
+# What decimal notation allows, zeros of any spelling included.
+printf 'a,b,y\n+1.,-.5,1E+05\n00.000,5e-0,-0\n0e-999,2.2250738585072014e-308,1\n3, " 4 ",5\n%s' \
+    "$(printf '%s\n' 1,2,4 2,1,3 3,3,1 4,2,2 5,5,5 6,1,0)" >"$work/decimal.csv"
+run 0 "number: decimal notation" "$moe" fit "$work/decimal.csv" --response y -k 1
 
 # --- wide headers (issue 11) ---------------------------------------------------------
 # Column names go through a hash index: 200000 columns take a fraction of a second
