@@ -185,8 +185,8 @@ int read_for_model(const char *path, const moe_model_t *model, const char *respo
     for (size_t i = 0; code == 0 && request.response_as_text && i < out->n; ++i) {
         size_t c = find_class(model, classes, out->labels[i]);
         if (c == classes)
-            code = usage_error("%s: line %zu: '%s' is not one of the model's classes", path,
-                               i + 2, out->labels[i]);
+            code = usage_error("%s: line %zu, column '%s': '%s' is not one of the model's "
+                               "classes", path, out->label_lines[i], response, out->labels[i]);
         out->y[i] = (double)c;
     }
     if (code != 0)

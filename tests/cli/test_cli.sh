@@ -290,6 +290,38 @@ printf 'a,b,y\n+1.,-.5,1E+05\n00.000,5e-0,-0\n0e-999,2.2250738585072014e-308,1\n
     "$(printf '%s\n' 1,2,4 2,1,3 3,3,1 4,2,2 5,5,5 6,1,0)" >"$work/decimal.csv"
 run 0 "number: decimal notation" "$moe" fit "$work/decimal.csv" --response y -k 1
 
+# --- physical lines (issue 11) -------------------------------------------------------
+# Messages name the line of the file where the record or field starts, not the
+# record's number: quoted fields with line breaks span several lines.
+printf 'a,b,y\n1,2,3\n"multi\nline",5,6\n7,x,9\n' >"$work/lines.csv"
+run 2 "lines: after a multi-line field" "$moe" fit "$work/lines.csv" --response y --features b -k 1
+contains "$work/err" "lines.csv: line 5, column 'b': 'x' is not a finite decimal number" \
+    "lines: after a multi-line field"
+run 2 "lines: the multi-line field itself" "$moe" fit "$work/lines.csv" --response y -k 1
+contains "$work/err" "lines.csv: line 3, column 'a': 'multi\x0aline' is not a finite decimal number" \
+    "lines: the multi-line field itself"
+printf 'a,b,y\r\n1,2,3\r\n"multi\r\nline",5,6\r\n\r\n7,8\r\n' >"$work/lines_crlf.csv"
+run 2 "lines: CR LF and a blank line" "$moe" fit "$work/lines_crlf.csv" --response y --features b -k 1
+contains "$work/err" "lines_crlf.csv: line 6 has 2 fields, the header has 3" \
+    "lines: CR LF and a blank line"
+printf 'a,b,y\r1,2,3\r"multi\rline",5,6\r7,x,9\r' >"$work/lines_cr.csv"
+run 2 "lines: CR line ends" "$moe" fit "$work/lines_cr.csv" --response y --features b -k 1
+contains "$work/err" "lines_cr.csv: line 5, column 'b'" "lines: CR line ends"
+printf 'a,b,y\n1,2,3\n4,"5\n6\n7\n' >"$work/unclosed.csv"
+run 2 "lines: a quote never closed" "$moe" fit "$work/unclosed.csv" --response y -k 1
+contains "$work/err" "unclosed.csv: line 3, column 'b': the quoted field starting there is never closed" \
+    "lines: a quote never closed"
+printf 'a,b,y\n1,2,3\n4,5"6,7\n' >"$work/stray.csv"
+run 2 "lines: a stray quote" "$moe" fit "$work/stray.csv" --response y -k 1
+contains "$work/err" "stray.csv: line 3, column 'b': a stray quote" "lines: a stray quote"
+# predict: a label the model does not know, after a multi-line field.
+printf '"petal length",width,species,note\n0,0,virginica,"two\nlines"\n1,1,setosa,\n' \
+    >"$work/unknown_class.csv"
+run 2 "lines: unknown class" "$moe" predict "$work/classes.moe" "$work/unknown_class.csv" \
+    --posterior --response species
+contains "$work/err" "unknown_class.csv: line 4, column 'species': 'setosa' is not one of the model's classes" \
+    "lines: unknown class"
+
 # --- wide headers (issue 11) ---------------------------------------------------------
 # Column names go through a hash index: 200000 columns take a fraction of a second
 # (comparing every pair of names took over a minute).
@@ -300,6 +332,16 @@ awk 'BEGIN { for (i = 1; i < 200000; i++) printf "c%d,", i; print "c17" }' >"$wo
 run 2 "wide header, a name twice" timeout 10 "$moe" fit "$work/wide_twice.csv" --response c1
 contains "$work/err" "line 1, column 200000: the column name 'c17' appears twice (also column 17)" \
     "wide header, a name twice"
+
+# --- a huge field is read in linear time (issue 11) ----------------------------------
+# libcsv grew its field buffer 128 bytes at a time: a field of 20 MB took minutes under
+# the sanitizers.
+awk 'BEGIN { print "x,y"; printf "1,"; s = "1111111111"; while (length(s) < 20000000) s = s s;
+    print s; print "2,3" }' >"$work/huge_field.csv"
+run 2 "huge field" timeout 30 "$moe" fit "$work/huge_field.csv" --response y -k 1
+contains "$work/err" "huge_field.csv: line 2, column 'y': '1111111111" "huge field"
+contains "$work/err" "overflows" "huge field"
+rm -f "$work/huge_field.csv"
 
 echo "$checks checks, $failures failures"
 [[ $failures -eq 0 ]]
