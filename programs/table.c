@@ -5,6 +5,8 @@
 #include "name_index.h"
 #include "utf8.h"
 
+#include <moe/model.h> /* MOE_NAME_MAX */
+
 #include <csv.h>
 #include <errno.h>
 #include <float.h>
@@ -245,6 +247,11 @@ static void header_field(table_reader *r, const char *text, size_t length, size_
         text += 3;
         length -= 3;
     }
+    if (memchr(text, '\0', length) != NULL) {
+        fail(r, "line %zu, column %zu: the column name contains a NUL byte", line,
+             r->n_columns + 1);
+        return;
+    }
     if (r->n_columns == r->header_capacity) {
         size_t capacity = r->header_capacity == 0 ? 64 : 2 * r->header_capacity;
         char **header = realloc(r->header, capacity * sizeof(char *));
@@ -272,6 +279,24 @@ static long find_column(const table_reader *r, const char *name)
 {
     size_t column = 0;
     return name_index_find(&r->columns, name, &column) ? (long)column : -1;
+}
+
+/* A column whose name becomes a model name: 1 to MOE_NAME_MAX bytes of UTF-8. */
+static void check_column_name(table_reader *r, size_t column)
+{
+    const char *name = r->header[column];
+    size_t length = strlen(name), line = r->header_lines[column];
+    char buffer[160];
+    if (length == 0)
+        fail(r, "line %zu, column %zu: the column name is empty", line, column + 1);
+    else if (length > MOE_NAME_MAX)
+        fail(r, "line %zu, column %zu: the column name '%s' is %zu bytes long, at most %d "
+                "are allowed", line, column + 1, shown(buffer, sizeof buffer, name, length, 40),
+             length, MOE_NAME_MAX);
+    else if (utf8_invalid_offset(name, length) < length)
+        fail(r, "line %zu, column %zu: the column name '%s' is not valid UTF-8 (convert the "
+                "file, e.g. with iconv)", line, column + 1,
+             shown(buffer, sizeof buffer, name, length, 60));
 }
 
 /* The header is complete: choose the columns. */
@@ -340,6 +365,9 @@ static void choose_columns(table_reader *r)
             if ((long)c != r->response_column)
                 r->feature_of[c] = (long)j++;
     }
+    for (size_t c = 0; request->check_names && c < r->n_columns && !r->failed; ++c)
+        if (r->feature_of[c] >= 0 || (long)c == r->response_column)
+            check_column_name(r, c);
     for (size_t c = 0; c < r->n_columns && !r->failed; ++c)
         if (r->feature_of[c] >= 0 &&
             (t->feature_names[r->feature_of[c]] = copy_text(r->header[c], strlen(r->header[c]))) ==
@@ -350,13 +378,24 @@ static void choose_columns(table_reader *r)
         fail(r, "out of memory");
 }
 
-/* A class label, kept as text with the line of its row. */
+/* A class label, kept as text; with check_names 1 to MOE_NAME_MAX bytes of UTF-8. */
 static void label_field(table_reader *r, const char *text, size_t length, size_t line,
                         size_t column)
 {
     table *t = r->out;
+    char buffer[160];
     if (length == 0)
         fail_at(r, line, column, "the value is missing");
+    else if (memchr(text, '\0', length) != NULL)
+        fail_at(r, line, column, "the label '%s' contains a NUL byte",
+                shown(buffer, sizeof buffer, text, length, 40));
+    else if (r->request->check_names && length > MOE_NAME_MAX)
+        fail_at(r, line, column, "the label '%s' is %zu bytes long, at most %d are allowed",
+                shown(buffer, sizeof buffer, text, length, 40), length, MOE_NAME_MAX);
+    else if (r->request->check_names && utf8_invalid_offset(text, length) < length)
+        fail_at(r, line, column,
+                "the label '%s' is not valid UTF-8 (convert the file, e.g. with iconv)",
+                shown(buffer, sizeof buffer, text, length, 60));
     else if ((t->labels[t->n] = copy_text(text, length)) == NULL)
         fail(r, "out of memory");
     else

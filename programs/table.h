@@ -9,7 +9,11 @@
  *     number beyond the range of a double, or a nonzero one that would round to zero
  *     or to a subnormal, is an error; empty cells, "NA" and "NaN" are missing values,
  *     which are errors too;
- *   - no cell may hold a NUL byte.
+ *   - with check_names (fit, select), the names of the columns used (features,
+ *     response) and class labels: 1 to MOE_NAME_MAX bytes of UTF-8 (<moe/model.h>),
+ *     since they become model names; predict and plot match them against the names of
+ *     a model, whatever its bytes;
+ *   - no cell or column name may hold a NUL byte.
  */
 #ifndef MOE_PROGRAMS_TABLE_H
 #define MOE_PROGRAMS_TABLE_H
@@ -24,6 +28,8 @@ typedef struct table_request {
     const char **features;  /* NULL: every column but the response */
     size_t n_features;
     char delimiter;         /* ',' by default */
+    int check_names;        /* the names of the columns used and the class labels become
+                               model names: check them (see above) */
 } table_request;
 
 typedef struct table {

@@ -2,11 +2,15 @@
 # Command-level tests of the installed moe tool: outputs, exit codes and error
 # messages on small CSV files generated here (awk, fixed seeds).
 #
-#   tests/cli/test_cli.sh PATH/TO/bin/moe
+#   tests/cli/test_cli.sh PATH/TO/bin/moe [PATH/TO/latin1_model]
+#
+# latin1_model (tests/cli/latin1_model.c) writes a model whose names are not UTF-8;
+# without it the checks of such a model are skipped.
 set -uo pipefail
 export LC_ALL=C
 
-moe=${1:?usage: test_cli.sh PATH/TO/moe}
+moe=${1:?usage: test_cli.sh PATH/TO/moe [PATH/TO/latin1_model]}
+latin1_model=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -321,6 +325,55 @@ run 2 "lines: unknown class" "$moe" predict "$work/classes.moe" "$work/unknown_c
     --posterior --response species
 contains "$work/err" "unknown_class.csv: line 4, column 'species': 'setosa' is not one of the model's classes" \
     "lines: unknown class"
+
+# --- names and labels are checked as they are read (issue 11) ------------------------
+long_name=$(printf '%*s' 1025 '' | tr ' ' n)
+rows=$(printf '%s\n' 1,2,3 4,5,6 7,8,1 2,1,2 5,3,3 3,3,0 9,1,4 6,2,8)
+printf 'a,,y\n%s\n' "$rows" >"$work/empty_name.csv"
+run 2 "names: empty column name" "$moe" fit "$work/empty_name.csv" --response y -k 1
+contains "$work/err" "empty_name.csv: line 1, column 2: the column name is empty" "names: empty column name"
+# An unused column may be unnamed (pandas writes its index so).
+run 0 "names: empty name of an unused column" "$moe" fit "$work/empty_name.csv" --response y \
+    --features a -k 1
+printf 'a,%s,y\n%s\n' "$long_name" "$rows" >"$work/long_name.csv"
+run 2 "names: long column name" "$moe" fit "$work/long_name.csv" --response y -k 1
+contains "$work/err" "long_name.csv: line 1, column 2: the column name 'nnnn" "names: long column name"
+contains "$work/err" "is 1025 bytes long, at most 1024 are allowed" "names: long column name"
+printf 'a,%s,y\n%s\n' "${long_name:1}" "$rows" >"$work/longest_name.csv"
+run 0 "names: a name of 1024 bytes" "$moe" fit "$work/longest_name.csv" --response y -k 1
+printf 'x,c\n1,a\n2,b\n3,%s\n' "$long_name" >"$work/long_label.csv"
+run 2 "names: long class label" "$moe" fit "$work/long_label.csv" --response c --family logistic -k 1
+contains "$work/err" "long_label.csv: line 4, column 'c': the label 'nnnn" "names: long class label"
+printf 'x,gr\xf6\xdfe,y\n1,2,3\n4,5,6\n7,8,1\n' >"$work/latin1.csv"
+run 2 "names: Latin-1 column name" "$moe" fit "$work/latin1.csv" --response y -k 1 --json
+contains "$work/err" "latin1.csv: line 1, column 2: the column name 'gr\xf6\xdfe' is not valid UTF-8" \
+    "names: Latin-1 column name"
+printf 'x,c\n1,caf\xc3\xa9\n2,b\n3,caf\xe9\n' >"$work/latin1_label.csv"
+run 2 "names: Latin-1 class label" "$moe" fit "$work/latin1_label.csv" --response c --family logistic -k 1
+contains "$work/err" "latin1_label.csv: line 4, column 'c': the label 'caf\xe9' is not valid UTF-8" \
+    "names: Latin-1 class label"
+# UTF-8 names pass through to JSON; control characters are escaped.
+awk 'BEGIN { srand(4); print "\"gr\303\266\303\237e\",\"tab\there\",y";
+    for (i = 0; i < 40; i++) printf "%.4f,%.4f,%.4f\n", rand(), rand(), rand() }' >"$work/utf8.csv"
+run 0 "names: UTF-8 and a tab in JSON" "$moe" fit "$work/utf8.csv" --response y -k 1 --json
+contains "$work/out" $'"features": ["gr\303\266\303\237e", "tab\\u0009here"]' "names: UTF-8 and a tab in JSON"
+if [[ -n $latin1_model ]]; then
+    # A model saved by another program with names that are not UTF-8: JSON and SVG stay
+    # valid, the bytes becoming U+FFFD.
+    checks=$((checks + 1))
+    "$latin1_model" "$work/latin1.moe" || fail "latin1_model did not write a model"
+    run 0 "names: info --json of a Latin-1 model" "$moe" info "$work/latin1.moe" --json
+    contains "$work/out" '"features": ["gr\ufffd\ufffde"], "response": "y\ufffd"' \
+        "names: info --json of a Latin-1 model"
+    checks=$((checks + 1))
+    LC_ALL=C grep -q $'[\x80-\xff]' "$work/out" && fail "info --json: bytes beyond ASCII left in the JSON"
+    printf 'gr\xf6\xdfe,y\xe9\n1,2\n2,3\n' >"$work/latin1_data.csv"
+    run 0 "names: plot of a Latin-1 model" "$moe" plot "$work/latin1.moe" "$work/latin1_data.csv" \
+        -o "$work/latin1.svg"
+    svg_ok "$work/latin1.svg" "names: plot of a Latin-1 model" $'gr\xef\xbf\xbd\xef\xbf\xbde'
+else
+    echo "note: no latin1_model given; the checks of a model with Latin-1 names were skipped"
+fi
 
 # --- wide headers (issue 11) ---------------------------------------------------------
 # Column names go through a hash index: 200000 columns take a fraction of a second
