@@ -178,7 +178,7 @@ int read_for_model(const char *path, const moe_model_t *model, const char *respo
     if (failed)
         return usage_error("%s", error);
     int code = 0;
-    if (out->d != d || d == 0)
+    if (out->d != d)
         code = usage_error("%s: %zu feature columns, the model has %zu", path, out->d, d);
     else if (request.response_as_text && (out->y = malloc(out->n * sizeof(double))) == NULL)
         code = usage_error("out of memory");

@@ -284,6 +284,10 @@ int command_plot(int argc, char **argv)
         moe_model_free(model);
         return usage_error("plot: the model has no response name; give --response");
     }
+    if (moe_model_n_features(model) == 0 && moe_model_family(model) != MOE_FAMILY_GAUSSIAN) {
+        moe_model_free(model);
+        return usage_error("plot: the model has no features to draw its classes against");
+    }
     plot_data p;
     memset(&p, 0, sizeof p);
     p.model = model;

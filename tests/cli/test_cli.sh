@@ -375,6 +375,29 @@ else
     echo "note: no latin1_model given; the checks of a model with Latin-1 names were skipped"
 fi
 
+# --- a model without features (issue 11) ---------------------------------------------
+awk 'BEGIN { srand(9); print "y"; for (i = 0; i < 50; i++) printf "%.4f\n", 3 + rand() }' \
+    >"$work/intercept.csv"
+run 0 "no features: fit" "$moe" fit "$work/intercept.csv" --response y -k 1 -o "$work/intercept.moe"
+contains "$work/out" "0 features and an intercept" "no features: fit"
+run 0 "no features: predict" "$moe" predict "$work/intercept.moe" "$work/intercept.csv"
+checks=$((checks + 1))
+[[ $(wc -l <"$work/out") -eq 51 && $(sort -u "$work/out" | wc -l) -eq 2 ]] ||
+    fail "no features: predict should print the header and one constant for each of 50 rows"
+run 0 "no features: predict --posterior" "$moe" predict "$work/intercept.moe" "$work/intercept.csv" \
+    --posterior --response y
+run 0 "no features: plot" "$moe" plot "$work/intercept.moe" "$work/intercept.csv" -o "$work/intercept.svg"
+svg_ok "$work/intercept.svg" "no features: plot" "observed y"
+printf 'c\na\nb\na\nb\na\nb\na\n' >"$work/intercept_classes.csv"
+run 0 "no features: fit logistic" "$moe" fit "$work/intercept_classes.csv" --response c \
+    --family logistic -k 1 -o "$work/intercept_classes.moe"
+run 0 "no features: predict --proba" "$moe" predict "$work/intercept_classes.moe" \
+    "$work/intercept_classes.csv" --proba
+contains "$work/out" "0.5714285" "no features: predict --proba"
+run 2 "no features: no plot of classes" "$moe" plot "$work/intercept_classes.moe" \
+    "$work/intercept_classes.csv" -o "$work/intercept_classes.svg"
+contains "$work/err" "the model has no features" "no features: no plot of classes"
+
 # --- wide headers (issue 11) ---------------------------------------------------------
 # Column names go through a hash index: 200000 columns take a fraction of a second
 # (comparing every pair of names took over a minute).
