@@ -419,5 +419,61 @@ contains "$work/err" "huge_field.csv: line 2, column 'y': '1111111111" "huge fie
 contains "$work/err" "overflows" "huge field"
 rm -f "$work/huge_field.csv"
 
+# --- plot replaces its file whole or not at all (issue 11) ---------------------------
+run 0 "plot: a first picture" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/keep.svg"
+cp "$work/keep.svg" "$work/keep.ref"
+chmod 640 "$work/keep.svg"
+# Killed while writing (past 8 KiB the file size limit sends SIGXFSZ): the old picture
+# stays whole.
+checks=$((checks + 1))
+{ ( ulimit -c 0; ulimit -f 8; exec "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg" ) \
+    >/dev/null 2>&1; } 2>/dev/null && fail "plot over the size limit: exit status 0"
+cmp -s "$work/keep.svg" "$work/keep.ref" || fail "plot killed while writing damaged the old picture"
+rm -f "$work"/.keep.svg.*   # the killed run's temporary file
+# A write error (the same limit with SIGXFSZ ignored): status 1, the old picture whole,
+# no temporary file left.
+( trap '' XFSZ; ulimit -f 8; exec "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg" ) \
+    >"$work/out" 2>"$work/err"
+status=$?
+checks=$((checks + 1))
+[[ $status -eq 1 ]] || fail "plot: write error: exit status $status, expected 1"
+contains "$work/err" "keep.svg: write error" "plot: write error"
+checks=$((checks + 1))
+cmp -s "$work/keep.svg" "$work/keep.ref" || fail "plot: a write error damaged the old picture"
+compgen -G "$work/.keep.svg.*" >/dev/null && fail "plot: a write error left its temporary file"
+# Replacing keeps the mode; a new file gets the umask; links are followed.
+run 0 "plot: replace" "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg"
+svg_ok "$work/keep.svg" "plot: replace" "observed y"
+checks=$((checks + 1))
+[[ $(stat -c %a "$work/keep.svg") == 640 ]] || fail "plot: the mode became $(stat -c %a "$work/keep.svg"), not 640"
+rm -f "$work/new.svg"
+(umask 027; "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/new.svg")
+checks=$((checks + 1))
+[[ $(stat -c %a "$work/new.svg" 2>/dev/null) == 640 ]] || fail "plot: a new file under umask 027 is not 640"
+mkdir -p "$work/pictures"
+ln -sf ../keep.svg "$work/pictures/link.svg"
+run 0 "plot: through a link" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/pictures/link.svg"
+checks=$((checks + 1))
+[[ -L $work/pictures/link.svg ]] || fail "plot: the link was replaced by a file"
+svg_ok "$work/keep.svg" "plot: through a link" "gate probability"
+ln -sf ../dangling.svg "$work/pictures/dangling.svg"
+run 0 "plot: through a dangling link" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/pictures/dangling.svg"
+checks=$((checks + 1))
+[[ -L $work/pictures/dangling.svg && -f $work/dangling.svg ]] || fail "plot: a dangling link was not followed"
+# Not regular files: written in place.
+checks=$((checks + 1))
+"$moe" plot "$work/two.moe" "$work/two.csv" -o /dev/stdout | xmllint --noout - 2>/dev/null ||
+    fail "plot -o /dev/stdout into a pipe"
+"$moe" plot "$work/two.moe" "$work/two.csv" -o /dev/stdout >"$work/stdout.svg"
+svg_ok "$work/stdout.svg" "plot -o /dev/stdout into a file" "gate probability"
+mkfifo "$work/fifo"
+timeout 60 cat "$work/fifo" >"$work/from_fifo.svg" &
+reader=$!
+run 0 "plot: into a FIFO" timeout 60 "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/fifo"
+wait "$reader"
+svg_ok "$work/from_fifo.svg" "plot: into a FIFO" "gate probability"
+run 1 "plot: no such directory" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/none/x.svg"
+contains "$work/err" "none/x.svg" "plot: no such directory"
+
 echo "$checks checks, $failures failures"
 [[ $failures -eq 0 ]]
