@@ -171,22 +171,22 @@ int read_for_model(const char *path, const moe_model_t *model, const char *respo
     for (size_t j = 0; j < d; ++j)
         named = named && (features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) != NULL;
     table_request request = {response, response != NULL && classes > 0,
-                             named ? features : NULL, named ? d : 0, delimiter};
+                             named ? features : NULL, named ? d : 0, delimiter, 0};
     char error[512];
     int failed = table_read(path, &request, out, error, sizeof error);
     free(features);
     if (failed)
         return usage_error("%s", error);
     int code = 0;
-    if (out->d != d || d == 0)
+    if (out->d != d)
         code = usage_error("%s: %zu feature columns, the model has %zu", path, out->d, d);
     else if (request.response_as_text && (out->y = malloc(out->n * sizeof(double))) == NULL)
         code = usage_error("out of memory");
     for (size_t i = 0; code == 0 && request.response_as_text && i < out->n; ++i) {
         size_t c = find_class(model, classes, out->labels[i]);
         if (c == classes)
-            code = usage_error("%s: line %zu: '%s' is not one of the model's classes", path,
-                               i + 2, out->labels[i]);
+            code = usage_error("%s: line %zu, column '%s': '%s' is not one of the model's "
+                               "classes", path, out->label_lines[i], response, out->labels[i]);
         out->y[i] = (double)c;
     }
     if (code != 0)

@@ -264,7 +264,8 @@ int prepare_data(const fit_arguments *a, training_data *out)
     char *feature_list = a->features != NULL ? strdup(a->features) : NULL;
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
-    table_request request = {a->response, classification, features, n_features, a->delimiter};
+    table_request request = {a->response, classification, features, n_features, a->delimiter,
+                             1};
     char error[512];
     int read = table_read(a->data, &request, &out->data, error, sizeof error);
     free(features);

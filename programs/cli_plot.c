@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "atomic_file.h"
 #include "svg.h"
 
 #include <math.h>
@@ -17,8 +18,10 @@ static const char plot_help[] =
     "                   predicted class, misclassified rows ringed\n"
     "The response column is the one saved with the model unless --response names it.\n"
     "\n"
-    "Exit status: 0 written, 1 the model cannot explain some row, 2 usage or input\n"
-    "error.\n";
+    "The file is replaced only once completely written.\n"
+    "\n"
+    "Exit status: 0 written, 1 the model cannot explain some row or the file cannot\n"
+    "be written, 2 usage or input error.\n";
 
 enum { GRID = 200, MAX_POINTS = 5000 };
 
@@ -284,6 +287,10 @@ int command_plot(int argc, char **argv)
         moe_model_free(model);
         return usage_error("plot: the model has no response name; give --response");
     }
+    if (moe_model_n_features(model) == 0 && moe_model_family(model) != MOE_FAMILY_GAUSSIAN) {
+        moe_model_free(model);
+        return usage_error("plot: the model has no features to draw its classes against");
+    }
     plot_data p;
     memset(&p, 0, sizeof p);
     p.model = model;
@@ -309,9 +316,11 @@ int command_plot(int argc, char **argv)
         code = EXIT_FIT_PROBLEM;
         goto done;
     }
-    FILE *out = fopen(output, "w");
-    if (out == NULL) {
-        code = usage_error("%s: cannot write", output);
+    atomic_file file;
+    char error[600];
+    if (atomic_file_open(&file, output, error, sizeof error) != 0) {
+        fprintf(stderr, "moe: %s\n", error);
+        code = EXIT_FIT_PROBLEM;
         goto done;
     }
     char title[200];
@@ -322,11 +331,15 @@ int command_plot(int argc, char **argv)
                                                : "multinomial",
              p.K == 1 ? "" : "s");
     int one = p.d == 1;
-    svg_begin(out, 860, one ? 670 : 660, title);
-    code = one ? plot_one_covariate(out, &p) : plot_several(out, &p);
-    svg_end(out);
-    if (fclose(out) != 0 && code == 0)
-        code = usage_error("%s: write error", output);
+    svg_begin(file.stream, 860, one ? 670 : 660, title);
+    code = one ? plot_one_covariate(file.stream, &p) : plot_several(file.stream, &p);
+    svg_end(file.stream);
+    if (code != 0) {
+        atomic_file_abandon(&file);
+    } else if (atomic_file_commit(&file, error, sizeof error) != 0) {
+        fprintf(stderr, "moe: %s\n", error);
+        code = EXIT_FIT_PROBLEM;
+    }
 done:
     free(p.posterior);
     table_free(&data);

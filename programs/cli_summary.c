@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -151,16 +152,28 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
 
 /* JSON ------------------------------------------------------------------------------------ */
 
+/* A JSON string: UTF-8 passed through, control characters as \u00XX, and any byte that
+   is not UTF-8 (a model saved by another program may hold such names) as U+FFFD, the
+   replacement character, so the output is always valid JSON. */
 static void json_string(FILE *out, const char *text)
 {
+    const unsigned char *c = (const unsigned char *)text;
+    size_t left = strlen(text);
     fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
-        if (*c == '"' || *c == '\\')
+    while (left > 0) {
+        size_t step = *c < 0x80 ? 1 : utf8_sequence(c, left, NULL);
+        if (step == 0) {
+            fputs("\\ufffd", out);
+            step = 1;
+        } else if (*c == '"' || *c == '\\') {
             fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
+        } else if (*c < 0x20) {
             fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
+        } else {
+            fwrite(c, 1, step, out);
+        }
+        c += step;
+        left -= step;
     }
     fputc('"', out);
 }

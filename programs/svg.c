@@ -1,6 +1,8 @@
 #include "svg.h"
+#include "utf8.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
@@ -10,20 +12,34 @@ const char *svg_colour(size_t k)
     return palette[k % (sizeof palette / sizeof palette[0])];
 }
 
-/* Text content with the five XML special characters escaped. */
+/* Text content with the five XML special characters escaped. Control characters
+   other than tab, bytes that are not UTF-8 and the two code points XML forbids
+   (U+FFFE, U+FFFF) would make the document ill-formed: they are dropped or, when they
+   stand for a character, replaced by U+FFFD. */
 static void escaped(FILE *out, const char *text)
 {
-    for (const char *c = text; *c; ++c) {
-        switch (*c) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default:
-            if ((unsigned char)*c >= 0x20 || *c == '\t')
-                fputc(*c, out);
+    const unsigned char *c = (const unsigned char *)text;
+    size_t left = strlen(text);
+    while (left > 0) {
+        unsigned long code_point = 0;
+        size_t step = utf8_sequence(c, left, &code_point);
+        if (step == 0 || code_point == 0xfffe || code_point == 0xffff) {
+            fputs("\xef\xbf\xbd", out);
+            step = step > 0 ? step : 1;
+        } else {
+            switch (*c) {
+            case '<': fputs("&lt;", out); break;
+            case '>': fputs("&gt;", out); break;
+            case '&': fputs("&amp;", out); break;
+            case '"': fputs("&quot;", out); break;
+            case '\'': fputs("&apos;", out); break;
+            default:
+                if (*c >= 0x20 || *c == '\t')
+                    fwrite(c, 1, step, out);
+            }
         }
+        c += step;
+        left -= step;
     }
 }
 

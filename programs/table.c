@@ -1,43 +1,65 @@
-#define _POSIX_C_SOURCE 200809L /* newlocale, uselocale, strdup */
+#define _POSIX_C_SOURCE 200809L /* newlocale, uselocale */
 
 #include "table.h"
 
+#include "name_index.h"
+#include "utf8.h"
+
+#include <moe/model.h> /* MOE_NAME_MAX */
+
 #include <csv.h>
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The parse in progress: libcsv calls back per field and per record. */
-typedef struct reader {
-    const table_request *request;
-    const char *path;
-    table *out;
-    size_t record;       /* 0 is the header */
-    size_t field;        /* in the current record */
-    size_t n_columns;    /* of the header */
-    char **header;
-    long *feature_of;    /* per column: feature index, or -1 */
-    long response_column;
-    size_t capacity;     /* rows allocated */
-    int failed;
-    char *error;
-    size_t error_size;
-} reader;
+/* Bytes handed to libcsv at a time: long lines are cut so its field buffer can grow
+   geometrically between calls (see feed_segment). */
+enum { SEGMENT = 1 << 16 };
 
-static void fail(reader *r, const char *format, ...)
+/* The parse in progress: libcsv calls back per field and per record. */
+struct table_reader {
+    const table_request *request;
+    const char *name;
+    table *out;
+    struct csv_parser parser;
+    size_t record;          /* records completed; 0 while reading the header */
+    size_t field;           /* fields completed in the current record */
+    size_t line;            /* physical line of the bytes being parsed */
+    int after_cr;           /* the last byte fed was a CR (its LF may follow) */
+    size_t record_line;     /* line where the current record starts */
+    size_t n_columns;       /* of the header */
+    size_t header_capacity;
+    char **header;
+    size_t *header_lines;   /* per column: the line where its name starts */
+    name_index columns;     /* header name -> column */
+    long *feature_of;       /* per column: feature index, or -1 */
+    long response_column;
+    size_t capacity;        /* rows allocated */
+    int failed;
+    char error[1024];
+};
+
+static void fail(table_reader *r, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void fail(table_reader *r, const char *format, ...)
 {
     if (r->failed)
         return;
     r->failed = 1;
     va_list arguments;
     va_start(arguments, format);
-    int used = snprintf(r->error, r->error_size, "%s: ", r->path);
-    if (used >= 0 && (size_t)used < r->error_size)
-        vsnprintf(r->error + used, r->error_size - (size_t)used, format, arguments);
+    int used = snprintf(r->error, sizeof r->error, "%s: ", r->name);
+    if (used >= 0 && (size_t)used < sizeof r->error)
+        vsnprintf(r->error + used, sizeof r->error - (size_t)used, format, arguments);
     va_end(arguments);
 }
 
@@ -51,6 +73,102 @@ static char *copy_text(const char *text, size_t length)
     return copy;
 }
 
+/*
+ * About `limit` bytes of a cell or name for a message: control bytes (line breaks, NUL)
+ * and bytes that are not UTF-8 written as \xNN, so a message stays one readable line,
+ * and "..." when cut.
+ */
+static const char *shown(char *buffer, size_t size, const char *text, size_t length,
+                         size_t limit)
+{
+    const unsigned char *bytes = (const unsigned char *)text;
+    size_t used = 0, at = 0;
+    while (at < length && at < limit) {
+        size_t step = bytes[at] >= 0x20 && bytes[at] != 0x7f
+                          ? utf8_sequence(bytes + at, length - at, NULL)
+                          : 0;
+        if (used + (step > 0 ? step : 4) + 4 > size)
+            break;
+        if (step == 0) {
+            used += (size_t)snprintf(buffer + used, size - used, "\\x%02x", bytes[at]);
+            at += 1;
+        } else {
+            memcpy(buffer + used, bytes + at, step);
+            used += step;
+            at += step;
+        }
+    }
+    if (at < length) {
+        memcpy(buffer + used, "...", 3);
+        used += 3;
+    }
+    buffer[used] = '\0';
+    return buffer;
+}
+
+/* fail() with "line L, column C: " first: the column by name in the data rows, by
+   number in the header (and past the header's columns). */
+static void fail_at(table_reader *r, size_t line, size_t column, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void fail_at(table_reader *r, size_t line, size_t column, const char *format, ...)
+{
+    if (r->failed)
+        return;
+    char message[768], name[128];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, sizeof message, format, arguments);
+    va_end(arguments);
+    if (r->record > 0 && column < r->n_columns)
+        fail(r, "line %zu, column '%s': %s", line,
+             shown(name, sizeof name, r->header[column], strlen(r->header[column]), 80), message);
+    else
+        fail(r, "line %zu, column %zu: %s", line, column + 1, message);
+}
+
+/* Line breaks in `text`: LF, CR LF and a lone CR count one each. */
+static size_t count_breaks(const char *text, size_t length)
+{
+    size_t breaks = 0;
+    for (size_t i = 0; i < length; ++i)
+        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == length || text[i + 1] != '\n')))
+            ++breaks;
+    return breaks;
+}
+
+/* The end of a number in decimal notation at `text` ([sign] digits [. digits]
+   [e|E [sign] digits], at least one digit before the exponent), or NULL when there is
+   none. Sets *nonzero when a digit of the significand is not 0. */
+static const char *decimal_end(const char *text, int *nonzero)
+{
+    const char *c = text;
+    size_t digits = 0;
+    *nonzero = 0;
+    if (*c == '+' || *c == '-')
+        ++c;
+    for (; *c >= '0' && *c <= '9'; ++c, ++digits)
+        *nonzero |= *c != '0';
+    if (*c == '.')
+        for (++c; *c >= '0' && *c <= '9'; ++c, ++digits)
+            *nonzero |= *c != '0';
+    if (digits == 0)
+        return NULL;
+    if (*c == 'e' || *c == 'E') {
+        ++c;
+        if (*c == '+' || *c == '-')
+            ++c;
+        if (!(*c >= '0' && *c <= '9'))
+            return NULL;
+        while (*c >= '0' && *c <= '9')
+            ++c;
+    }
+    return c;
+}
+
 int table_parse_number(const char *text, double *value)
 {
     static locale_t c_locale = (locale_t)0;
@@ -58,45 +176,55 @@ int table_parse_number(const char *text, double *value)
         c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     while (*text == ' ' || *text == '\t')
         ++text;
-    if (*text == '\0')
-        return -1;
-    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
-    char *end = NULL;
-    errno = 0;
-    double parsed = strtod(text, &end);
-    int range_error = errno == ERANGE && fabs(parsed) > 1.0;
-    if (previous != (locale_t)0)
-        uselocale(previous);
+    int nonzero = 0;
+    const char *end = decimal_end(text, &nonzero);
     while (end != NULL && (*end == ' ' || *end == '\t'))
         ++end;
-    if (end == text || end == NULL || *end != '\0' || range_error || !isfinite(parsed))
-        return -1;
+    if (end == NULL || *end != '\0')
+        return NUMBER_NOT_DECIMAL;
+    /* strtod accepts more than decimal notation (hexadecimal, inf, nan), which the check
+       above has ruled out; it converts the rest exactly as wanted. */
+    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
+    double parsed = strtod(text, NULL);
+    if (previous != (locale_t)0)
+        uselocale(previous);
+    if (!isfinite(parsed))
+        return NUMBER_OVERFLOW;
+    if (nonzero && fabs(parsed) < DBL_MIN)
+        return NUMBER_UNDERFLOW;
     *value = parsed;
-    return 0;
+    return NUMBER_OK;
 }
 
-static const char *column_name(const reader *r, size_t column)
-{
-    return column < r->n_columns ? r->header[column] : "?";
-}
-
-static int grow(reader *r)
+static int grow(table_reader *r)
 {
     table *t = r->out;
-    size_t capacity = r->capacity == 0 ? 1024 : 2 * r->capacity;
-    double *X = realloc(t->X, capacity * (t->d > 0 ? t->d : 1) * sizeof(double));
+    size_t width = t->d > 0 ? t->d : 1;
+    /* The first block holds up to 1024 rows but about 1 MB at most: a file of a
+       hundred thousand columns and one row must not reserve a gigabyte. */
+    size_t capacity = (1u << 17) / width;
+    capacity = capacity < 1 ? 1 : capacity > 1024 ? 1024 : capacity;
+    if (r->capacity != 0)
+        capacity = r->capacity <= SIZE_MAX / 2 ? 2 * r->capacity : 0;
+    double *X = capacity != 0 && capacity <= SIZE_MAX / sizeof(double) / width
+                    ? realloc(t->X, capacity * width * sizeof(double))
+                    : NULL;
     if (X != NULL)
         t->X = X;
     int ok = X != NULL;
     if (ok && r->request->response != NULL) {
         if (r->request->response_as_text) {
             char **labels = realloc(t->labels, capacity * sizeof(char *));
-            ok = labels != NULL;
-            if (ok) {
+            if (labels != NULL) {
                 for (size_t i = r->capacity; i < capacity; ++i)
                     labels[i] = NULL;
                 t->labels = labels;
             }
+            size_t *lines = labels != NULL ? realloc(t->label_lines, capacity * sizeof(size_t))
+                                           : NULL;
+            if (lines != NULL)
+                t->label_lines = lines;
+            ok = labels != NULL && lines != NULL;
         } else {
             double *y = realloc(t->y, capacity * sizeof(double));
             ok = y != NULL;
@@ -112,43 +240,90 @@ static int grow(reader *r)
     return 0;
 }
 
-static void header_field(reader *r, const char *text, size_t length)
+static void header_field(table_reader *r, const char *text, size_t length, size_t line)
 {
     /* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
     if (r->n_columns == 0 && length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
         text += 3;
         length -= 3;
     }
-    char **header = realloc(r->header, (r->n_columns + 1) * sizeof(char *));
-    if (header == NULL || (header[r->n_columns] = copy_text(text, length)) == NULL) {
+    if (memchr(text, '\0', length) != NULL) {
+        fail(r, "line %zu, column %zu: the column name contains a NUL byte", line,
+             r->n_columns + 1);
+        return;
+    }
+    if (r->n_columns == r->header_capacity) {
+        size_t capacity = r->header_capacity == 0 ? 64 : 2 * r->header_capacity;
+        char **header = realloc(r->header, capacity * sizeof(char *));
         if (header != NULL)
             r->header = header;
+        size_t *lines = header != NULL ? realloc(r->header_lines, capacity * sizeof(size_t))
+                                       : NULL;
+        if (lines != NULL)
+            r->header_lines = lines;
+        if (header == NULL || lines == NULL) {
+            fail(r, "out of memory in the header");
+            return;
+        }
+        r->header_capacity = capacity;
+    }
+    if ((r->header[r->n_columns] = copy_text(text, length)) == NULL) {
         fail(r, "out of memory in the header");
         return;
     }
-    r->header = header;
+    r->header_lines[r->n_columns] = line;
     r->n_columns++;
 }
 
-static long find_column(const reader *r, const char *name)
+static long find_column(const table_reader *r, const char *name)
 {
-    for (size_t c = 0; c < r->n_columns; ++c)
-        if (strcmp(r->header[c], name) == 0)
-            return (long)c;
-    return -1;
+    size_t column = 0;
+    return name_index_find(&r->columns, name, &column) ? (long)column : -1;
+}
+
+/* A column whose name becomes a model name: 1 to MOE_NAME_MAX bytes of UTF-8. */
+static void check_column_name(table_reader *r, size_t column)
+{
+    const char *name = r->header[column];
+    size_t length = strlen(name), line = r->header_lines[column];
+    char buffer[160];
+    if (length == 0)
+        fail(r, "line %zu, column %zu: the column name is empty", line, column + 1);
+    else if (length > MOE_NAME_MAX)
+        fail(r, "line %zu, column %zu: the column name '%s' is %zu bytes long, at most %d "
+                "are allowed", line, column + 1, shown(buffer, sizeof buffer, name, length, 40),
+             length, MOE_NAME_MAX);
+    else if (utf8_invalid_offset(name, length) < length)
+        fail(r, "line %zu, column %zu: the column name '%s' is not valid UTF-8 (convert the "
+                "file, e.g. with iconv)", line, column + 1,
+             shown(buffer, sizeof buffer, name, length, 60));
 }
 
 /* The header is complete: choose the columns. */
-static void choose_columns(reader *r)
+static void choose_columns(table_reader *r)
 {
     const table_request *request = r->request;
     table *t = r->out;
-    for (size_t a = 0; a < r->n_columns; ++a)
-        for (size_t b = a + 1; b < r->n_columns; ++b)
-            if (strcmp(r->header[a], r->header[b]) == 0) {
-                fail(r, "line 1: column name '%s' appears twice", r->header[a]);
-                return;
-            }
+    char buffer[160];
+    if (name_index_init(&r->columns, r->n_columns) != 0) {
+        fail(r, "out of memory in the header");
+        return;
+    }
+    for (size_t c = 0; c < r->n_columns; ++c) {
+        size_t first = 0;
+        int added = name_index_add(&r->columns, r->header[c], c, &first);
+        if (added < 0) {
+            fail(r, "out of memory in the header");
+            return;
+        }
+        if (added == 0) {
+            fail(r, "line %zu, column %zu: the column name '%s' appears twice (also column %zu)",
+                 r->header_lines[c], c + 1,
+                 shown(buffer, sizeof buffer, r->header[c], strlen(r->header[c]), 100),
+                 first + 1);
+            return;
+        }
+    }
     r->response_column = -1;
     if (request->response != NULL &&
         (r->response_column = find_column(r, request->response)) < 0) {
@@ -190,24 +365,57 @@ static void choose_columns(reader *r)
             if ((long)c != r->response_column)
                 r->feature_of[c] = (long)j++;
     }
-    for (size_t c = 0; c < r->n_columns; ++c)
+    for (size_t c = 0; request->check_names && c < r->n_columns && !r->failed; ++c)
+        if (r->feature_of[c] >= 0 || (long)c == r->response_column)
+            check_column_name(r, c);
+    for (size_t c = 0; c < r->n_columns && !r->failed; ++c)
         if (r->feature_of[c] >= 0 &&
             (t->feature_names[r->feature_of[c]] = copy_text(r->header[c], strlen(r->header[c]))) ==
                 NULL)
             fail(r, "out of memory");
-    if (r->response_column >= 0 &&
+    if (!r->failed && r->response_column >= 0 &&
         (t->response_name = copy_text(request->response, strlen(request->response))) == NULL)
         fail(r, "out of memory");
 }
 
-static void on_field(void *text, size_t length, void *opaque)
+/* A class label, kept as text; with check_names 1 to MOE_NAME_MAX bytes of UTF-8. */
+static void label_field(table_reader *r, const char *text, size_t length, size_t line,
+                        size_t column)
 {
-    reader *r = opaque;
+    table *t = r->out;
+    char buffer[160];
+    if (length == 0)
+        fail_at(r, line, column, "the value is missing");
+    else if (memchr(text, '\0', length) != NULL)
+        fail_at(r, line, column, "the label '%s' contains a NUL byte",
+                shown(buffer, sizeof buffer, text, length, 40));
+    else if (r->request->check_names && length > MOE_NAME_MAX)
+        fail_at(r, line, column, "the label '%s' is %zu bytes long, at most %d are allowed",
+                shown(buffer, sizeof buffer, text, length, 40), length, MOE_NAME_MAX);
+    else if (r->request->check_names && utf8_invalid_offset(text, length) < length)
+        fail_at(r, line, column,
+                "the label '%s' is not valid UTF-8 (convert the file, e.g. with iconv)",
+                shown(buffer, sizeof buffer, text, length, 60));
+    else if ((t->labels[t->n] = copy_text(text, length)) == NULL)
+        fail(r, "out of memory");
+    else
+        t->label_lines[t->n] = line;
+}
+
+static void on_field(void *data, size_t length, void *opaque)
+{
+    table_reader *r = opaque;
     if (r->failed)
         return;
+    const char *text = data != NULL ? data : "";
+    /* libcsv calls back at the byte that ends the field, on line r->line; the field's
+       own line breaks lie between its start and that byte. */
+    size_t line = r->line - count_breaks(text, length);
     size_t column = r->field++;
+    if (column == 0)
+        r->record_line = line;
     if (r->record == 0) {
-        header_field(r, text, length);
+        header_field(r, text, length, line);
         return;
     }
     table *t = r->out;
@@ -215,55 +423,196 @@ static void on_field(void *text, size_t length, void *opaque)
         return; /* reported at the end of the record */
     if (column == 0 && t->n == r->capacity && grow(r) != 0)
         return;
-    size_t row = t->n, line = r->record + 1;
-    if ((long)column == r->response_column && r->request->response_as_text) {
-        if (length == 0) {
-            fail(r, "line %zu, column '%s': the value is missing", line, column_name(r, column));
-            return;
-        }
-        if ((t->labels[row] = copy_text(text, length)) == NULL)
-            fail(r, "out of memory");
-        return;
-    }
     long feature = r->feature_of[column];
     if (feature < 0 && (long)column != r->response_column)
         return; /* a column nobody asked for */
+    char buffer[160];
+    if ((long)column == r->response_column && r->request->response_as_text) {
+        label_field(r, text, length, line, column);
+        return;
+    }
+    if (memchr(text, '\0', length) != NULL) {
+        fail_at(r, line, column, "the cell '%s' contains a NUL byte",
+                shown(buffer, sizeof buffer, text, length, 40));
+        return;
+    }
     double value = 0.0;
-    if (table_parse_number(text, &value) != 0) {
+    switch (table_parse_number(text, &value)) {
+    case NUMBER_OK:
+        break;
+    case NUMBER_OVERFLOW:
+        fail_at(r, line, column, "'%s' overflows (beyond %g in magnitude)",
+                shown(buffer, sizeof buffer, text, length, 40), DBL_MAX);
+        return;
+    case NUMBER_UNDERFLOW:
+        fail_at(r, line, column, "'%s' underflows (not zero, but below %g in magnitude)",
+                shown(buffer, sizeof buffer, text, length, 40), DBL_MIN);
+        return;
+    default:
         if (length == 0 || strcmp(text, "NA") == 0 || strcmp(text, "NaN") == 0)
-            fail(r, "line %zu, column '%s': the value is missing", line,
-                 column_name(r, column));
+            fail_at(r, line, column, "the value is missing");
         else
-            fail(r, "line %zu, column '%s': '%.40s' is not a finite number", line,
-                 column_name(r, column), (const char *)text);
+            fail_at(r, line, column, "'%s' is not a finite decimal number",
+                    shown(buffer, sizeof buffer, text, length, 40));
         return;
     }
     if (feature >= 0)
-        t->X[row * t->d + (size_t)feature] = value;
+        t->X[t->n * t->d + (size_t)feature] = value;
     else
-        t->y[row] = value;
+        t->y[t->n] = value;
 }
 
 static void on_record(int terminator, void *opaque)
 {
     (void)terminator;
-    reader *r = opaque;
+    table_reader *r = opaque;
     if (r->failed)
         return;
-    size_t fields = r->field, line = r->record + 1;
+    size_t fields = r->field;
     r->field = 0;
     if (r->record++ == 0) {
         if (r->n_columns == 0)
-            fail(r, "line 1: the header is empty");
+            fail(r, "line %zu: the header is empty", r->record_line);
         else
             choose_columns(r);
         return;
     }
     if (fields != r->n_columns) {
-        fail(r, "line %zu has %zu fields, the header has %zu", line, fields, r->n_columns);
+        fail(r, "line %zu has %zu fields, the header has %zu", r->record_line, fields,
+             r->n_columns);
         return;
     }
     r->out->n++;
+}
+
+/* A libcsv failure in the middle of the input; `at` is the offending byte. */
+static void parse_failed(table_reader *r, const unsigned char *at)
+{
+    int status = csv_error(&r->parser);
+    char shown_byte[16];
+    if (status == CSV_EPARSE && *at == '"')
+        fail_at(r, r->line, r->field,
+                "a stray quote (a field is either quoted as a whole, with the quotes inside "
+                "it doubled, or holds no quote)");
+    else if (status == CSV_EPARSE)
+        fail_at(r, r->line, r->field,
+                "'%s' after the closing quote of a quoted field (the quotes inside a quoted "
+                "field are doubled)",
+                shown(shown_byte, sizeof shown_byte, (const char *)at, 1, 1));
+    else
+        fail_at(r, r->line, r->field, "%s", csv_strerror(status));
+}
+
+/* One piece of input within one physical line. */
+static void feed_segment(table_reader *r, const unsigned char *bytes, size_t size)
+{
+    /* libcsv grows its field buffer by a fixed block; a block as large as the buffer
+       makes the growth geometric (a 50 MB field would otherwise be copied some 400000
+       times). Pieces are at most SEGMENT bytes, so one block covers a whole piece. */
+    size_t buffer = csv_get_buffer_size(&r->parser);
+    csv_set_blk_size(&r->parser, buffer > SEGMENT ? buffer : SEGMENT);
+    size_t parsed = csv_parse(&r->parser, bytes, size, on_field, on_record, r);
+    if (parsed != size && !r->failed)
+        parse_failed(r, bytes + parsed);
+}
+
+int table_reader_feed(table_reader *r, const void *bytes, size_t size)
+{
+    const unsigned char *at = bytes, *end = at + size;
+    while (!r->failed && at < end) {
+        if (r->after_cr) {
+            r->after_cr = 0;
+            if (*at != '\n')
+                r->line++; /* a lone CR ended the line (an LF would still belong to it) */
+        }
+        const unsigned char *stop = at;
+        size_t limit = (size_t)(end - at) < SEGMENT ? (size_t)(end - at) : SEGMENT;
+        while (stop < at + limit && *stop != '\n' && *stop != '\r')
+            ++stop;
+        int line_end = stop < at + limit;
+        size_t length = (size_t)(stop - at) + (size_t)line_end;
+        feed_segment(r, at, length);
+        if (line_end) {
+            if (*stop == '\n')
+                r->line++;
+            else
+                r->after_cr = 1;
+        }
+        at += length;
+    }
+    return r->failed ? -1 : 0;
+}
+
+static void count_unclosed(void *data, size_t length, void *opaque)
+{
+    *(size_t *)opaque = count_breaks(data != NULL ? data : "", length);
+}
+
+/* End of input: the last field and record, or the quoted field that never closed. */
+static void finish(table_reader *r)
+{
+    if (r->after_cr) {
+        r->after_cr = 0;
+        r->line++;
+    }
+    if (csv_fini(&r->parser, on_field, on_record, r) == 0 || r->failed)
+        return;
+    /* The one way csv_fini fails: a quoted field open at the end. Finishing again
+       without the strict end hands over that field, whose line breaks tell where it
+       started. */
+    size_t breaks = 0, field = r->field;
+    csv_set_opts(&r->parser, CSV_STRICT | CSV_APPEND_NULL);
+    csv_fini(&r->parser, count_unclosed, NULL, &breaks);
+    fail_at(r, r->line - breaks, field, "the quoted field starting there is never closed");
+}
+
+table_reader *table_reader_begin(const char *name, const table_request *request, table *out)
+{
+    memset(out, 0, sizeof *out);
+    table_reader *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(r);
+        return NULL;
+    }
+    csv_set_delim(&r->parser, (unsigned char)(request->delimiter ? request->delimiter : ','));
+    r->request = request;
+    r->name = name;
+    r->out = out;
+    r->line = 1;
+    r->response_column = -1;
+    return r;
+}
+
+int table_reader_end(table_reader *r, char *error, size_t error_size)
+{
+    table *out = r->out;
+    if (!r->failed)
+        finish(r);
+    csv_free(&r->parser);
+    if (!r->failed && r->record == 0)
+        fail(r, "the file is empty (no header)");
+    if (!r->failed && out->n == 0)
+        fail(r, "no data rows after the header");
+    for (size_t c = 0; c < r->n_columns; ++c)
+        free(r->header[c]);
+    free(r->header);
+    free(r->header_lines);
+    free(r->feature_of);
+    name_index_free(&r->columns);
+    int failed = r->failed;
+    if (failed) {
+        snprintf(error, error_size, "%s", r->error);
+        /* The unfinished row's label lies past n. */
+        if (out->labels != NULL && r->capacity > out->n) {
+            free(out->labels[out->n]);
+            out->labels[out->n] = NULL;
+        }
+        table_free(out);
+    }
+    free(r);
+    return failed ? -1 : 0;
 }
 
 void table_free(table *t)
@@ -279,63 +628,53 @@ void table_free(table *t)
         for (size_t i = 0; i < t->n; ++i)
             free(t->labels[i]);
     free(t->labels);
+    free(t->label_lines);
     memset(t, 0, sizeof *t);
+}
+
+int table_read_buffer(const void *bytes, size_t size, const char *name,
+                      const table_request *request, table *out, char *error,
+                      size_t error_size)
+{
+    table_reader *r = table_reader_begin(name, request, out);
+    if (r == NULL) {
+        snprintf(error, error_size, "%s: out of memory", name);
+        return -1;
+    }
+    table_reader_feed(r, bytes, size);
+    return table_reader_end(r, error, error_size);
+}
+
+int table_read_stream(FILE *file, const char *name, const table_request *request, table *out,
+                      char *error, size_t error_size)
+{
+    table_reader *r = table_reader_begin(name, request, out);
+    if (r == NULL) {
+        snprintf(error, error_size, "%s: out of memory", name);
+        return -1;
+    }
+    unsigned char buffer[1 << 16];
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, file)) > 0)
+        if (table_reader_feed(r, buffer, got) != 0)
+            break;
+    if (!r->failed && ferror(file))
+        fail(r, "read error: %s", strerror(errno));
+    return table_reader_end(r, error, error_size);
 }
 
 int table_read(const char *path, const table_request *request, table *out, char *error,
                size_t error_size)
 {
     memset(out, 0, sizeof *out);
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.request = request;
-    r.path = path;
-    r.out = out;
-    r.error = error;
-    r.error_size = error_size;
-    r.response_column = -1;
     int from_stdin = strcmp(path, "-") == 0;
     FILE *file = from_stdin ? stdin : fopen(path, "rb");
     if (file == NULL) {
         snprintf(error, error_size, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    struct csv_parser parser;
-    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        snprintf(error, error_size, "%s: cannot start the CSV parser", path);
-        if (!from_stdin)
-            fclose(file);
-        return -1;
-    }
-    csv_set_delim(&parser, (unsigned char)(request->delimiter ? request->delimiter : ','));
-    char buffer[1 << 16];
-    size_t got;
-    while (!r.failed && (got = fread(buffer, 1, sizeof buffer, file)) > 0)
-        if (csv_parse(&parser, buffer, got, on_field, on_record, &r) != got)
-            fail(&r, "line %zu: %s", r.record + 1, csv_strerror(csv_error(&parser)));
-    if (!r.failed && ferror(file))
-        fail(&r, "read error: %s", strerror(errno));
-    if (!r.failed && csv_fini(&parser, on_field, on_record, &r) != 0)
-        fail(&r, "line %zu: %s", r.record + 1, csv_strerror(csv_error(&parser)));
-    csv_free(&parser);
+    int status = table_read_stream(file, path, request, out, error, error_size);
     if (!from_stdin)
         fclose(file);
-    if (!r.failed && r.record == 0)
-        fail(&r, "the file is empty (no header)");
-    if (!r.failed && out->n == 0)
-        fail(&r, "no data rows after the header");
-    for (size_t c = 0; c < r.n_columns; ++c)
-        free(r.header[c]);
-    free(r.header);
-    free(r.feature_of);
-    if (r.failed) {
-        /* The unfinished row's label lies past n. */
-        if (out->labels != NULL && r.capacity > out->n) {
-            free(out->labels[out->n]);
-            out->labels[out->n] = NULL;
-        }
-        table_free(out);
-        return -1;
-    }
-    return 0;
+    return status;
 }

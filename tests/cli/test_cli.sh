@@ -2,11 +2,15 @@
 # Command-level tests of the installed moe tool: outputs, exit codes and error
 # messages on small CSV files generated here (awk, fixed seeds).
 #
-#   tests/cli/test_cli.sh PATH/TO/bin/moe
+#   tests/cli/test_cli.sh PATH/TO/bin/moe [PATH/TO/latin1_model]
+#
+# latin1_model (tests/cli/latin1_model.c) writes a model whose names are not UTF-8;
+# without it the checks of such a model are skipped.
 set -uo pipefail
 export LC_ALL=C
 
-moe=${1:?usage: test_cli.sh PATH/TO/moe}
+moe=${1:?usage: test_cli.sh PATH/TO/moe [PATH/TO/latin1_model]}
+latin1_model=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -208,7 +212,7 @@ contains "$work/err" "no column named 'y'" "plot: data without the response"
 # --- input errors --------------------------------------------------------------
 printf 'a,b,y\n1,2,3\n4,x,6\n' >"$work/word.csv"
 run 2 "non-numeric cell" "$moe" fit "$work/word.csv" --response y
-contains "$work/err" "line 3, column 'b': 'x' is not a finite number" "non-numeric cell"
+contains "$work/err" "line 3, column 'b': 'x' is not a finite decimal number" "non-numeric cell"
 printf 'a,b,y\n1,2,3\n4,5\n' >"$work/ragged.csv"
 run 2 "ragged row" "$moe" fit "$work/ragged.csv" --response y
 contains "$work/err" "line 3 has 2 fields, the header has 3" "ragged row"
@@ -262,6 +266,214 @@ if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
 else
     echo "note: locale de_DE.UTF-8 not installed; the non-C locale checks were skipped"
 fi
+
+# --- numbers: decimal notation only (issue 11) ---------------------------------------
+# number_error NAME CELL MESSAGE: a file whose cell b on line 3 is CELL fails with MESSAGE.
+number_error() {
+    printf 'a,b,y\n1,2,3\n4,%s,6\n7,8,1\n' "$2" >"$work/number.csv"
+    run 2 "number: $1" "$moe" fit "$work/number.csv" --response y -k 1
+    contains "$work/err" "number.csv: line 3, column 'b': $3" "number: $1"
+}
+number_error "hexadecimal" "0x10" "'0x10' is not a finite decimal number"
+number_error "hexadecimal float" "0x1p3" "'0x1p3' is not a finite decimal number"
+number_error "inf" "inf" "'inf' is not a finite decimal number"
+number_error "-Infinity" "-Infinity" "'-Infinity' is not a finite decimal number"
+number_error "nan" "nan" "'nan' is not a finite decimal number"
+number_error "NA" "NA" "the value is missing"
+number_error "underflow to zero" "1e-400" "'1e-400' underflows"
+number_error "underflow to a subnormal" "4.9e-324" "'4.9e-324' underflows"
+number_error "overflow" "1e309" "'1e309' overflows"
+number_error "exponent without digits" "1e" "'1e' is not a finite decimal number"
+number_error "a lone point" "." "'.' is not a finite decimal number"
+# An embedded NUL byte: the cell is not "1" followed by an ignored rest.
+printf 'a,b,y\n1,2,3\n4,1\0junk,6\n7,8,1\n' >"$work/nul.csv"
+run 2 "number: NUL byte" "$moe" fit "$work/nul.csv" --response y -k 1
+contains "$work/err" "nul.csv: line 3, column 'b': the cell '1\x00junk' contains a NUL byte" "number: NUL byte"
+# What decimal notation allows, zeros of any spelling included.
+printf 'a,b,y\n+1.,-.5,1E+05\n00.000,5e-0,-0\n0e-999,2.2250738585072014e-308,1\n3, " 4 ",5\n%s' \
+    "$(printf '%s\n' 1,2,4 2,1,3 3,3,1 4,2,2 5,5,5 6,1,0)" >"$work/decimal.csv"
+run 0 "number: decimal notation" "$moe" fit "$work/decimal.csv" --response y -k 1
+
+# --- physical lines (issue 11) -------------------------------------------------------
+# Messages name the line of the file where the record or field starts, not the
+# record's number: quoted fields with line breaks span several lines.
+printf 'a,b,y\n1,2,3\n"multi\nline",5,6\n7,x,9\n' >"$work/lines.csv"
+run 2 "lines: after a multi-line field" "$moe" fit "$work/lines.csv" --response y --features b -k 1
+contains "$work/err" "lines.csv: line 5, column 'b': 'x' is not a finite decimal number" \
+    "lines: after a multi-line field"
+run 2 "lines: the multi-line field itself" "$moe" fit "$work/lines.csv" --response y -k 1
+contains "$work/err" "lines.csv: line 3, column 'a': 'multi\x0aline' is not a finite decimal number" \
+    "lines: the multi-line field itself"
+printf 'a,b,y\r\n1,2,3\r\n"multi\r\nline",5,6\r\n\r\n7,8\r\n' >"$work/lines_crlf.csv"
+run 2 "lines: CR LF and a blank line" "$moe" fit "$work/lines_crlf.csv" --response y --features b -k 1
+contains "$work/err" "lines_crlf.csv: line 6 has 2 fields, the header has 3" \
+    "lines: CR LF and a blank line"
+printf 'a,b,y\r1,2,3\r"multi\rline",5,6\r7,x,9\r' >"$work/lines_cr.csv"
+run 2 "lines: CR line ends" "$moe" fit "$work/lines_cr.csv" --response y --features b -k 1
+contains "$work/err" "lines_cr.csv: line 5, column 'b'" "lines: CR line ends"
+printf 'a,b,y\n1,2,3\n4,"5\n6\n7\n' >"$work/unclosed.csv"
+run 2 "lines: a quote never closed" "$moe" fit "$work/unclosed.csv" --response y -k 1
+contains "$work/err" "unclosed.csv: line 3, column 'b': the quoted field starting there is never closed" \
+    "lines: a quote never closed"
+printf 'a,b,y\n1,2,3\n4,5"6,7\n' >"$work/stray.csv"
+run 2 "lines: a stray quote" "$moe" fit "$work/stray.csv" --response y -k 1
+contains "$work/err" "stray.csv: line 3, column 'b': a stray quote" "lines: a stray quote"
+# predict: a label the model does not know, after a multi-line field.
+printf '"petal length",width,species,note\n0,0,virginica,"two\nlines"\n1,1,setosa,\n' \
+    >"$work/unknown_class.csv"
+run 2 "lines: unknown class" "$moe" predict "$work/classes.moe" "$work/unknown_class.csv" \
+    --posterior --response species
+contains "$work/err" "unknown_class.csv: line 4, column 'species': 'setosa' is not one of the model's classes" \
+    "lines: unknown class"
+
+# --- names and labels are checked as they are read (issue 11) ------------------------
+long_name=$(printf '%*s' 1025 '' | tr ' ' n)
+rows=$(printf '%s\n' 1,2,3 4,5,6 7,8,1 2,1,2 5,3,3 3,3,0 9,1,4 6,2,8)
+printf 'a,,y\n%s\n' "$rows" >"$work/empty_name.csv"
+run 2 "names: empty column name" "$moe" fit "$work/empty_name.csv" --response y -k 1
+contains "$work/err" "empty_name.csv: line 1, column 2: the column name is empty" "names: empty column name"
+# An unused column may be unnamed (pandas writes its index so).
+run 0 "names: empty name of an unused column" "$moe" fit "$work/empty_name.csv" --response y \
+    --features a -k 1
+printf 'a,%s,y\n%s\n' "$long_name" "$rows" >"$work/long_name.csv"
+run 2 "names: long column name" "$moe" fit "$work/long_name.csv" --response y -k 1
+contains "$work/err" "long_name.csv: line 1, column 2: the column name 'nnnn" "names: long column name"
+contains "$work/err" "is 1025 bytes long, at most 1024 are allowed" "names: long column name"
+printf 'a,%s,y\n%s\n' "${long_name:1}" "$rows" >"$work/longest_name.csv"
+run 0 "names: a name of 1024 bytes" "$moe" fit "$work/longest_name.csv" --response y -k 1
+printf 'x,c\n1,a\n2,b\n3,%s\n' "$long_name" >"$work/long_label.csv"
+run 2 "names: long class label" "$moe" fit "$work/long_label.csv" --response c --family logistic -k 1
+contains "$work/err" "long_label.csv: line 4, column 'c': the label 'nnnn" "names: long class label"
+printf 'x,gr\xf6\xdfe,y\n1,2,3\n4,5,6\n7,8,1\n' >"$work/latin1.csv"
+run 2 "names: Latin-1 column name" "$moe" fit "$work/latin1.csv" --response y -k 1 --json
+contains "$work/err" "latin1.csv: line 1, column 2: the column name 'gr\xf6\xdfe' is not valid UTF-8" \
+    "names: Latin-1 column name"
+printf 'x,c\n1,caf\xc3\xa9\n2,b\n3,caf\xe9\n' >"$work/latin1_label.csv"
+run 2 "names: Latin-1 class label" "$moe" fit "$work/latin1_label.csv" --response c --family logistic -k 1
+contains "$work/err" "latin1_label.csv: line 4, column 'c': the label 'caf\xe9' is not valid UTF-8" \
+    "names: Latin-1 class label"
+# UTF-8 names pass through to JSON; control characters are escaped.
+awk 'BEGIN { srand(4); print "\"gr\303\266\303\237e\",\"tab\there\",y";
+    for (i = 0; i < 40; i++) printf "%.4f,%.4f,%.4f\n", rand(), rand(), rand() }' >"$work/utf8.csv"
+run 0 "names: UTF-8 and a tab in JSON" "$moe" fit "$work/utf8.csv" --response y -k 1 --json
+contains "$work/out" $'"features": ["gr\303\266\303\237e", "tab\\u0009here"]' "names: UTF-8 and a tab in JSON"
+if [[ -n $latin1_model ]]; then
+    # A model saved by another program with names that are not UTF-8: JSON and SVG stay
+    # valid, the bytes becoming U+FFFD.
+    checks=$((checks + 1))
+    "$latin1_model" "$work/latin1.moe" || fail "latin1_model did not write a model"
+    run 0 "names: info --json of a Latin-1 model" "$moe" info "$work/latin1.moe" --json
+    contains "$work/out" '"features": ["gr\ufffd\ufffde"], "response": "y\ufffd"' \
+        "names: info --json of a Latin-1 model"
+    checks=$((checks + 1))
+    LC_ALL=C grep -q $'[\x80-\xff]' "$work/out" && fail "info --json: bytes beyond ASCII left in the JSON"
+    printf 'gr\xf6\xdfe,y\xe9\n1,2\n2,3\n' >"$work/latin1_data.csv"
+    run 0 "names: plot of a Latin-1 model" "$moe" plot "$work/latin1.moe" "$work/latin1_data.csv" \
+        -o "$work/latin1.svg"
+    svg_ok "$work/latin1.svg" "names: plot of a Latin-1 model" $'gr\xef\xbf\xbd\xef\xbf\xbde'
+else
+    echo "note: no latin1_model given; the checks of a model with Latin-1 names were skipped"
+fi
+
+# --- a model without features (issue 11) ---------------------------------------------
+awk 'BEGIN { srand(9); print "y"; for (i = 0; i < 50; i++) printf "%.4f\n", 3 + rand() }' \
+    >"$work/intercept.csv"
+run 0 "no features: fit" "$moe" fit "$work/intercept.csv" --response y -k 1 -o "$work/intercept.moe"
+contains "$work/out" "0 features and an intercept" "no features: fit"
+run 0 "no features: predict" "$moe" predict "$work/intercept.moe" "$work/intercept.csv"
+checks=$((checks + 1))
+[[ $(wc -l <"$work/out") -eq 51 && $(sort -u "$work/out" | wc -l) -eq 2 ]] ||
+    fail "no features: predict should print the header and one constant for each of 50 rows"
+run 0 "no features: predict --posterior" "$moe" predict "$work/intercept.moe" "$work/intercept.csv" \
+    --posterior --response y
+run 0 "no features: plot" "$moe" plot "$work/intercept.moe" "$work/intercept.csv" -o "$work/intercept.svg"
+svg_ok "$work/intercept.svg" "no features: plot" "observed y"
+printf 'c\na\nb\na\nb\na\nb\na\n' >"$work/intercept_classes.csv"
+run 0 "no features: fit logistic" "$moe" fit "$work/intercept_classes.csv" --response c \
+    --family logistic -k 1 -o "$work/intercept_classes.moe"
+run 0 "no features: predict --proba" "$moe" predict "$work/intercept_classes.moe" \
+    "$work/intercept_classes.csv" --proba
+contains "$work/out" "0.5714285" "no features: predict --proba"
+run 2 "no features: no plot of classes" "$moe" plot "$work/intercept_classes.moe" \
+    "$work/intercept_classes.csv" -o "$work/intercept_classes.svg"
+contains "$work/err" "the model has no features" "no features: no plot of classes"
+
+# --- wide headers (issue 11) ---------------------------------------------------------
+# Column names go through a hash index: 200000 columns take a fraction of a second
+# (comparing every pair of names took over a minute).
+awk 'BEGIN { for (i = 1; i < 200000; i++) printf "c%d,", i; print "y" }' >"$work/wide.csv"
+run 2 "wide header" timeout 10 "$moe" fit "$work/wide.csv" --response y
+contains "$work/err" "no data rows after the header" "wide header"
+awk 'BEGIN { for (i = 1; i < 200000; i++) printf "c%d,", i; print "c17" }' >"$work/wide_twice.csv"
+run 2 "wide header, a name twice" timeout 10 "$moe" fit "$work/wide_twice.csv" --response c1
+contains "$work/err" "line 1, column 200000: the column name 'c17' appears twice (also column 17)" \
+    "wide header, a name twice"
+
+# --- a huge field is read in linear time (issue 11) ----------------------------------
+# libcsv grew its field buffer 128 bytes at a time: a field of 20 MB took minutes under
+# the sanitizers.
+awk 'BEGIN { print "x,y"; printf "1,"; s = "1111111111"; while (length(s) < 20000000) s = s s;
+    print s; print "2,3" }' >"$work/huge_field.csv"
+run 2 "huge field" timeout 30 "$moe" fit "$work/huge_field.csv" --response y -k 1
+contains "$work/err" "huge_field.csv: line 2, column 'y': '1111111111" "huge field"
+contains "$work/err" "overflows" "huge field"
+rm -f "$work/huge_field.csv"
+
+# --- plot replaces its file whole or not at all (issue 11) ---------------------------
+run 0 "plot: a first picture" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/keep.svg"
+cp "$work/keep.svg" "$work/keep.ref"
+chmod 640 "$work/keep.svg"
+# Killed while writing (past 8 KiB the file size limit sends SIGXFSZ): the old picture
+# stays whole.
+checks=$((checks + 1))
+{ ( ulimit -c 0; ulimit -f 8; exec "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg" ) \
+    >/dev/null 2>&1; } 2>/dev/null && fail "plot over the size limit: exit status 0"
+cmp -s "$work/keep.svg" "$work/keep.ref" || fail "plot killed while writing damaged the old picture"
+rm -f "$work"/.keep.svg.*   # the killed run's temporary file
+# A write error (the same limit with SIGXFSZ ignored): status 1, the old picture whole,
+# no temporary file left.
+( trap '' XFSZ; ulimit -f 8; exec "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg" ) \
+    >"$work/out" 2>"$work/err"
+status=$?
+checks=$((checks + 1))
+[[ $status -eq 1 ]] || fail "plot: write error: exit status $status, expected 1"
+contains "$work/err" "keep.svg: write error" "plot: write error"
+checks=$((checks + 1))
+cmp -s "$work/keep.svg" "$work/keep.ref" || fail "plot: a write error damaged the old picture"
+compgen -G "$work/.keep.svg.*" >/dev/null && fail "plot: a write error left its temporary file"
+# Replacing keeps the mode; a new file gets the umask; links are followed.
+run 0 "plot: replace" "$moe" plot "$work/three.moe" "$work/three.csv" -o "$work/keep.svg"
+svg_ok "$work/keep.svg" "plot: replace" "observed y"
+checks=$((checks + 1))
+[[ $(stat -c %a "$work/keep.svg") == 640 ]] || fail "plot: the mode became $(stat -c %a "$work/keep.svg"), not 640"
+rm -f "$work/new.svg"
+(umask 027; "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/new.svg")
+checks=$((checks + 1))
+[[ $(stat -c %a "$work/new.svg" 2>/dev/null) == 640 ]] || fail "plot: a new file under umask 027 is not 640"
+mkdir -p "$work/pictures"
+ln -sf ../keep.svg "$work/pictures/link.svg"
+run 0 "plot: through a link" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/pictures/link.svg"
+checks=$((checks + 1))
+[[ -L $work/pictures/link.svg ]] || fail "plot: the link was replaced by a file"
+svg_ok "$work/keep.svg" "plot: through a link" "gate probability"
+ln -sf ../dangling.svg "$work/pictures/dangling.svg"
+run 0 "plot: through a dangling link" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/pictures/dangling.svg"
+checks=$((checks + 1))
+[[ -L $work/pictures/dangling.svg && -f $work/dangling.svg ]] || fail "plot: a dangling link was not followed"
+# Not regular files: written in place.
+checks=$((checks + 1))
+"$moe" plot "$work/two.moe" "$work/two.csv" -o /dev/stdout | xmllint --noout - 2>/dev/null ||
+    fail "plot -o /dev/stdout into a pipe"
+"$moe" plot "$work/two.moe" "$work/two.csv" -o /dev/stdout >"$work/stdout.svg"
+svg_ok "$work/stdout.svg" "plot -o /dev/stdout into a file" "gate probability"
+mkfifo "$work/fifo"
+timeout 60 cat "$work/fifo" >"$work/from_fifo.svg" &
+reader=$!
+run 0 "plot: into a FIFO" timeout 60 "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/fifo"
+wait "$reader"
+svg_ok "$work/from_fifo.svg" "plot: into a FIFO" "gate probability"
+run 1 "plot: no such directory" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/none/x.svg"
+contains "$work/err" "none/x.svg" "plot: no such directory"
 
 echo "$checks checks, $failures failures"
 [[ $failures -eq 0 ]]

@@ -3,7 +3,7 @@
  * models of every family and format version, with ordinary and extreme parameters, from which
  * the fuzzer's mutations start. Run by hand when the format changes:
  *
- *   make_loader_corpus tests/fuzz/corpus/loader
+ *   build/tests/fuzz/make_loader_corpus tests/fuzz/corpus/loader
  */
 #include <stdio.h>
 #include <stdlib.h>
