@@ -199,7 +199,7 @@ static void observe_context(moe_fit_context *context)
     ck_assert_int_eq(
         moe_context_get_double(context, MOE_OPT_MAX_ITER, &seen.max_iter_as_double), MOE_OK);
     long long ignored;
-    seen.unknown_option_status = moe_context_get_int(context, (moe_option)22, &ignored);
+    seen.unknown_option_status = moe_context_get_int(context, (moe_option)23, &ignored);
     moe_model_t *model = moe_context_model(context);
     ck_assert_ptr_nonnull(model);
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
@@ -294,6 +294,7 @@ static const moe_estimator_ops ols_ops = {
     .set_option = ols_set_option,
     .fit = ols_fit,
     .partial_fit = ols_partial_fit,
+    .options = MOE_OPTIONS_ALL,
 };
 
 /* The same without set_option and partial_fit. */
@@ -305,6 +306,7 @@ static const moe_estimator_ops ols_minimal_ops = {
     .set_option = NULL,
     .fit = ols_fit,
     .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
 };
 
 /* Fails after scribbling over the working model (and even claiming a result). */
@@ -325,8 +327,16 @@ static moe_status failing_fit(void *state, moe_fit_context *context)
     return moe_context_fail(context, MOE_ERR_NUMERICAL, "custom failure");
 }
 
-static const moe_estimator_ops failing_ops = {MOE_ESTIMATOR_ABI_VERSION, "failing", ols_create,
-                                              ols_destroy, NULL, failing_fit, NULL};
+static const moe_estimator_ops failing_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "failing",
+    .create = ols_create,
+    .destroy = ols_destroy,
+    .set_option = NULL,
+    .fit = failing_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 /* Fails without attaching a message. */
 static moe_status silent_failing_fit(void *state, moe_fit_context *context)
@@ -337,8 +347,16 @@ static moe_status silent_failing_fit(void *state, moe_fit_context *context)
     return MOE_ERR_NUMERICAL;
 }
 
-static const moe_estimator_ops silent_ops = {MOE_ESTIMATOR_ABI_VERSION, "silent", ols_create,
-                                             ols_destroy, NULL, silent_failing_fit, NULL};
+static const moe_estimator_ops silent_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "silent",
+    .create = ols_create,
+    .destroy = ols_destroy,
+    .set_option = NULL,
+    .fit = silent_failing_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 /* Misbehaves with the context: a restart index beyond n_init (SIZE_MAX would once have
    sized the trace table from it), then a failure message taken from moe_last_error(),
@@ -357,8 +375,16 @@ static moe_status unruly_fit(void *state, moe_fit_context *context)
     return moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT, moe_last_error());
 }
 
-static const moe_estimator_ops unruly_ops = {MOE_ESTIMATOR_ABI_VERSION, "unruly", ols_create,
-                                             ols_destroy, NULL, unruly_fit, NULL};
+static const moe_estimator_ops unruly_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "unruly",
+    .create = ols_create,
+    .destroy = ols_destroy,
+    .set_option = NULL,
+    .fit = unruly_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 /* ------------------------------------------------------------------------ */
 /* Test data and the independent reference                                  */

@@ -376,8 +376,16 @@ static moe_status probe_fit(void *state, moe_fit_context *context)
     return moe_context_fail(context, MOE_ERR_NUMERICAL, "probe done");
 }
 
-static const moe_estimator_ops probe_ops = {MOE_ESTIMATOR_ABI_VERSION, "probe", probe_create,
-                                            probe_destroy, NULL, probe_fit, NULL};
+static const moe_estimator_ops probe_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "probe",
+    .create = probe_create,
+    .destroy = probe_destroy,
+    .set_option = NULL,
+    .fit = probe_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 START_TEST(null_context_outputs)
 {

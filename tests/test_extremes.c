@@ -370,13 +370,16 @@ static moe_status scripted_fit(void *state, moe_fit_context *context)
     return act.returned;
 }
 
-static const moe_estimator_ops scripted_ops = {MOE_ESTIMATOR_ABI_VERSION,
-                                               "scripted",
-                                               plain_create,
-                                               plain_destroy,
-                                               NULL,
-                                               scripted_fit,
-                                               NULL};
+static const moe_estimator_ops scripted_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "scripted",
+    .create = plain_create,
+    .destroy = plain_destroy,
+    .set_option = NULL,
+    .fit = scripted_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 static moe_status run_scripted(behaviour how, moe_fit_report *report, double *loglik_of_model)
 {

@@ -80,8 +80,16 @@ static moe_status null_fit(void *state, moe_fit_context *context)
     (void)context;
     return MOE_ERR_INTERNAL;
 }
-static const moe_estimator_ops null_ops = {MOE_ESTIMATOR_ABI_VERSION, "null", null_create,
-                                           null_destroy, NULL, null_fit, NULL};
+static const moe_estimator_ops null_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "null",
+    .create = null_create,
+    .destroy = null_destroy,
+    .set_option = NULL,
+    .fit = null_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTIONS_ALL,
+};
 
 /* A fitter that accepts `option`: gd for its own options, em for the others. */
 static moe_fitter_t *fitter_for(moe_option option)
@@ -193,7 +201,7 @@ START_TEST(defaults_match_documentation)
     long long integer = 0;
     double real = 0.0;
     EXPECT_STATUS(moe_fitter_get_int(fitter, (moe_option)0, &integer), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)22, &real), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)23, &real), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST
@@ -228,7 +236,7 @@ START_TEST(option_names_and_bounds)
     ck_assert_int_eq(moe_option_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
-    const int unknown[] = {0, 22, -1, 99, 1000};
+    const int unknown[] = {0, 23, -1, 99, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
         EXPECT_STATUS(moe_option_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
                       MOE_ERR_NOT_FOUND);
@@ -375,7 +383,7 @@ START_TEST(integral_doubles_and_integer_reals)
     ck_assert_double_eq(current_value(fitter, MOE_OPT_TOLERANCE), 0.0);
     /* Unknown option numbers. */
     EXPECT_STATUS(moe_fitter_set_int(fitter, (moe_option)0, 1), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)22, 1.0), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)23, 1.0), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST

@@ -1,16 +1,25 @@
 /*
  * libmoe: the estimator interface, for writing estimators outside libmoe.
  *
- * Every estimator, built-in or not, is a moe_estimator_ops table. A custom
- * table is used through moe_fitter_create_custom; libmoe keeps no global
- * registry. The table must outlive every fitter created from it.
+ * Every estimator, built-in or not, is a moe_estimator_ops table: em, gem and
+ * gd are written against exactly this header, and a copy of any of them
+ * compiled outside libmoe behaves bit for bit like the built-in. A custom
+ * table goes through moe_fitter_create_custom; libmoe keeps no global
+ * registry. docs/ARCHITECTURE.md draws the contract.
  *
- * During fit, the estimator sees the problem through a moe_fit_context:
- * the data (already validated: finite, weights >= 0, sizes consistent), the
- * fitter's options, and a working model to write its result into. libmoe
- * copies the working model into the caller's model when fit returns MOE_OK,
- * or MOE_ERR_CANCELLED after moe_context_set_result, and puts it in
- * canonical order.
+ * What the fitter does around an estimator's call:
+ *   1. validates the data (finite, weights >= 0, labels valid for the family,
+ *      sizes consistent) and, for fit, that there are at least as many rows
+ *      of positive weight as free parameters;
+ *   2. gives the estimator a private working copy of the caller's model;
+ *   3. calls fit, partial_fit or aggregate with a moe_fit_context, through
+ *      which the estimator reads the data, options and session, records
+ *      iterations and counters, and calls the library's kernels;
+ *   4. checks that the working model's parameters and the recorded
+ *      log-likelihoods are finite, puts the experts in canonical order (not
+ *      after partial_fit of an estimator with MOE_ESTIMATOR_KEEPS_ORDER) and
+ *      copies the working model into the caller's model, only on MOE_OK or
+ *      on MOE_ERR_CANCELLED after moe_context_set_result.
  */
 #ifndef MOE_ESTIMATOR_H
 #define MOE_ESTIMATOR_H
@@ -24,13 +33,29 @@
 extern "C" {
 #endif
 
-#define MOE_ESTIMATOR_ABI_VERSION 1
+/*
+ * The table's version. libmoe accepts every version from 1 to this one and
+ * reads only the fields the table's version has, so a table compiled
+ * against an older header keeps working; fields marked "(2)" came with
+ * version 2. Version 1 tables read any pinned option, have no flags and
+ * none of the version 2 operations.
+ */
+#define MOE_ESTIMATOR_ABI_VERSION 2
+
+/* Flags (ops->flags). */
+/* partial_fit accepts batches with fewer rows than the model has free parameters
+   (a streaming estimator that accumulates statistics over batches). */
+#define MOE_ESTIMATOR_SMALL_BATCHES 0x1u
+/* partial_fit keeps the experts in the order of the session: the working model
+   is not put in canonical order between calls, so per-expert statistics the
+   estimator carries from call to call stay with their expert. */
+#define MOE_ESTIMATOR_KEEPS_ORDER 0x2u
 
 typedef struct moe_fit_context moe_fit_context;
 
 typedef struct moe_estimator_ops {
-    unsigned int abi_version; /* MOE_ESTIMATOR_ABI_VERSION */
-    const char *name;         /* non-empty */
+    unsigned int abi_version; /* MOE_ESTIMATOR_ABI_VERSION (1 is accepted too) */
+    const char *name;         /* non-empty; must outlive the fitters */
     /* Allocate per-fitter state (may set *state to NULL). Required. */
     moe_status (*create)(void **state);
     /* Release the state. Required. */
@@ -40,15 +65,61 @@ typedef struct moe_estimator_ops {
     moe_status (*set_option)(void *state, const char *name, const char *value);
     /* Batch fit. Required. */
     moe_status (*fit)(void *state, moe_fit_context *context);
-    /* Streaming update; NULL if unsupported. */
+    /* Streaming update (moe_fitter_partial_fit); NULL if unsupported. */
     moe_status (*partial_fit)(void *state, moe_fit_context *context);
+    /* (2) MOE_OPTION_BIT of every pinned option the estimator reads; setting
+       any other on its fitter is MOE_ERR_UNSUPPORTED. */
+    unsigned long long options;
+    /* (2) MOE_ESTIMATOR_* flags. */
+    unsigned int flags;
+    /* (2) Forget what partial_fit accumulated: moe_fitter_reset, and before
+       every moe_fitter_fit. NULL when there is nothing to forget. */
+    moe_status (*reset)(void *state);
+    /* (2) Combine the context's models (moe_context_models) into the working
+       model: moe_fitter_aggregate. NULL if unsupported. */
+    moe_status (*aggregate)(void *state, moe_fit_context *context);
+    /* (2) The state a streaming session needs to go on elsewhere, for
+       moe_fitter_save_state: the buffer convention of moe/common.h (NULL
+       buffer and capacity 0 ask for the size). NULL when the state holds
+       nothing between calls. */
+    moe_status (*save_state)(const void *state, void *buffer, size_t capacity,
+                             size_t *written);
+    /* (2) Restore what save_state wrote (moe_fitter_load_state); MOE_ERR_FORMAT
+       for bytes it did not write. Required with save_state. */
+    moe_status (*load_state)(void *state, const void *buffer, size_t size);
 } moe_estimator_ops;
 
-/* A fitter running a caller's estimator. ops is validated and not copied. */
+/* A fitter running a caller's estimator. ops is validated and copied (the
+   fields of its version); the strings it points to must outlive the fitter. */
 MOE_API moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops *ops);
 
 /* The working model the estimator fits. */
 MOE_API moe_model_t *moe_context_model(moe_fit_context *context);
+
+/* Which call the estimator is serving. */
+typedef enum moe_fit_call {
+    MOE_CALL_FIT = 1,         /* moe_fitter_fit */
+    MOE_CALL_PARTIAL_FIT = 2, /* moe_fitter_partial_fit: one batch of a session */
+    MOE_CALL_AGGREGATE = 3    /* moe_fitter_aggregate */
+} moe_fit_call;
+MOE_API moe_fit_call moe_context_call(const moe_fit_context *context);
+
+/*
+ * Rows of data. The context's rows are validated; an estimator may also make
+ * rows of its own from them (a mini-batch) and pass those to the kernels
+ * below, which then validate them. X is NULL when the model has no features;
+ * y is NULL only for an aggregation's support rows given without responses.
+ */
+typedef struct moe_rows {
+    size_t n;
+    const double *X;       /* n rows of n_features values, row i at X[i * ldx] */
+    size_t ldx;
+    const double *y;       /* n values, or NULL */
+    const double *weights; /* n values, or NULL for all ones */
+} moe_rows;
+
+/* The rows of this call (for an aggregation: the support rows, maybe none). */
+MOE_API moe_status moe_context_rows(const moe_fit_context *context, moe_rows *rows);
 /* The data of this call (any out-pointer may be NULL). */
 MOE_API moe_status moe_context_data(const moe_fit_context *context, size_t *n, const double **X,
                                     size_t *ldx, const double **y, const double **weights);
@@ -83,6 +154,45 @@ MOE_API moe_status moe_context_set_result(moe_fit_context *context, size_t best_
 /* Attach a message to the fitter for the status the estimator returns. */
 MOE_API moe_status moe_context_fail(moe_fit_context *context, moe_status status,
                                     const char *message);
+
+/*
+ * The streaming session before this call: rows (of positive weight or not)
+ * and batches that earlier partial_fit calls of the session processed
+ * successfully. Both are 0 in a fit, an aggregation and the first batch.
+ */
+MOE_API moe_status moe_context_session(const moe_fit_context *context, size_t *samples_seen,
+                                       size_t *batches);
+
+/*
+ * An aggregation's input: `count` fitted models (same family, features,
+ * intercept and classes as the working model; any number of experts) and
+ * their weights (non-negative, summing to 1: the fitter normalises what the
+ * caller gave, equal weights when it gave none). MOE_ERR_UNSUPPORTED outside
+ * an aggregation.
+ */
+MOE_API moe_status moe_context_models(const moe_fit_context *context, size_t *count,
+                                      const moe_model_t *const **models,
+                                      const double **weights);
+
+/* Report counters an estimator adds to (the moe_fit_report fields of the same name). */
+typedef enum moe_counter {
+    MOE_COUNTER_INNER_ITERATIONS = 1,
+    MOE_COUNTER_GRADIENT_EVALUATIONS = 2,
+    MOE_COUNTER_DEGENERATE_EVENTS = 3,
+    MOE_COUNTER_RIDGE_FALLBACKS = 4,
+    MOE_COUNTER_LINE_SEARCH_FAILURES = 5,
+    MOE_COUNTER_FLOORED_VARIANCES = 6,
+    MOE_COUNTER_SEPARATION_EVENTS = 7,
+    MOE_COUNTER_MONOTONICITY_VIOLATIONS = 8
+} moe_counter;
+MOE_API moe_status moe_context_count(moe_fit_context *context, moe_counter counter,
+                                     size_t increment);
+/* A decrease of the objective by `relative` (of N + |objective|): counts a
+   monotonicity violation and keeps the worst relative decrease. */
+MOE_API moe_status moe_context_note_decrease(moe_fit_context *context, double relative);
+/* The step sizes last used (the report's step and gate_step); NAN leaves one as it is. */
+MOE_API moe_status moe_context_set_steps(moe_fit_context *context, double step,
+                                         double gate_step);
 
 #ifdef __cplusplus
 }

@@ -60,14 +60,24 @@ typedef enum moe_option {
     MOE_OPT_EXPERT_MAX_NEWTON = 19,/* [expert_max_newton] Newton steps per classification-expert
                                       M-step, default 25 */
     MOE_OPT_EXPERT_TOLERANCE = 20, /* [expert_tol] their Newton decrement stop, default 1e-10 */
-    MOE_OPT_GATE_SOLVER = 21       /* [gate_solver] em's gate M-step: 0 newton (exact: Newton
+    MOE_OPT_GATE_SOLVER = 21,      /* [gate_solver] em's gate M-step: 0 newton (exact: Newton
                                       with step halving to gate_tol), 1 bound (one majorise-
                                       minimise step with Boehning's fixed curvature: no Hessian,
                                       monotone), 2 newton_step (one Newton step per iteration,
                                       halved until it decreases the gate objective: a monotone
                                       generalised EM with exact EM's fixed points, one pass over
                                       X per iteration), default 2 */
+    MOE_OPT_UPDATE_EXPERTS = 22    /* [update_experts] 0 holds the experts (coefficients and
+                                      variances) as the model has them and fits the gate alone
+                                      (em, gem, gd; restarts start the gate from a partition
+                                      of the data), default 1 */
 } moe_option;
+
+/* The bit of an option in a mask of options (moe_estimator_ops.options), and
+   the mask of an estimator that reads every pinned option (one that passes
+   them on to a built-in estimator, say). */
+#define MOE_OPTION_BIT(option) (1ull << (unsigned)(option))
+#define MOE_OPTIONS_ALL (~0ull)
 
 /*
  * The objective. With N the total weight (n without weights) and L the
@@ -189,10 +199,53 @@ MOE_API moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn
 MOE_API moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
                                   const double *X, size_t ldx, const double *y,
                                   const double *weights);
-/* Streaming update for estimators that support it; others: MOE_ERR_UNSUPPORTED. */
+/*
+ * Streaming update for estimators that support it (others:
+ * MOE_ERR_UNSUPPORTED). Consecutive calls form a session, which
+ * moe_fitter_fit and moe_fitter_reset end: the report then covers the whole
+ * session (counters and iterations add up, samples_seen and batches count
+ * what the session processed, loglik and converged are the last call's) and
+ * the trace is the concatenation of every call's. Estimators declare
+ * whether they take batches smaller than the number of free parameters and
+ * whether the model keeps its expert order between calls (moe/estimator.h);
+ * a failed call leaves the model and the session as they were.
+ */
 MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
                                           const double *X, size_t ldx, const double *y,
                                           const double *weights);
+/* End the streaming session: the estimator forgets what it accumulated. */
+MOE_API moe_status moe_fitter_reset(moe_fitter_t *fitter);
+
+/*
+ * Combine `count` fitted models into `model` (estimators that support it,
+ * such as a distributed reduction; others: MOE_ERR_UNSUPPORTED). The models
+ * must have model's family, features, intercept and classes, each with any
+ * number of experts; model_weights (count values >= 0, not all 0) weigh
+ * them, NULL for equal weights. Optional support rows (n may be 0, then X,
+ * y and weights are ignored; y may be NULL) are the data the combination is
+ * judged on. model receives the result as from moe_fitter_fit.
+ */
+MOE_API moe_status moe_fitter_aggregate(moe_fitter_t *fitter, moe_model_t *model, size_t count,
+                                        const moe_model_t *const *models,
+                                        const double *model_weights, size_t n, const double *X,
+                                        size_t ldx, const double *y, const double *weights);
+
+/*
+ * A fitter's state, so that a streaming session can go on in another
+ * process: the estimator's name, every option, the session's counters and
+ * what the estimator keeps between calls. Versioned and checksummed like a
+ * model file; the buffer functions follow the buffer convention of
+ * moe/common.h. Loading needs a fitter of the same estimator
+ * (MOE_ERR_INVALID_ARGUMENT otherwise) and rejects damaged bytes with
+ * MOE_ERR_FORMAT, leaving the fitter as it was. Saving a file replaces it
+ * as moe_model_save does.
+ */
+MOE_API moe_status moe_fitter_save_state(const moe_fitter_t *fitter, const char *path);
+MOE_API moe_status moe_fitter_load_state(moe_fitter_t *fitter, const char *path);
+MOE_API moe_status moe_fitter_save_state_buffer(const moe_fitter_t *fitter, void *buffer,
+                                                size_t capacity, size_t *written);
+MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer,
+                                                size_t size);
 
 /*
  * Report of the last fit. Set version before the call: the library fills the
@@ -206,7 +259,7 @@ MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *mod
  * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
  * length is 0.
  */
-#define MOE_FIT_REPORT_VERSION 3
+#define MOE_FIT_REPORT_VERSION 4
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
@@ -237,11 +290,14 @@ typedef struct moe_fit_report {
     double step;                   /* (3) last step size used (gd: after Armijo backtracking;
                                       gem and em: the experts') */
     double gate_step;              /* (3) last gate step size used (gem, em with inner steps) */
+    size_t samples_seen;           /* (4) rows the streaming session has processed (partial
+                                      fits; the rows of the data for a fit) */
+    size_t batches;                /* (4) partial_fit calls of the session (1 for a fit) */
 } moe_fit_report;
 
 #define MOE_FIT_REPORT_INIT                                                                   \
     { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
-      0.0, 0.0 }
+      0.0, 0.0, 0, 0 }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

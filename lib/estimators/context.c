@@ -12,6 +12,105 @@ moe_model_t *moe_context_model(moe_fit_context *context)
     return context == NULL ? NULL : context->model;
 }
 
+moe_fit_call moe_context_call(const moe_fit_context *context)
+{
+    return context == NULL ? (moe_fit_call)0 : context->call;
+}
+
+moe_status moe_context_rows(const moe_fit_context *context, moe_rows *rows)
+{
+    if (context == NULL || rows == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", context ? "rows" : "context");
+    rows->n = context->data.n;
+    rows->X = context->data.X;
+    rows->ldx = context->data.ldx;
+    rows->y = context->data.y;
+    rows->weights = context->data.weights;
+    return MOE_OK;
+}
+
+moe_status moe_context_session(const moe_fit_context *context, size_t *samples_seen,
+                               size_t *batches)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    int partial = context->call == MOE_CALL_PARTIAL_FIT;
+    if (samples_seen != NULL)
+        *samples_seen = partial ? context->fitter->session.samples_seen : 0;
+    if (batches != NULL)
+        *batches = partial ? context->fitter->session.batches : 0;
+    return MOE_OK;
+}
+
+moe_status moe_context_models(const moe_fit_context *context, size_t *count,
+                              const moe_model_t *const **models, const double **weights)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    if (context->call != MOE_CALL_AGGREGATE)
+        return moe_fail(context->fitter->message, MOE_ERR_UNSUPPORTED,
+                        "there are models only in an aggregation (moe_fitter_aggregate)");
+    if (count != NULL)
+        *count = context->n_models;
+    if (models != NULL)
+        *models = context->models;
+    if (weights != NULL)
+        *weights = context->model_weights;
+    return MOE_OK;
+}
+
+moe_status moe_context_count(moe_fit_context *context, moe_counter counter, size_t increment)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    moe_fit_report *report = &context->fitter->report;
+    size_t *field = counter == MOE_COUNTER_INNER_ITERATIONS        ? &report->inner_iterations
+                    : counter == MOE_COUNTER_GRADIENT_EVALUATIONS  ? &report->gradient_evaluations
+                    : counter == MOE_COUNTER_DEGENERATE_EVENTS     ? &report->degenerate_events
+                    : counter == MOE_COUNTER_RIDGE_FALLBACKS       ? &report->ridge_fallbacks
+                    : counter == MOE_COUNTER_LINE_SEARCH_FAILURES  ? &report->line_search_failures
+                    : counter == MOE_COUNTER_FLOORED_VARIANCES     ? &report->floored_variances
+                    : counter == MOE_COUNTER_SEPARATION_EVENTS     ? &report->separation_events
+                    : counter == MOE_COUNTER_MONOTONICITY_VIOLATIONS
+                        ? &report->monotonicity_violations
+                        : NULL;
+    if (field == NULL)
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "unknown report counter %d", (int)counter);
+    *field = SIZE_MAX - *field < increment ? SIZE_MAX : *field + increment;
+    return MOE_OK;
+}
+
+moe_status moe_context_note_decrease(moe_fit_context *context, double relative)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    if (!(relative >= 0.0) || !isfinite(relative))
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "a relative decrease must be finite and >= 0, got %g", relative);
+    moe_fit_report *report = &context->fitter->report;
+    report->monotonicity_violations++;
+    if (relative > report->worst_relative_decrease)
+        report->worst_relative_decrease = relative;
+    return MOE_OK;
+}
+
+moe_status moe_context_set_steps(moe_fit_context *context, double step, double gate_step)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    if ((!isnan(step) && !(step >= 0.0 && isfinite(step))) ||
+        (!isnan(gate_step) && !(gate_step >= 0.0 && isfinite(gate_step))))
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "step sizes must be finite and >= 0 (or NAN to leave one), got %g, %g",
+                        step, gate_step);
+    if (!isnan(step))
+        context->fitter->report.step = step;
+    if (!isnan(gate_step))
+        context->fitter->report.gate_step = gate_step;
+    return MOE_OK;
+}
+
 moe_status moe_context_data(const moe_fit_context *context, size_t *n, const double **X,
                             size_t *ldx, const double **y, const double **weights)
 {
@@ -48,7 +147,8 @@ moe_status moe_context_get_double(const moe_fit_context *context, moe_option opt
 
 /* An estimator may report restarts up to the n_init option; more than that is a bug in it,
    and an unchecked index would size the trace table from an arbitrary number. */
-static moe_status trace_append(moe_fit_context *context, size_t restart, double value)
+static moe_status trace_append(moe_fit_context *context, size_t restart, size_t iteration,
+                               double value)
 {
     long long n_init = context->fitter->options.integer[MOE_OPT_N_INIT];
     if (restart >= (size_t)n_init)
@@ -64,6 +164,11 @@ static moe_status trace_append(moe_fit_context *context, size_t restart, double 
         context->n_traces = restart + 1;
     }
     moe_trace *trace = &context->traces[restart];
+    if (iteration != trace->length)
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "restart %zu: iteration %zu recorded after %zu iterations (record "
+                        "0, 1, 2, ... in order)",
+                        restart, iteration, trace->length);
     if (trace->length == trace->capacity) {
         size_t capacity = trace->capacity == 0 ? 64 : 2 * trace->capacity;
         if (capacity > SIZE_MAX / sizeof(double))
@@ -91,7 +196,7 @@ moe_status moe_context_iteration(moe_fit_context *context, size_t restart, size_
         return moe_fail(context->fitter->message, MOE_ERR_NUMERICAL,
                         "restart %zu iteration %zu: the log-likelihood is %s", restart, iteration,
                         isnan(loglik) ? "NaN" : "infinite");
-    moe_status status = trace_append(context, restart, loglik);
+    moe_status status = trace_append(context, restart, iteration, loglik);
     if (status != MOE_OK || iteration == 0)
         return status;
     struct moe_fitter *fitter = context->fitter;

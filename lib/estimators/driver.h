@@ -14,6 +14,17 @@
 
 #include <stdint.h>
 
+/* The pinned options the shared loop and the kernels read. */
+#define MOE_ITERATION_OPTIONS                                                               \
+    (MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |                 \
+     MOE_OPTION_BIT(MOE_OPT_N_INIT) | MOE_OPTION_BIT(MOE_OPT_SEED) |                        \
+     MOE_OPTION_BIT(MOE_OPT_INIT) | MOE_OPTION_BIT(MOE_OPT_GATE_L2) |                       \
+     MOE_OPTION_BIT(MOE_OPT_EXPERT_RIDGE) | MOE_OPTION_BIT(MOE_OPT_VARIANCE_FLOOR) |        \
+     MOE_OPTION_BIT(MOE_OPT_GATE_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_GATE_TOLERANCE) |     \
+     MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_UPDATE_VARIANCE) |  \
+     MOE_OPTION_BIT(MOE_OPT_EXPERT_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_EXPERT_TOLERANCE) |   \
+     MOE_OPTION_BIT(MOE_OPT_THREADS) | MOE_OPTION_BIT(MOE_OPT_UPDATE_EXPERTS))
+
 typedef struct moe_fit_settings {
     size_t max_iter;
     double tolerance;

@@ -424,4 +424,12 @@ const moe_estimator_ops moe_estimator_em = {
     .set_option = NULL,
     .fit = em_fit,
     .partial_fit = NULL,
+    .options = (MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_INNER_STEPS) |
+                MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP) |
+                MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER)),
+    .flags = 0,
+    .reset = NULL,
+    .aggregate = NULL,
+    .save_state = NULL,
+    .load_state = NULL,
 };

@@ -1,4 +1,8 @@
-/* Layout of the fitter handle and the fit context, shared by the built-in estimators. */
+/*
+ * The fitter handle and the fit context. Only the fitter's own files (fitter*.c, context.c,
+ * the kernels behind moe/estimator.h) include this: estimators see the context through the
+ * public header alone.
+ */
 #ifndef MOE_LIB_FITTER_IMPL_H
 #define MOE_LIB_FITTER_IMPL_H
 
@@ -8,29 +12,32 @@
 #include "estimators/options.h"
 #include "model/model_impl.h"
 
-/* A built-in estimator: its table and the pinned options it reads. */
-typedef struct moe_builtin_estimator {
-    const moe_estimator_ops *ops;
-    unsigned long long option_mask;
-} moe_builtin_estimator;
-
-/* NULL for an unknown name. */
-const moe_builtin_estimator *moe_builtin_find(const char *name);
+/* The built-in estimators' tables, found by name (registry.c); NULL for an unknown name. */
+const moe_estimator_ops *moe_builtin_find(const char *name);
 
 extern const moe_estimator_ops moe_estimator_em;
 extern const moe_estimator_ops moe_estimator_gem;
 extern const moe_estimator_ops moe_estimator_gd;
 
+/* The streaming session partial_fit calls build up (moe_fitter_partial_fit). */
+typedef struct moe_session {
+    int active;
+    size_t samples_seen;
+    size_t batches;
+} moe_session;
+
 struct moe_fitter {
-    const moe_estimator_ops *ops;
-    const moe_builtin_estimator *builtin; /* NULL for a custom estimator */
+    /* The caller's table as its version has it; later fields are zero. */
+    moe_estimator_ops ops;
+    unsigned long long option_mask; /* pinned options the estimator reads */
     void *state;
     moe_option_values options;
     moe_progress_fn progress;
     void *progress_data;
-    moe_fit_report report;
-    double *trace;       /* winning restart's trace */
+    moe_fit_report report; /* version 0 until a call has run */
+    double *trace;         /* winning restart's trace (a session: every call's) */
     size_t trace_length;
+    moe_session session;
     char message[MOE_MESSAGE_SIZE];
 };
 
@@ -42,9 +49,14 @@ typedef struct moe_trace {
 
 struct moe_fit_context {
     struct moe_fitter *fitter;
+    moe_fit_call call;
     struct moe_model *model; /* working copy */
     moe_data data;
-    moe_trace *traces;       /* one per restart seen */
+    /* an aggregation's models and their normalised weights */
+    const moe_model_t *const *models;
+    double *model_weights;
+    size_t n_models;
+    moe_trace *traces; /* one per restart seen */
     size_t n_traces;
     size_t best_restart;
     int converged;
@@ -54,5 +66,9 @@ struct moe_fit_context {
     double unrecorded_loglik;
     int loglik_evaluated;
 };
+
+/* Fields of the table a version has, and the option mask a version-1 table gets. */
+size_t moe_estimator_ops_size(unsigned int abi_version);
+#define MOE_ALL_OPTIONS (~0ull)
 
 #endif

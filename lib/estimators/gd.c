@@ -247,4 +247,11 @@ const moe_estimator_ops moe_estimator_gd = {
     .set_option = NULL,
     .fit = gd_fit,
     .partial_fit = NULL,
+    .options = (MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) |
+                MOE_OPTION_BIT(MOE_OPT_BATCH_SIZE) | MOE_OPTION_BIT(MOE_OPT_LINE_SEARCH)),
+    .flags = 0,
+    .reset = NULL,
+    .aggregate = NULL,
+    .save_state = NULL,
+    .load_state = NULL,
 };

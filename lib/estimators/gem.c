@@ -75,4 +75,11 @@ const moe_estimator_ops moe_estimator_gem = {
     .set_option = NULL,
     .fit = gem_fit,
     .partial_fit = NULL,
+    .options = (MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) |
+                MOE_OPTION_BIT(MOE_OPT_GATE_STEP)),
+    .flags = 0,
+    .reset = NULL,
+    .aggregate = NULL,
+    .save_state = NULL,
+    .load_state = NULL,
 };

@@ -46,6 +46,8 @@ static const moe_option_info option_table[] = {
     {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 0, 2, 2, gate_solver_keywords,
      "em's gate M-step: newton_step (one checked Newton step per iteration), newton (exact) "
      "or bound (one fixed-curvature majorise-minimise step)"},
+    {MOE_OPT_UPDATE_EXPERTS, "update_experts", 1, 0, 1, 1, NULL,
+     "0 holds the experts as the model has them and fits the gate alone"},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)

@@ -4,7 +4,7 @@
 
 #include "moe/fitter.h"
 
-#define MOE_OPTION_SLOTS 22 /* highest pinned option number + 1 */
+#define MOE_OPTION_SLOTS 23 /* highest pinned option number + 1 */
 
 typedef struct moe_option_info {
     moe_option id;
@@ -30,7 +30,5 @@ typedef struct moe_option_values {
 
 void moe_option_values_default(moe_option_values *values);
 
-/* Bit of an option in an estimator's mask of the options it reads. */
-#define MOE_OPTION_BIT(option) (1ull << (unsigned)(option))
 
 #endif

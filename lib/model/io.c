@@ -60,6 +60,8 @@
 #include "model/model_impl.h"
 #include "model/family.h"
 #include "common/checksum.h"
+#include "common/bytes.h"
+#include "common/read_file.h"
 #include "common/save_file.h"
 
 #include <errno.h>
@@ -98,51 +100,6 @@ enum {
 };
 
 static const unsigned char signature[8] = {0x89, 0x4D, 0x4F, 0x45, 0x0D, 0x0A, 0x1A, 0x0A};
-
-/* Byte-level encoding ------------------------------------------------------- */
-
-static void put_u32(unsigned char *at, uint32_t value)
-{
-    for (int i = 0; i < 4; ++i)
-        at[i] = (unsigned char)(value >> (8 * i));
-}
-
-static void put_u64(unsigned char *at, uint64_t value)
-{
-    for (int i = 0; i < 8; ++i)
-        at[i] = (unsigned char)(value >> (8 * i));
-}
-
-static void put_double(unsigned char *at, double value)
-{
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    put_u64(at, bits);
-}
-
-static uint32_t get_u32(const unsigned char *at)
-{
-    uint32_t value = 0;
-    for (int i = 3; i >= 0; --i)
-        value = (value << 8) | at[i];
-    return value;
-}
-
-static uint64_t get_u64(const unsigned char *at)
-{
-    uint64_t value = 0;
-    for (int i = 7; i >= 0; --i)
-        value = (value << 8) | at[i];
-    return value;
-}
-
-static double get_double(const unsigned char *at)
-{
-    uint64_t bits = get_u64(at);
-    double value;
-    memcpy(&value, &bits, sizeof value);
-    return value;
-}
 
 /* Overflow-checked arithmetic: return 0 on overflow. */
 static int mul_u64(uint64_t a, uint64_t b, uint64_t *result)
@@ -231,29 +188,29 @@ static moe_status check_saveable(const struct moe_model *model)
 static void serialize(const struct moe_model *model, unsigned char *out, size_t size)
 {
     memcpy(out, signature, sizeof signature);
-    put_u32(out + OFFSET_VERSION, names_bytes(model) > 0 ? 2u : 1u);
-    put_u32(out + OFFSET_FLAGS, 0);
-    put_u64(out + OFFSET_TOTAL_SIZE, (uint64_t)size);
-    put_u32(out + OFFSET_FAMILY, (uint32_t)model->family);
-    put_u32(out + OFFSET_LINK, (uint32_t)model->link);
-    put_u32(out + OFFSET_INTERCEPT, (uint32_t)model->intercept);
-    put_u32(out + OFFSET_RESERVED, 0);
-    put_u64(out + OFFSET_EXPERTS, (uint64_t)model->n_experts);
-    put_u64(out + OFFSET_FEATURES, (uint64_t)model->n_features);
-    put_u64(out + OFFSET_CLASSES, (uint64_t)model->n_classes);
+    moe_put_u32(out + OFFSET_VERSION, names_bytes(model) > 0 ? 2u : 1u);
+    moe_put_u32(out + OFFSET_FLAGS, 0);
+    moe_put_u64(out + OFFSET_TOTAL_SIZE, (uint64_t)size);
+    moe_put_u32(out + OFFSET_FAMILY, (uint32_t)model->family);
+    moe_put_u32(out + OFFSET_LINK, (uint32_t)model->link);
+    moe_put_u32(out + OFFSET_INTERCEPT, (uint32_t)model->intercept);
+    moe_put_u32(out + OFFSET_RESERVED, 0);
+    moe_put_u64(out + OFFSET_EXPERTS, (uint64_t)model->n_experts);
+    moe_put_u64(out + OFFSET_FEATURES, (uint64_t)model->n_features);
+    moe_put_u64(out + OFFSET_CLASSES, (uint64_t)model->n_classes);
     unsigned char *at = out + HEADER_SIZE;
     for (size_t i = 0; i < moe_gate_size(model); ++i, at += 8)
-        put_double(at, model->gate[i]);
+        moe_put_double(at, model->gate[i]);
     for (size_t i = 0; i < moe_experts_size(model); ++i, at += 8)
-        put_double(at, model->experts[i]);
+        moe_put_double(at, model->experts[i]);
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k, at += 8)
-            put_double(at, model->variances[k]);
+            moe_put_double(at, model->variances[k]);
     if (names_bytes(model) > 0) {
         size_t slots = moe_name_slots(model), d = model->n_features, count = 0;
         for (size_t slot = 0; slot < slots; ++slot)
             count += model->names[slot] != NULL;
-        put_u32(at, (uint32_t)count);
+        moe_put_u32(at, (uint32_t)count);
         at += 4;
         for (size_t slot = 0; slot < slots; ++slot) {
             const char *name = model->names[slot];
@@ -263,14 +220,14 @@ static void serialize(const struct moe_model *model, unsigned char *out, size_t 
                                                                     : MOE_NAME_CLASS;
             size_t index = slot < d ? slot : slot == d ? 0 : slot - d - 1;
             size_t length = strlen(name);
-            put_u32(at, kind);
-            put_u32(at + 4, (uint32_t)index);
-            put_u32(at + 8, (uint32_t)length);
+            moe_put_u32(at, kind);
+            moe_put_u32(at + 4, (uint32_t)index);
+            moe_put_u32(at + 8, (uint32_t)length);
             memcpy(at + 12, name, length);
             at += 12 + length;
         }
     }
-    put_u32(at, moe_crc32(out, size - CRC_SIZE));
+    moe_put_u32(at, moe_crc32(out, size - CRC_SIZE));
 }
 
 moe_status moe_model_save_buffer(const moe_model_t *model, void *buffer, size_t capacity,
@@ -346,9 +303,9 @@ static moe_status header_size_field(const char *name, uint64_t value, size_t *ou
 /* The structure fields of a header whose checksum is already verified. */
 static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
 {
-    uint32_t family = get_u32(bytes + OFFSET_FAMILY);
-    uint32_t link = get_u32(bytes + OFFSET_LINK);
-    uint32_t intercept = get_u32(bytes + OFFSET_INTERCEPT);
+    uint32_t family = moe_get_u32(bytes + OFFSET_FAMILY);
+    uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
+    uint32_t intercept = moe_get_u32(bytes + OFFSET_INTERCEPT);
     if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
         family != MOE_FAMILY_MULTINOMIAL)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown expert family %" PRIu32, family);
@@ -362,12 +319,12 @@ static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
     spec->link = (moe_link)link;
     spec->intercept = (int)intercept;
     moe_status status =
-        header_size_field("n_experts", get_u64(bytes + OFFSET_EXPERTS), &spec->n_experts);
+        header_size_field("n_experts", moe_get_u64(bytes + OFFSET_EXPERTS), &spec->n_experts);
     if (status == MOE_OK)
-        status = header_size_field("n_features", get_u64(bytes + OFFSET_FEATURES),
+        status = header_size_field("n_features", moe_get_u64(bytes + OFFSET_FEATURES),
                                    &spec->n_features);
     if (status == MOE_OK)
-        status = header_size_field("n_classes", get_u64(bytes + OFFSET_CLASSES),
+        status = header_size_field("n_classes", moe_get_u64(bytes + OFFSET_CLASSES),
                                    &spec->n_classes);
     return status;
 }
@@ -377,7 +334,7 @@ static moe_status read_finite(const unsigned char **at, double *values, size_t c
                               const char *what)
 {
     for (size_t i = 0; i < count; ++i, *at += 8) {
-        values[i] = get_double(*at);
+        values[i] = moe_get_double(*at);
         if (!isfinite(values[i]))
             return moe_fail(NULL, MOE_ERR_FORMAT, "%s value %zu is not finite", what, i);
     }
@@ -425,7 +382,7 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
 static moe_status read_names(struct moe_model *model, const unsigned char *at, size_t length)
 {
     const unsigned char *end = at + length;
-    uint32_t count = get_u32(at);
+    uint32_t count = moe_get_u32(at);
     at += 4;
     size_t slots = moe_name_slots(model), previous = 0;
     if (count == 0)
@@ -435,7 +392,7 @@ static moe_status read_names(struct moe_model *model, const unsigned char *at, s
     for (uint32_t entry = 0; entry < count; ++entry) {
         if ((size_t)(end - at) < 12)
             return moe_fail(NULL, MOE_ERR_FORMAT, "name %" PRIu32 " is cut short", entry);
-        uint32_t kind = get_u32(at), index = get_u32(at + 4), bytes = get_u32(at + 8);
+        uint32_t kind = moe_get_u32(at), index = moe_get_u32(at + 4), bytes = moe_get_u32(at + 8);
         at += 12;
         size_t slot = kind <= MOE_NAME_CLASS ? moe_name_slot(model, (int)kind, index) : slots;
         if (slot >= slots)
@@ -483,30 +440,30 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
                             "damaged model signature (was the file transferred as text?)");
         return moe_fail(NULL, MOE_ERR_FORMAT, "not a libmoe model (no model signature)");
     }
-    uint32_t version = get_u32(bytes + OFFSET_VERSION);
+    uint32_t version = moe_get_u32(bytes + OFFSET_VERSION);
     if (version == 0)
         return moe_fail(NULL, MOE_ERR_FORMAT, "format version 0 is not valid");
     if (version > FORMAT_VERSION)
         return moe_fail(NULL, MOE_ERR_FORMAT,
                         "format version %" PRIu32 " is newer than this libmoe supports (%u)",
                         version, FORMAT_VERSION);
-    uint64_t declared = get_u64(bytes + OFFSET_TOTAL_SIZE);
+    uint64_t declared = moe_get_u64(bytes + OFFSET_TOTAL_SIZE);
     if (declared != (uint64_t)size)
         return moe_fail(NULL, MOE_ERR_FORMAT,
                         "the header declares %" PRIu64 " bytes, but %zu are present", declared,
                         size);
-    uint32_t stored = get_u32(bytes + size - CRC_SIZE);
+    uint32_t stored = moe_get_u32(bytes + size - CRC_SIZE);
     uint32_t computed = moe_crc32(bytes, size - CRC_SIZE);
     if (stored != computed)
         return moe_fail(NULL, MOE_ERR_FORMAT,
                         "checksum mismatch (stored %08" PRIx32 ", computed %08" PRIx32
                         "): the model data is corrupt",
                         stored, computed);
-    uint32_t flags = get_u32(bytes + OFFSET_FLAGS);
+    uint32_t flags = moe_get_u32(bytes + OFFSET_FLAGS);
     if (flags != 0)
         return moe_fail(NULL, MOE_ERR_FORMAT, "header flags are %08" PRIx32 ", must be 0",
                         flags);
-    uint32_t reserved = get_u32(bytes + OFFSET_RESERVED);
+    uint32_t reserved = moe_get_u32(bytes + OFFSET_RESERVED);
     if (reserved != 0)
         return moe_fail(NULL, MOE_ERR_FORMAT, "reserved header field is %08" PRIx32
                         ", must be 0", reserved);
@@ -548,6 +505,14 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     status = moe_model_allocate(&model, &spec, detail);
     if (status == MOE_ERR_OUT_OF_MEMORY)
         return moe_fail(NULL, status, "%s", detail);
+    /* A link this format defines but this build cannot fit or evaluate is a valid file
+       the library cannot use, not a damaged one. */
+    uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
+    if (status == MOE_ERR_UNSUPPORTED && spec.family == MOE_FAMILY_GAUSSIAN &&
+        (link == MOE_LINK_SIGMOID || link == MOE_LINK_RELU))
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the model uses a feature this build of libmoe does not support: %s",
+                        detail);
     if (status != MOE_OK)
         return moe_fail(NULL, MOE_ERR_FORMAT, "invalid model structure: %s", detail);
     /* What is read below is exactly what the model holds, and must be exactly the payload. */
@@ -570,107 +535,8 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     return MOE_OK;
 }
 
-/*
- * Read a whole model file. Reading stops early once the bytes read cannot be
- * a model, so that /dev/zero or a huge unrelated file costs little: after a
- * wrong signature or an unknown version (the caller's checks report those),
- * or past the size the header declares.
- */
-static moe_status read_file(const char *path, unsigned char **contents, size_t *length)
-{
-    *contents = NULL;
-    *length = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return moe_fail(NULL, MOE_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat info;
-    if (fstat(fd, &info) != 0) {
-        int error = errno;
-        close(fd);
-        return moe_fail(NULL, MOE_ERR_IO, "cannot inspect '%s': %s", path, strerror(error));
-    }
-    if (S_ISDIR(info.st_mode)) {
-        close(fd);
-        return moe_fail(NULL, MOE_ERR_IO, "cannot read '%s': it is a directory", path);
-    }
-    if (S_ISREG(info.st_mode) && (uintmax_t)info.st_size > MOE_MODEL_FILE_MAX) {
-        close(fd);
-        return moe_fail(NULL, MOE_ERR_FORMAT,
-                        "'%s' has %jd bytes, more than the %zu a model file may hold", path,
-                        (intmax_t)info.st_size, MOE_MODEL_FILE_MAX);
-    }
-    /*
-     * The first block holds the header; once it is checked the buffer grows
-     * straight to the size of a regular file (plus one byte, to see its end),
-     * or by doubling for other files.
-     */
-    int regular = S_ISREG(info.st_mode);
-    size_t file_size = regular ? (size_t)info.st_size : 0;
-    size_t capacity = 4096;
-    size_t limit = MOE_MODEL_FILE_MAX; /* more bytes than this are an error */
-    int header_checked = 0;
-    size_t have = 0;
-    moe_status status = MOE_OK;
-    unsigned char *bytes = malloc(capacity);
-    if (bytes == NULL)
-        status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", capacity);
-    while (status == MOE_OK) {
-        if (have == capacity) {
-            size_t grown = capacity <= limit / 2 ? 2 * capacity : limit + 1;
-            if (header_checked && regular && file_size <= limit && file_size + 1 > grown)
-                grown = file_size + 1;
-            unsigned char *larger = realloc(bytes, grown);
-            if (larger == NULL) {
-                status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes",
-                                  grown);
-                break;
-            }
-            bytes = larger;
-            capacity = grown;
-        }
-        size_t want = capacity - have;
-        if (want > limit + 1 - have)
-            want = limit + 1 - have;
-        ssize_t count = read(fd, bytes + have, want);
-        if (count < 0 && errno == EINTR)
-            continue;
-        if (count < 0) {
-            status = moe_fail(NULL, MOE_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-            break;
-        }
-        if (count == 0)
-            break;
-        have += (size_t)count;
-        if (!header_checked && have >= HEADER_SIZE + CRC_SIZE) {
-            header_checked = 1;
-            uint32_t version = get_u32(bytes + OFFSET_VERSION);
-            if (memcmp(bytes, signature, sizeof signature) != 0 || version == 0 ||
-                version > FORMAT_VERSION)
-                break; /* moe_model_load_buffer reports it */
-            uint64_t declared = get_u64(bytes + OFFSET_TOTAL_SIZE);
-            if (declared < limit)
-                limit = (size_t)declared;
-            if (regular && file_size > limit)
-                have = file_size; /* reported below without reading the rest */
-        }
-        if (have > limit) {
-            status = moe_fail(NULL, MOE_ERR_FORMAT,
-                              limit == MOE_MODEL_FILE_MAX
-                                  ? "'%s' has more than the %zu bytes a model file may hold"
-                                  : "'%s' is longer than the %zu bytes its header declares",
-                              path, limit);
-            break;
-        }
-    }
-    close(fd);
-    if (status != MOE_OK) {
-        free(bytes);
-        return status;
-    }
-    *contents = bytes;
-    *length = have;
-    return MOE_OK;
-}
+static const moe_file_kind model_file = {signature, sizeof signature, FORMAT_VERSION,
+                                         MOE_MODEL_FILE_MAX, "a model file"};
 
 moe_status moe_model_load(moe_model_t **out, const char *path)
 {
@@ -681,7 +547,7 @@ moe_status moe_model_load(moe_model_t **out, const char *path)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "path is NULL");
     unsigned char *bytes;
     size_t size;
-    moe_status status = read_file(path, &bytes, &size);
+    moe_status status = moe_read_file(path, &model_file, &bytes, &size);
     if (status != MOE_OK)
         return status;
     status = moe_model_load_buffer(out, bytes, size);

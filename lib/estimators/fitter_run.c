@@ -1,0 +1,415 @@
+/*
+ * Running an estimator: what the fitter does around fit, partial_fit and aggregate
+ * (validation, the working copy, the outcome checks, canonical order, commit), streaming
+ * sessions, and the report and trace that come out.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "estimators/fitter_impl.h"
+#include "common/alloc.h"
+#include "common/check.h"
+#include "model/family.h"
+#include "model/posterior.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report)
+{
+    if (fitter == NULL || report == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "report" : "fitter");
+    if (report->version < 1 || report->version > MOE_FIT_REPORT_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "report version %u is not supported (set MOE_FIT_REPORT_VERSION)",
+                        report->version);
+    static const size_t version_sizes[] = {
+        0,
+        offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t),
+        offsetof(moe_fit_report, floored_variances) + sizeof(size_t),
+        offsetof(moe_fit_report, gate_step) + sizeof(double),
+        sizeof(moe_fit_report),
+    };
+    unsigned int version = report->version;
+    if (fitter->report.version == 0) {
+        /* A caller that ignores the return value must not read a success either. */
+        memset(report, 0, version_sizes[version]);
+        report->version = version;
+        report->status = MOE_ERR_INVALID_ARGUMENT;
+        report->loglik = NAN;
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
+    }
+    memcpy(report, &fitter->report, version_sizes[version]);
+    report->version = version;
+    return MOE_OK;
+}
+
+moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_t capacity,
+                                size_t *length)
+{
+    if (length != NULL)
+        *length = 0;
+    if (fitter == NULL || length == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "length" : "fitter");
+    if (trace == NULL && capacity > 0)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER,
+                        "trace is NULL but capacity is %zu (capacity 0 asks for the length)",
+                        capacity);
+    if (fitter->report.version == 0)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
+    *length = fitter->trace_length;
+    if (trace == NULL)
+        return MOE_OK; /* the size query of moe/common.h */
+    if (capacity < fitter->trace_length)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "trace holds %zu values, the trace has %zu", capacity,
+                        fitter->trace_length);
+    if (fitter->trace_length > 0)
+        memcpy(trace, fitter->trace, fitter->trace_length * sizeof(double));
+    return MOE_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* The rows of a call: sizes, finiteness, labels (when y is given) and weights. */
+static moe_status validate_rows(char *message, const struct moe_model *model, size_t n,
+                                const double *X, size_t ldx, const double *y,
+                                const double *weights, int need_y)
+{
+    moe_status status = moe_check_design(message, n, X, ldx, model->n_features);
+    if (status == MOE_OK && (need_y || y != NULL)) {
+        status = moe_check_response_values(message, n, y);
+        if (status == MOE_OK)
+            status = model->family_ops->check_response(model, n, y, message);
+    }
+    if (status == MOE_OK)
+        status = moe_check_weights(message, n, weights);
+    return status;
+}
+
+/* Rows of positive weight against free parameters: fewer cannot identify the model. */
+static moe_status check_sample_count(char *message, const struct moe_model *model, size_t n,
+                                     const double *weights)
+{
+    size_t usable = 0;
+    for (size_t i = 0; i < n; ++i)
+        usable += weights == NULL || weights[i] > 0.0;
+    size_t needed = moe_model_n_free_params(model);
+    if (usable < needed)
+        return moe_fail(message, MOE_ERR_TOO_FEW_SAMPLES,
+                        "%zu samples with positive weight for %zu free parameters", usable,
+                        needed);
+    return MOE_OK;
+}
+
+/* The models of an aggregation share everything with the target but the number of experts. */
+static moe_status validate_models(char *message, const struct moe_model *target, size_t count,
+                                  const moe_model_t *const *models, const double *weights)
+{
+    if (count == 0)
+        return moe_fail(message, MOE_ERR_EMPTY_INPUT, "there are no models to aggregate");
+    if (models == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "models is NULL");
+    double total = 0.0;
+    for (size_t m = 0; m < count; ++m) {
+        const struct moe_model *model = models[m];
+        if (model == NULL)
+            return moe_fail(message, MOE_ERR_NULL_POINTER, "model %zu is NULL", m);
+        if (model->family != target->family || model->link != target->link ||
+            model->n_features != target->n_features || model->intercept != target->intercept ||
+            model->n_classes != target->n_classes)
+            return moe_fail(message, MOE_ERR_DIMENSION,
+                            "model %zu differs from the target in family, link, features, "
+                            "intercept or classes",
+                            m);
+        if (weights != NULL) {
+            if (!isfinite(weights[m]))
+                return moe_fail(message, MOE_ERR_NON_FINITE, "weight of model %zu is %g", m,
+                                weights[m]);
+            if (weights[m] < 0.0)
+                return moe_fail(message, MOE_ERR_NEGATIVE_WEIGHT,
+                                "weight of model %zu is negative (%g)", m, weights[m]);
+            total += weights[m];
+        }
+    }
+    if (weights != NULL && !(total > 0.0 && isfinite(total)))
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "the model weights must have a positive, finite sum");
+    return MOE_OK;
+}
+
+/*
+ * Fold one call's traces into the report and the fitter's trace. A fit keeps the winning
+ * restart's trace; a partial fit appends it to the session's and adds its iterations.
+ */
+static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *context,
+                          moe_status status, const moe_fit_report *before, int continuing)
+{
+    /* An estimator that ran a single restart and succeeded need not name it. */
+    if (status == MOE_OK && !context->result_set && context->n_traces == 1)
+        moe_context_set_result(context, 0, 0);
+    moe_fit_report *report = &fitter->report;
+    report->n_restarts = context->n_traces;
+    size_t total = 0;
+    for (size_t r = 0; r < context->n_traces; ++r)
+        if (context->traces[r].length > 0)
+            total += context->traces[r].length - 1;
+    report->total_iterations = (continuing ? before->total_iterations : 0) + total;
+    report->iterations = continuing ? before->iterations : 0;
+    if (status == MOE_OK && context->loglik_evaluated)
+        report->loglik = context->unrecorded_loglik;
+    int kept = status == MOE_OK || (status == MOE_ERR_CANCELLED && context->result_set);
+    if (!continuing) {
+        free(fitter->trace);
+        fitter->trace = NULL;
+        fitter->trace_length = 0;
+    }
+    if (!context->result_set || context->best_restart >= context->n_traces)
+        return;
+    moe_trace *best = &context->traces[context->best_restart];
+    report->best_restart = context->best_restart;
+    report->converged = status == MOE_OK && context->converged;
+    if (best->length > 0) {
+        report->iterations += best->length - 1;
+        report->loglik = best->values[best->length - 1];
+    }
+    if (!continuing) {
+        fitter->trace = best->values;
+        fitter->trace_length = best->length;
+        best->values = NULL;
+    } else if (kept && best->length > 0) {
+        double *grown = realloc(fitter->trace,
+                                (fitter->trace_length + best->length) * sizeof(double));
+        if (grown != NULL) { /* out of memory: the session's trace just stops growing */
+            memcpy(grown + fitter->trace_length, best->values, best->length * sizeof(double));
+            fitter->trace = grown;
+            fitter->trace_length += best->length;
+        }
+    }
+}
+
+/*
+ * What a successful estimator hands back must be finite: its parameters (however it wrote
+ * them) and the log-likelihood the report will carry. An estimator that named no result
+ * gets the log-likelihood of its model evaluated here, on the call's rows when they have
+ * responses (an aggregation without responses has none: NaN).
+ */
+static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_context *context)
+{
+    const struct moe_model *model = context->model;
+    const double *arrays[] = {model->gate, model->experts, model->variances};
+    size_t sizes[] = {moe_gate_size(model), moe_experts_size(model),
+                      model->variances == NULL ? 0 : model->n_experts};
+    const char *names[] = {"gate", "expert", "variance"};
+    for (size_t a = 0; a < 3; ++a)
+        for (size_t i = 0; i < sizes[a]; ++i)
+            if (!isfinite(arrays[a][i]) || (a == 2 && !(arrays[a][i] > 0.0)))
+                return moe_fail(fitter->message, MOE_ERR_NUMERICAL,
+                                "estimator '%s' produced %s parameter %zu = %g",
+                                fitter->ops.name, names[a], i, arrays[a][i]);
+    if (!context->result_set && context->n_traces != 1 && context->data.n > 0 &&
+        context->data.y != NULL) {
+        moe_posterior_result result;
+        moe_status status = moe_posterior_pass(model, &context->data, NULL, 1, &result,
+                                               fitter->message);
+        if (status != MOE_OK)
+            return status;
+        context->unrecorded_loglik = result.loglik;
+        context->loglik_evaluated = 1;
+    }
+    return MOE_OK;
+}
+
+/* A fit or an aggregation ends any streaming session; the estimator forgets it. */
+static moe_status end_session(struct moe_fitter *fitter)
+{
+    moe_status status = MOE_OK;
+    if (fitter->ops.reset != NULL) {
+        status = fitter->ops.reset(fitter->state);
+        if (status != MOE_OK)
+            moe_fail(fitter->message, status, "estimator '%s' could not reset its state",
+                     fitter->ops.name);
+    }
+    memset(&fitter->session, 0, sizeof fitter->session);
+    return status;
+}
+
+typedef struct call_input {
+    moe_fit_call call;
+    size_t n;
+    const double *X;
+    size_t ldx;
+    const double *y;
+    const double *weights;
+    size_t n_models;
+    const moe_model_t *const *models;
+    const double *model_weights;
+} call_input;
+
+static moe_status validate_call(struct moe_fitter *fitter, const struct moe_model *model,
+                                const call_input *input)
+{
+    char *message = fitter->message;
+    if (model == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "model is NULL");
+    if (input->call == MOE_CALL_AGGREGATE) {
+        if (fitter->ops.aggregate == NULL)
+            return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                            "estimator '%s' does not aggregate models", fitter->ops.name);
+        moe_status status = validate_models(message, model, input->n_models, input->models,
+                                            input->model_weights);
+        if (status == MOE_OK && input->n > 0)
+            status = validate_rows(message, model, input->n, input->X, input->ldx, input->y,
+                                   input->weights, 0);
+        return status;
+    }
+    moe_status status = validate_rows(message, model, input->n, input->X, input->ldx, input->y,
+                                      input->weights, 1);
+    if (status == MOE_OK && input->call == MOE_CALL_PARTIAL_FIT && fitter->ops.partial_fit == NULL)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "estimator '%s' does not support partial_fit", fitter->ops.name);
+    int small_batches = input->call == MOE_CALL_PARTIAL_FIT &&
+                        (fitter->ops.flags & MOE_ESTIMATOR_SMALL_BATCHES);
+    if (status == MOE_OK && !small_batches)
+        status = check_sample_count(message, model, input->n, input->weights);
+    return status;
+}
+
+static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_input *input)
+{
+    if (fitter == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
+    double started = now_seconds();
+    int partial = input->call == MOE_CALL_PARTIAL_FIT;
+    int continuing = partial && fitter->session.active;
+    moe_fit_report before = fitter->report;
+    fitter->message[0] = '\0';
+    if (!continuing) {
+        memset(&fitter->report, 0, sizeof fitter->report);
+        free(fitter->trace);
+        fitter->trace = NULL;
+        fitter->trace_length = 0;
+    }
+    fitter->report.version = MOE_FIT_REPORT_VERSION;
+    fitter->report.status = MOE_OK;
+    fitter->report.loglik = NAN;
+    fitter->report.converged = 0;
+    moe_status status = validate_call(fitter, model, input);
+    if (status == MOE_OK && !partial)
+        status = end_session(fitter);
+    if (status != MOE_OK) {
+        fitter->report.status = status;
+        fitter->report.seconds = (continuing ? before.seconds : 0.0) + now_seconds() - started;
+        return status;
+    }
+    struct moe_fit_context context;
+    memset(&context, 0, sizeof context);
+    context.fitter = fitter;
+    context.call = input->call;
+    context.data.n = input->n;
+    context.data.n_features = model->n_features;
+    context.data.ldx = model->n_features == 0 ? 0 : input->ldx;
+    context.data.intercept = model->intercept;
+    context.data.X = input->n > 0 ? input->X : NULL;
+    context.data.y = input->n > 0 ? input->y : NULL;
+    context.data.weights = input->n > 0 ? input->weights : NULL;
+    if (input->call == MOE_CALL_AGGREGATE) {
+        context.models = input->models;
+        context.n_models = input->n_models;
+        context.model_weights = moe_alloc_array(input->n_models, 1, sizeof(double));
+        if (context.model_weights == NULL)
+            status = moe_fail(fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                              "cannot allocate the weights of %zu models", input->n_models);
+        else {
+            double total = input->model_weights == NULL
+                               ? (double)input->n_models
+                               : moe_weight_sum(input->n_models, input->model_weights);
+            for (size_t m = 0; m < input->n_models; ++m)
+                context.model_weights[m] =
+                    (input->model_weights == NULL ? 1.0 : input->model_weights[m]) / total;
+        }
+    }
+    if (status == MOE_OK && (status = moe_model_clone(&context.model, model)) != MOE_OK)
+        moe_fail_propagate(fitter->message, status);
+    if (status == MOE_OK) {
+        const moe_estimator_ops *ops = &fitter->ops;
+        status = input->call == MOE_CALL_FIT         ? ops->fit(fitter->state, &context)
+                 : input->call == MOE_CALL_PARTIAL_FIT ? ops->partial_fit(fitter->state, &context)
+                                                       : ops->aggregate(fitter->state, &context);
+        if (status != MOE_OK && fitter->message[0] == '\0')
+            moe_fail(fitter->message, status, "estimator '%s' failed: %s", ops->name,
+                     moe_strerror(status));
+        else if (status != MOE_OK)
+            moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
+        if (status == MOE_OK)
+            status = check_outcome(fitter, &context);
+        finish_report(fitter, &context, status, &before, continuing);
+        int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
+        int reorder = !(partial && (ops->flags & MOE_ESTIMATOR_KEEPS_ORDER));
+        if (keep && reorder) {
+            moe_status ordered = moe_model_canonicalize(context.model);
+            if (ordered != MOE_OK) {
+                status = moe_fail(fitter->message, ordered,
+                                  "could not put the fitted experts in canonical order: %s",
+                                  moe_model_last_error(context.model));
+                keep = 0;
+            }
+        }
+        if (keep)
+            moe_model_copy_parameters(model, context.model);
+        if (keep && partial) {
+            fitter->session.active = 1;
+            fitter->session.samples_seen += input->n;
+            fitter->session.batches += 1;
+        }
+    }
+    for (size_t r = 0; r < context.n_traces; ++r)
+        free(context.traces[r].values);
+    free(context.traces);
+    free(context.model_weights);
+    moe_model_free(context.model);
+    if (status == MOE_OK)
+        fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
+    fitter->report.status = status;
+    fitter->report.seconds = (continuing ? before.seconds : 0.0) + now_seconds() - started;
+    fitter->report.samples_seen = partial ? fitter->session.samples_seen : input->n;
+    fitter->report.batches = partial ? fitter->session.batches : 1;
+    return status;
+}
+
+moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n, const double *X,
+                          size_t ldx, const double *y, const double *weights)
+{
+    call_input input = {MOE_CALL_FIT, n, X, ldx, y, weights, 0, NULL, NULL};
+    return run_call(fitter, model, &input);
+}
+
+moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
+                                  const double *X, size_t ldx, const double *y,
+                                  const double *weights)
+{
+    call_input input = {MOE_CALL_PARTIAL_FIT, n, X, ldx, y, weights, 0, NULL, NULL};
+    return run_call(fitter, model, &input);
+}
+
+moe_status moe_fitter_aggregate(moe_fitter_t *fitter, moe_model_t *model, size_t count,
+                                const moe_model_t *const *models, const double *model_weights,
+                                size_t n, const double *X, size_t ldx, const double *y,
+                                const double *weights)
+{
+    call_input input = {MOE_CALL_AGGREGATE, n, X, ldx, y, weights, count, models, model_weights};
+    return run_call(fitter, model, &input);
+}
+
+moe_status moe_fitter_reset(moe_fitter_t *fitter)
+{
+    if (fitter == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
+    return end_session(fitter);
+}
