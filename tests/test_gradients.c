@@ -314,7 +314,7 @@ static void check_full_gradient(moe_family family, double l2, double ridge)
     settings.gate.l2 = l2;
     settings.experts.ridge = ridge;
     moe_gradient gradient;
-    ck_assert_int_eq(moe_gradient_allocate(&gradient, m, 1, NULL), MOE_OK);
+    ck_assert_int_eq(moe_gradient_allocate(&gradient, m, 1, 1, NULL), MOE_OK);
     ck_assert_int_eq(
         moe_gradient_compute(m, &pr.data, pr.resp, &settings, pr.total, &gradient, NULL),
         MOE_OK);

@@ -89,6 +89,7 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
     settings->gate_step = o->real[MOE_OPT_GATE_STEP];
     settings->batch_size = (size_t)o->integer[MOE_OPT_BATCH_SIZE];
     settings->line_search = (int)o->integer[MOE_OPT_LINE_SEARCH];
+    settings->update_experts = (int)o->integer[MOE_OPT_UPDATE_EXPERTS];
 }
 
 double moe_fit_penalty(const struct moe_model *model, const moe_fit_settings *settings)
@@ -166,7 +167,8 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
        starts from sensible values. */
     for (size_t i = 0; i < n * K; ++i)
         resp[i] = 1.0 / (double)K;
-    status = model->family_ops->m_step(model, data, resp, &experts, &ignored, message);
+    if (settings->update_experts)
+        status = model->family_ops->m_step(model, data, resp, &experts, &ignored, message);
     if (status != MOE_OK)
         return status;
     double floor = (1.0 - INIT_CONFIDENCE) / (double)K;
@@ -181,7 +183,8 @@ static moe_status initialise(struct moe_fit_context *context, const moe_fit_sett
     /* Only the M-steps that make the starting point report (separation above all: a fit
        that starts separated stays so under gradient estimators, whose steps report none). */
     moe_expert_mstep_report starting = MOE_EXPERT_MSTEP_REPORT_INIT;
-    status = model->family_ops->m_step(model, data, resp, &experts, &starting, message);
+    if (settings->update_experts)
+        status = model->family_ops->m_step(model, data, resp, &experts, &starting, message);
     context->fitter->report.separation_events += starting.separations;
     if (status != MOE_OK)
         return status;

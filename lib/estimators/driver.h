@@ -41,6 +41,7 @@ typedef struct moe_fit_settings {
     int line_search;     /* gd; 1 is Armijo */
     size_t threads;      /* for passes over the data; 0 is automatic */
     double lambda;       /* lambda_max(E_w[x~ x~']) when the method takes gradient steps */
+    int update_experts;  /* 0: the experts stay as the model has them (a gate-only fit) */
 } moe_fit_settings;
 
 typedef struct moe_iterative_method {

@@ -284,8 +284,10 @@ static moe_status one_pass_iterate(em_state *state, struct moe_fit_context *cont
     struct moe_model *model = context->model;
     moe_model_copy_parameters(state->previous, model);
     moe_expert_mstep_report experts = MOE_EXPERT_MSTEP_REPORT_INIT;
-    moe_status status;
-    if (state->sums.experts != NULL)
+    moe_status status = MOE_OK;
+    if (!settings->update_experts)
+        status = MOE_OK;
+    else if (state->sums.experts != NULL)
         status = model->family_ops->solve_statistics(model, &context->data, resp,
                                                      state->sums.experts, &settings->experts,
                                                      &experts, fitter->message);
@@ -320,8 +322,10 @@ static moe_status em_iterate(void *opaque, struct moe_fit_context *context,
         fitter->report.gradient_evaluations += settings->inner_steps;
     }
     moe_expert_mstep_report experts = MOE_EXPERT_MSTEP_REPORT_INIT;
-    moe_status status = model->family_ops->m_step(model, &context->data, resp, &options,
-                                                  &experts, fitter->message);
+    moe_status status = MOE_OK;
+    if (settings->update_experts)
+        status = model->family_ops->m_step(model, &context->data, resp, &options, &experts,
+                                           fitter->message);
     moe_report_expert_mstep(&fitter->report, &experts);
     if (status != MOE_OK)
         return status;
@@ -361,7 +365,8 @@ static moe_status prepare_one_pass(em_state *state, struct moe_fit_context *cont
     state->request.threads =
         moe_resolve_threads((size_t)context->fitter->options.integer[MOE_OPT_THREADS]);
     state->request.gate = model->n_experts > 1;
-    state->request.experts = model->family_ops->statistics_size != NULL;
+    state->request.experts = model->family_ops->statistics_size != NULL &&
+                             context->fitter->options.integer[MOE_OPT_UPDATE_EXPERTS] != 0;
     /* Sized for the passes that also check a pending step. */
     moe_pass_request largest = state->request;
     largest.previous = 1;

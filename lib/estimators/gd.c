@@ -38,6 +38,8 @@ static double step_size(const struct moe_model *model, const moe_fit_settings *s
 {
     if (settings->step > 0.0)
         return settings->step;
+    if (!settings->update_experts)
+        return moe_safe_gate_step(model, settings);
     double step = moe_safe_expert_step(model, settings);
     if (model->n_experts > 1) {
         double gate = moe_safe_gate_step(model, settings);
@@ -190,8 +192,9 @@ static moe_status state_allocate(gd_state *state, moe_fit_context *context)
     const moe_data *data = &context->data;
     memset(state, 0, sizeof *state);
     int variances = fitter->options.integer[MOE_OPT_UPDATE_VARIANCE] != 0;
-    moe_status status =
-        moe_gradient_allocate(&state->gradient, context->model, variances, fitter->message);
+    int experts = fitter->options.integer[MOE_OPT_UPDATE_EXPERTS] != 0;
+    moe_status status = moe_gradient_allocate(&state->gradient, context->model, experts,
+                                              variances, fitter->message);
     if (status != MOE_OK)
         return status;
     status = moe_model_clone(&state->saved, context->model);

@@ -54,9 +54,11 @@ static moe_status gem_fit(void *unused, moe_fit_context *context)
 {
     (void)unused;
     gem_state state;
-    int variances = context->fitter->options.integer[MOE_OPT_UPDATE_VARIANCE] != 0;
-    moe_status status =
-        moe_gradient_allocate(&state.gradient, context->model, variances, context->fitter->message);
+    const long long *integer = context->fitter->options.integer;
+    int variances = integer[MOE_OPT_UPDATE_VARIANCE] != 0;
+    moe_status status = moe_gradient_allocate(&state.gradient, context->model,
+                                              integer[MOE_OPT_UPDATE_EXPERTS] != 0, variances,
+                                              context->fitter->message);
     if (status != MOE_OK)
         return status;
     const double *real = context->fitter->options.real;

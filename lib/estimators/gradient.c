@@ -102,15 +102,16 @@ double moe_gate_step(const struct moe_model *model, const moe_fit_settings *sett
 }
 
 moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model *model,
-                                 int with_variances, char *message)
+                                 int with_experts, int with_variances, char *message)
 {
     memset(gradient, 0, sizeof *gradient);
     size_t K = model->n_experts, p = model->n_inputs;
     gradient->gate_size = (K - 1) * p;
-    gradient->experts_size = K * model->expert_rows * p;
-    gradient->variances_size = with_variances && model->variances != NULL ? K : 0;
+    gradient->experts_size = with_experts ? K * model->expert_rows * p : 0;
+    gradient->variances_size =
+        with_experts && with_variances && model->variances != NULL ? K : 0;
     gradient->gate = moe_alloc_array(gradient->gate_size + 1, 1, sizeof(double));
-    gradient->experts = moe_alloc_array(gradient->experts_size, 1, sizeof(double));
+    gradient->experts = moe_alloc_array(gradient->experts_size + 1, 1, sizeof(double));
     if (gradient->variances_size > 0)
         gradient->log_variances = moe_alloc_array(K, 1, sizeof(double));
     if (gradient->gate == NULL || gradient->experts == NULL ||
@@ -137,7 +138,7 @@ moe_status moe_gradient_compute(const struct moe_model *model, const moe_data *d
     if (model->n_experts > 1)
         status = moe_gate_gradient(model, data, resp, settings->gate.l2, settings->threads,
                                    gradient->gate, message);
-    if (status == MOE_OK)
+    if (status == MOE_OK && gradient->experts_size > 0)
         status = model->family_ops->gradient(model, data, resp, settings->experts.ridge,
                                              total_weight, settings->threads, gradient->experts,
                                              gradient->log_variances, message);

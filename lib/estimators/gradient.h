@@ -35,8 +35,9 @@ typedef struct moe_gradient {
     size_t gate_size, experts_size, variances_size;
 } moe_gradient;
 
+/* Without experts (a gate-only fit) the gradient has no expert or variance part. */
 moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model *model,
-                                 int with_variances, char *message);
+                                 int with_experts, int with_variances, char *message);
 void moe_gradient_free(moe_gradient *gradient);
 
 /*

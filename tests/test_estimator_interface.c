@@ -1,0 +1,641 @@
+/*
+ * The estimator interface, version 2: declared option masks and flags, streaming sessions
+ * over partial_fit (small batches, expert order kept, report and trace over the session,
+ * reset), saved fitter states that continue a session bit for bit, aggregation of fitted
+ * models, report counters, iterations recorded in order, and gate-only fits of the built-in
+ * estimators (update_experts = 0).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "moe/moe.h"
+#include "support/runner.h"
+#include "support/synthetic.h"
+
+/* ------------------------------------------------------------------------ */
+/* A streaming estimator: running weighted means of y per expert slot       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every row goes to expert (row index in the session) mod K; each expert's intercept is the
+ * running mean of the y it received. Its running sums are per expert, so the experts must
+ * keep their order between calls: the table says MOE_ESTIMATOR_KEEPS_ORDER. It takes any
+ * batch size (MOE_ESTIMATOR_SMALL_BATCHES) and saves its sums as state.
+ */
+enum { STREAM_K = 3 };
+
+typedef struct stream_state {
+    double sum[STREAM_K], weight[STREAM_K];
+    size_t resets;
+} stream_state;
+
+static moe_status stream_create(void **state)
+{
+    stream_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    *state = s;
+    return MOE_OK;
+}
+
+static void stream_destroy(void *state)
+{
+    free(state);
+}
+
+static moe_status stream_reset(void *state)
+{
+    stream_state *s = state;
+    size_t resets = s->resets + 1;
+    memset(s, 0, sizeof *s);
+    s->resets = resets;
+    return MOE_OK;
+}
+
+static moe_status stream_partial_fit(void *state, moe_fit_context *context)
+{
+    stream_state *s = state;
+    moe_rows rows;
+    EXPECT_STATUS(moe_context_rows(context, &rows), MOE_OK);
+    size_t seen = 0, batches = 0;
+    EXPECT_STATUS(moe_context_session(context, &seen, &batches), MOE_OK);
+    for (size_t i = 0; i < rows.n; ++i) {
+        size_t k = (seen + i) % STREAM_K;
+        double w = rows.weights == NULL ? 1.0 : rows.weights[i];
+        s->sum[k] += w * rows.y[i];
+        s->weight[k] += w;
+    }
+    moe_model_t *model = moe_context_model(context);
+    size_t p = moe_model_n_inputs(model);
+    double experts[STREAM_K * 8] = {0};
+    EXPECT_STATUS(moe_model_get_experts(model, experts, STREAM_K * p), MOE_OK);
+    for (size_t k = 0; k < STREAM_K; ++k)
+        if (s->weight[k] > 0.0)
+            experts[k * p] = s->sum[k] / s->weight[k];
+    moe_status status = moe_model_set_experts(model, experts, STREAM_K * p);
+    if (status != MOE_OK)
+        return status;
+    double loglik = 0.0;
+    status = moe_model_loglik(model, rows.n, rows.X, rows.ldx, rows.y, rows.weights, &loglik);
+    if (status != MOE_OK)
+        return status;
+    status = moe_context_iteration(context, 0, 0, loglik);
+    if (status == MOE_OK)
+        status = moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, rows.n);
+    return status;
+}
+
+static moe_status stream_fit(void *state, moe_fit_context *context)
+{
+    return stream_partial_fit(state, context);
+}
+
+static moe_status stream_save(const void *state, void *buffer, size_t capacity, size_t *written)
+{
+    const stream_state *s = state;
+    *written = 2 * STREAM_K * sizeof(double);
+    if (buffer == NULL)
+        return MOE_OK;
+    if (capacity < *written)
+        return MOE_ERR_BUFFER_TOO_SMALL;
+    memcpy(buffer, s->sum, sizeof s->sum);
+    memcpy((char *)buffer + sizeof s->sum, s->weight, sizeof s->weight);
+    return MOE_OK;
+}
+
+static moe_status stream_load(void *state, const void *buffer, size_t size)
+{
+    stream_state *s = state;
+    if (size != 2 * STREAM_K * sizeof(double))
+        return MOE_ERR_FORMAT;
+    memcpy(s->sum, buffer, sizeof s->sum);
+    memcpy(s->weight, (const char *)buffer + sizeof s->sum, sizeof s->weight);
+    return MOE_OK;
+}
+
+static const moe_estimator_ops stream_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "running-means",
+    .create = stream_create,
+    .destroy = stream_destroy,
+    .set_option = NULL,
+    .fit = stream_fit,
+    .partial_fit = stream_partial_fit,
+    .options = MOE_OPTION_BIT(MOE_OPT_SEED),
+    .flags = MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER,
+    .reset = stream_reset,
+    .aggregate = NULL,
+    .save_state = stream_save,
+    .load_state = stream_load,
+};
+
+static moe_model_t *stream_model(void)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = STREAM_K;
+    spec.n_features = 1;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    return model;
+}
+
+/* Rows whose y are 30 - row so that the expert intercepts come out in decreasing order. */
+enum { STREAM_ROWS = 60 };
+static double stream_X[STREAM_ROWS], stream_y[STREAM_ROWS];
+
+static void stream_data(void)
+{
+    for (size_t i = 0; i < STREAM_ROWS; ++i) {
+        stream_X[i] = 0.1 * (double)i;
+        stream_y[i] = 30.0 - (double)(i % STREAM_K) * 10.0 + 0.01 * (double)i;
+    }
+}
+
+START_TEST(option_mask_is_enforced)
+{
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &stream_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, 3), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 3), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "tol", "1e-3"), MOE_ERR_UNSUPPORTED);
+    ck_assert(strstr(moe_fitter_last_error(fitter), "running-means") != NULL);
+    moe_fitter_free(fitter);
+
+    moe_estimator_ops bad = stream_ops;
+    bad.flags = 0x80u;
+    moe_fitter_t *refused = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&refused, &bad), MOE_ERR_INVALID_ARGUMENT);
+    bad = stream_ops;
+    bad.load_state = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&refused, &bad), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(refused);
+}
+END_TEST
+
+START_TEST(session_accumulates_over_small_batches)
+{
+    stream_data();
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &stream_ops), MOE_OK);
+    moe_model_t *model = stream_model();
+    /* Batches of 2 rows: fewer than the model's 8 free parameters. */
+    size_t batches = 0;
+    for (size_t first = 0; first < 30; first += 2, ++batches)
+        EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 2, stream_X + first, 1,
+                                             stream_y + first, NULL),
+                      MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.samples_seen, 30);
+    ck_assert_uint_eq(report.batches, batches);
+    ck_assert_uint_eq(report.inner_iterations, 30); /* counters add up over the session */
+    size_t length = 0;
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_eq(length, batches); /* one recorded value per call, concatenated */
+    /* The experts kept the session's order: intercepts decreasing, which canonical order
+       (increasing first coefficient) would have reversed. */
+    double experts[STREAM_K * 2];
+    EXPECT_STATUS(moe_model_get_experts(model, experts, STREAM_K * 2), MOE_OK);
+    ck_assert(experts[0] > experts[2] && experts[2] > experts[4]);
+    ck_assert(fabs(experts[0] - (30.0 + 0.01 * 13.5)) < 1e-12);
+
+    /* A failing call (NaN in y) leaves the session as it was. */
+    double bad_y[2] = {1.0, NAN};
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 2, stream_X, 1, bad_y, NULL),
+                  MOE_ERR_NON_FINITE);
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 2, stream_X + 30, 1, stream_y + 30,
+                                         NULL),
+                  MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.samples_seen, 32);
+    ck_assert_uint_eq(report.batches, batches + 1);
+
+    /* moe_fitter_reset ends the session: the next call starts afresh. */
+    EXPECT_STATUS(moe_fitter_reset(fitter), MOE_OK);
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 3, stream_X, 1, stream_y, NULL),
+                  MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.samples_seen, 3);
+    ck_assert_uint_eq(report.batches, 1);
+    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_eq(length, 1);
+
+    /* A batch fit needs as many rows as free parameters, and puts the experts in
+       canonical order. */
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, 2, stream_X, 1, stream_y, NULL),
+                  MOE_ERR_TOO_FEW_SAMPLES);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, STREAM_ROWS, stream_X, 1, stream_y, NULL),
+                  MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, STREAM_K * 2), MOE_OK);
+    ck_assert(experts[0] < experts[2] && experts[2] < experts[4]);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.samples_seen, STREAM_ROWS);
+    ck_assert_uint_eq(report.batches, 1);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+}
+END_TEST
+
+/* Reset is called by moe_fitter_reset and before every batch fit. */
+START_TEST(reset_reaches_the_estimator)
+{
+    stream_data();
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &stream_ops), MOE_OK);
+    moe_model_t *model = stream_model();
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 4, stream_X, 1, stream_y, NULL),
+                  MOE_OK);
+    double before[STREAM_K * 2], after[STREAM_K * 2];
+    EXPECT_STATUS(moe_model_get_experts(model, before, STREAM_K * 2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_reset(fitter), MOE_OK);
+    /* The same batch again after a reset gives the same experts: nothing was carried. */
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 4, stream_X, 1, stream_y, NULL),
+                  MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, after, STREAM_K * 2), MOE_OK);
+    ck_assert(memcmp(before, after, sizeof before) == 0);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+}
+END_TEST
+
+/* A session saved after some batches and loaded into a new fitter goes on bit for bit. */
+START_TEST(saved_state_continues_the_session)
+{
+    stream_data();
+    moe_fitter_t *original = NULL, *restored = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&original, &stream_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_create_custom(&restored, &stream_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(original, MOE_OPT_SEED, 12345), MOE_OK);
+    moe_model_t *model = stream_model(), *copy = NULL;
+    for (size_t first = 0; first < 20; first += 5)
+        EXPECT_STATUS(moe_fitter_partial_fit(original, model, 5, stream_X + first, 1,
+                                             stream_y + first, NULL),
+                      MOE_OK);
+    size_t size = 0;
+    EXPECT_STATUS(moe_fitter_save_state_buffer(original, NULL, 0, &size), MOE_OK);
+    unsigned char *bytes = malloc(size);
+    size_t written = 0;
+    EXPECT_STATUS(moe_fitter_save_state_buffer(original, bytes, size - 1, &written),
+                  MOE_ERR_BUFFER_TOO_SMALL);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(original, bytes, size, &written), MOE_OK);
+    ck_assert_uint_eq(written, size);
+    EXPECT_STATUS(moe_fitter_load_state_buffer(restored, bytes, size), MOE_OK);
+    long long seed = 0;
+    EXPECT_STATUS(moe_fitter_get_int(restored, MOE_OPT_SEED, &seed), MOE_OK);
+    ck_assert_int_eq(seed, 12345);
+    EXPECT_STATUS(moe_model_clone(&copy, model), MOE_OK);
+    for (size_t first = 20; first < STREAM_ROWS; first += 5) {
+        EXPECT_STATUS(moe_fitter_partial_fit(original, model, 5, stream_X + first, 1,
+                                             stream_y + first, NULL),
+                      MOE_OK);
+        EXPECT_STATUS(moe_fitter_partial_fit(restored, copy, 5, stream_X + first, 1,
+                                             stream_y + first, NULL),
+                      MOE_OK);
+    }
+    unsigned char a[1024], b[1024];
+    size_t size_a = 0, size_b = 0;
+    EXPECT_STATUS(moe_model_save_buffer(model, a, sizeof a, &size_a), MOE_OK);
+    EXPECT_STATUS(moe_model_save_buffer(copy, b, sizeof b, &size_b), MOE_OK);
+    ck_assert(size_a == size_b && memcmp(a, b, size_a) == 0);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(restored, &report), MOE_OK);
+    ck_assert_uint_eq(report.samples_seen, STREAM_ROWS);
+
+    /* Every damaged byte is refused, and the fitter stays as it was. */
+    for (size_t i = 0; i < size; ++i) {
+        bytes[i] ^= 0x20;
+        moe_status status = moe_fitter_load_state_buffer(restored, bytes, size);
+        ck_assert_msg(status == MOE_ERR_FORMAT || status == MOE_ERR_UNSUPPORTED,
+                      "byte %zu: status %d", i, (int)status);
+        bytes[i] ^= 0x20;
+    }
+    EXPECT_STATUS(moe_fitter_load_state_buffer(restored, bytes, size - 1), MOE_ERR_FORMAT);
+    /* A state of another estimator. */
+    moe_fitter_t *em = NULL;
+    EXPECT_STATUS(moe_fitter_create(&em, "em"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_load_state_buffer(em, bytes, size), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert(strstr(moe_fitter_last_error(em), "running-means") != NULL);
+
+    /* Through a file. */
+    char path[] = "/tmp/moe_state_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    EXPECT_STATUS(moe_fitter_save_state(original, path), MOE_OK);
+    EXPECT_STATUS(moe_fitter_load_state(restored, path), MOE_OK);
+    EXPECT_STATUS(moe_fitter_load_state(em, path), MOE_ERR_INVALID_ARGUMENT);
+    unlink(path);
+    EXPECT_STATUS(moe_fitter_load_state(restored, path), MOE_ERR_IO);
+
+    /* em keeps no state between calls: its state is its options. */
+    EXPECT_STATUS(moe_fitter_set_int(em, MOE_OPT_MAX_ITER, 77), MOE_OK);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(em, NULL, 0, &size), MOE_OK);
+    unsigned char *em_bytes = malloc(size);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(em, em_bytes, size, &written), MOE_OK);
+    moe_fitter_t *em2 = NULL;
+    EXPECT_STATUS(moe_fitter_create(&em2, "em"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_load_state_buffer(em2, em_bytes, size), MOE_OK);
+    long long max_iter = 0;
+    EXPECT_STATUS(moe_fitter_get_int(em2, MOE_OPT_MAX_ITER, &max_iter), MOE_OK);
+    ck_assert_int_eq(max_iter, 77);
+    free(em_bytes);
+    moe_fitter_free(em2);
+    moe_fitter_free(em);
+    free(bytes);
+    moe_model_free(model);
+    moe_model_free(copy);
+    moe_fitter_free(original);
+    moe_fitter_free(restored);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Aggregation                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Averages the experts and variances of models with the working model's K, by weight. */
+typedef struct seen_aggregation {
+    size_t count, n;
+    double weights[8];
+    moe_fit_call call;
+} seen_aggregation;
+static seen_aggregation seen;
+
+static moe_status average_aggregate(void *state, moe_fit_context *context)
+{
+    (void)state;
+    size_t count = 0;
+    const moe_model_t *const *models = NULL;
+    const double *weights = NULL;
+    moe_status status = moe_context_models(context, &count, &models, &weights);
+    if (status != MOE_OK)
+        return status;
+    moe_rows rows;
+    EXPECT_STATUS(moe_context_rows(context, &rows), MOE_OK);
+    seen.count = count;
+    seen.n = rows.n;
+    seen.call = moe_context_call(context);
+    for (size_t m = 0; m < count && m < 8; ++m)
+        seen.weights[m] = weights[m];
+    moe_model_t *target = moe_context_model(context);
+    size_t K = moe_model_n_experts(target), p = moe_model_n_inputs(target);
+    double experts[64] = {0}, variances[8] = {0}, part[64], part_variances[8];
+    for (size_t m = 0; m < count; ++m) {
+        EXPECT_STATUS(moe_model_get_experts(models[m], part, 64), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(models[m], part_variances, 8), MOE_OK);
+        for (size_t a = 0; a < K * p; ++a)
+            experts[a] += weights[m] * part[a];
+        for (size_t k = 0; k < K; ++k)
+            variances[k] += weights[m] * part_variances[k];
+    }
+    status = moe_model_set_experts(target, experts, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(target, variances, K);
+    return status;
+}
+
+static moe_status plain_create(void **state)
+{
+    *state = NULL;
+    return MOE_OK;
+}
+
+static void plain_destroy(void *state)
+{
+    (void)state;
+}
+
+static moe_status refuse_fit(void *state, moe_fit_context *context)
+{
+    (void)state;
+    (void)context;
+    return MOE_ERR_UNSUPPORTED;
+}
+
+static const moe_estimator_ops average_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "average",
+    .create = plain_create,
+    .destroy = plain_destroy,
+    .fit = refuse_fit,
+    .aggregate = average_aggregate,
+};
+
+static moe_model_t *two_experts(double shift)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = 2;
+    spec.n_features = 1;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    double experts[4] = {-1.0 + shift, 2.0, 1.0 + shift, -2.0}, variances[2] = {0.5, 1.5};
+    EXPECT_STATUS(moe_model_set_experts(model, experts, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(model, variances, 2), MOE_OK);
+    return model;
+}
+
+START_TEST(aggregation_sees_models_and_normalised_weights)
+{
+    moe_model_t *parts[3] = {two_experts(0.0), two_experts(0.3), two_experts(0.6)};
+    moe_model_t *target = two_experts(5.0);
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &average_ops), MOE_OK);
+    const double weights[3] = {1.0, 2.0, 1.0};
+    /* No support rows at all. */
+    memset(&seen, 0, sizeof seen);
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)parts,
+                                       weights, 0, NULL, 0, NULL, NULL),
+                  MOE_OK);
+    ck_assert_uint_eq(seen.count, 3);
+    ck_assert_uint_eq(seen.n, 0);
+    ck_assert_int_eq(seen.call, MOE_CALL_AGGREGATE);
+    ck_assert(seen.weights[0] == 0.25 && seen.weights[1] == 0.5 && seen.weights[2] == 0.25);
+    double experts[4];
+    EXPECT_STATUS(moe_model_get_experts(target, experts, 4), MOE_OK);
+    ck_assert(fabs(experts[0] - (-1.0 + 0.3)) < 1e-12 && fabs(experts[2] - 1.3) < 1e-12);
+    /* Equal weights when none are given; support rows without responses. */
+    double X[4] = {0.1, 0.2, 0.3, 0.4};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, (const moe_model_t *const *)parts,
+                                       NULL, 4, X, 1, NULL, NULL),
+                  MOE_OK);
+    ck_assert(seen.weights[0] == 0.5 && seen.weights[1] == 0.5);
+    ck_assert_uint_eq(seen.n, 4);
+    /* Refusals: nothing to aggregate, a mismatched model, bad weights, bad rows. */
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 0, (const moe_model_t *const *)parts,
+                                       NULL, 0, NULL, 0, NULL, NULL),
+                  MOE_ERR_EMPTY_INPUT);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_features = 2;
+    moe_model_t *wide = NULL;
+    EXPECT_STATUS(moe_model_create(&wide, &spec), MOE_OK);
+    const moe_model_t *mixed[2] = {parts[0], wide};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, mixed, NULL, 0, NULL, 0, NULL, NULL),
+                  MOE_ERR_DIMENSION);
+    const double negative[3] = {1.0, -1.0, 1.0}, zero[3] = {0, 0, 0};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)parts,
+                                       negative, 0, NULL, 0, NULL, NULL),
+                  MOE_ERR_NEGATIVE_WEIGHT);
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)parts,
+                                       zero, 0, NULL, 0, NULL, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    double bad_X[2] = {0.0, NAN};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, (const moe_model_t *const *)parts,
+                                       NULL, 2, bad_X, 1, NULL, NULL),
+                  MOE_ERR_NON_FINITE);
+    /* Estimators without aggregate, and aggregation's context outside aggregation. */
+    moe_fitter_t *em = NULL;
+    EXPECT_STATUS(moe_fitter_create(&em, "em"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_aggregate(em, target, 2, (const moe_model_t *const *)parts, NULL,
+                                       0, NULL, 0, NULL, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    moe_fitter_free(em);
+    moe_model_free(wide);
+    for (int m = 0; m < 3; ++m)
+        moe_model_free(parts[m]);
+    moe_model_free(target);
+    moe_fitter_free(fitter);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Counters and the order of recorded iterations                            */
+/* ------------------------------------------------------------------------ */
+
+static moe_status counting_fit(void *state, moe_fit_context *context)
+{
+    (void)state;
+    EXPECT_STATUS(moe_context_iteration(context, 0, 0, -10.0), MOE_OK);
+    EXPECT_STATUS(moe_context_iteration(context, 0, 2, -9.0), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_iteration(context, 0, 1, -9.0), MOE_OK);
+    EXPECT_STATUS(moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 4), MOE_OK);
+    EXPECT_STATUS(moe_context_count(context, MOE_COUNTER_SEPARATION_EVENTS, 2), MOE_OK);
+    EXPECT_STATUS(moe_context_count(context, (moe_counter)99, 1), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_note_decrease(context, 1e-6), MOE_OK);
+    EXPECT_STATUS(moe_context_note_decrease(context, 1e-7), MOE_OK);
+    EXPECT_STATUS(moe_context_note_decrease(context, NAN), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_set_steps(context, 0.5, NAN), MOE_OK);
+    EXPECT_STATUS(moe_context_set_steps(context, -1.0, 0.0), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_models(context, NULL, NULL, NULL), MOE_ERR_UNSUPPORTED);
+    ck_assert_int_eq(moe_context_call(context), MOE_CALL_FIT);
+    return moe_context_set_result(context, 0, 1);
+}
+
+static const moe_estimator_ops counting_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "counting",
+    .create = plain_create,
+    .destroy = plain_destroy,
+    .fit = counting_fit,
+};
+
+START_TEST(counters_reach_the_report)
+{
+    stream_data();
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &counting_ops), MOE_OK);
+    moe_model_t *model = stream_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, STREAM_ROWS, stream_X, 1, stream_y, NULL),
+                  MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.gradient_evaluations, 4);
+    ck_assert_uint_eq(report.separation_events, 2);
+    ck_assert_uint_eq(report.monotonicity_violations, 2);
+    ck_assert(report.worst_relative_decrease == 1e-6);
+    ck_assert(report.step == 0.5 && report.gate_step == 0.0);
+    ck_assert_uint_eq(report.iterations, 1);
+    ck_assert(report.loglik == -9.0 && report.converged == 1);
+    ck_assert_uint_eq(report.samples_seen, STREAM_ROWS);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Gate-only fits of the built-in estimators                                */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(update_experts_zero_fits_the_gate_alone)
+{
+    enum { K = 3, D = 2, P = D + 1, N = 4000 };
+    synthetic_truth truth;
+    synthetic_data data;
+    synthetic_truth_make(&truth, K, D, 4.0, 1.5, 71);
+    synthetic_data_make(&data, &truth, N, 72);
+    const char *estimators[] = {"em", "gem", "gd"};
+    for (size_t e = 0; e < 3; ++e) {
+        moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+        spec.n_experts = K;
+        spec.n_features = D;
+        moe_model_t *model = NULL;
+        EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+        EXPECT_STATUS(moe_model_set_experts(model, truth.experts, K * P), MOE_OK);
+        EXPECT_STATUS(moe_model_set_variances(model, truth.variances, K), MOE_OK);
+        moe_fitter_t *fitter = NULL;
+        EXPECT_STATUS(moe_fitter_create(&fitter, estimators[e]), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "update_experts", "0"), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 2), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, e == 0 ? 200 : 3000),
+                      MOE_OK);
+        double loglik_before = 0.0;
+        EXPECT_STATUS(moe_model_loglik(model, N, data.X, D, data.y, NULL, &loglik_before),
+                      MOE_OK);
+        EXPECT_STATUS(moe_fitter_fit(fitter, model, N, data.X, D, data.y, NULL), MOE_OK);
+        /* The experts are bit for bit the truth (canonical order: intercepts increase, as
+           the truth's do). */
+        double experts[K * P], variances[K], gate[K * P];
+        EXPECT_STATUS(moe_model_get_experts(model, experts, K * P), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(model, variances, K), MOE_OK);
+        ck_assert_msg(memcmp(experts, truth.experts, sizeof experts) == 0,
+                      "%s changed the experts", estimators[e]);
+        ck_assert(memcmp(variances, truth.variances, sizeof variances) == 0);
+        /* The gate is recovered. */
+        EXPECT_STATUS(moe_model_get_gate(model, gate, K * P), MOE_OK);
+        double worst = 0.0;
+        for (size_t a = 0; a < K * P; ++a)
+            worst = fmax(worst, fabs(gate[a] - truth.gate[a]));
+        ck_assert_msg(worst < 0.25, "%s: gate error %g", estimators[e], worst);
+        double loglik_after = 0.0;
+        EXPECT_STATUS(moe_model_loglik(model, N, data.X, D, data.y, NULL, &loglik_after),
+                      MOE_OK);
+        ck_assert(loglik_after > loglik_before);
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    synthetic_data_free(&data);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
+static Suite *interface_suite(void)
+{
+    Suite *suite = suite_create("estimator_interface");
+    TCase *tables = tcase_create("tables");
+    tcase_add_test(tables, option_mask_is_enforced);
+    tcase_add_test(tables, counters_reach_the_report);
+    suite_add_tcase(suite, tables);
+    TCase *sessions = tcase_create("sessions");
+    tcase_add_test(sessions, session_accumulates_over_small_batches);
+    tcase_add_test(sessions, reset_reaches_the_estimator);
+    tcase_add_test(sessions, saved_state_continues_the_session);
+    suite_add_tcase(suite, sessions);
+    TCase *aggregation = tcase_create("aggregation");
+    tcase_add_test(aggregation, aggregation_sees_models_and_normalised_weights);
+    suite_add_tcase(suite, aggregation);
+    TCase *gate_only = tcase_create("gate_only");
+    tcase_set_timeout(gate_only, 60);
+    tcase_add_test(gate_only, update_experts_zero_fits_the_gate_alone);
+    suite_add_tcase(suite, gate_only);
+    return suite;
+}
+
+int main(void)
+{
+    return run_suite(interface_suite());
+}
