@@ -313,10 +313,10 @@ static void check_full_gradient(moe_family family, double l2, double ridge)
     memset(&settings, 0, sizeof settings);
     settings.gate.l2 = l2;
     settings.experts.ridge = ridge;
-    moe_gradient gradient;
-    ck_assert_int_eq(moe_gradient_allocate(&gradient, m, 1, 1, NULL), MOE_OK);
+    moe_gradient_parts gradient;
+    ck_assert_int_eq(moe_gradient_parts_allocate(&gradient, m, 1, 1, NULL), MOE_OK);
     ck_assert_int_eq(
-        moe_gradient_compute(m, &pr.data, pr.resp, &settings, pr.total, &gradient, NULL),
+        moe_gradient_parts_compute(m, &pr.data, pr.resp, &settings, pr.total, &gradient, NULL),
         MOE_OK);
     for (size_t a = 0; a < gradient.gate_size; ++a)
         assert_close(gradient.gate[a], central_difference(&pr, &m->gate[a], full_fn, l2, ridge, 1e-5),
@@ -330,7 +330,7 @@ static void check_full_gradient(moe_family family, double l2, double ridge)
         assert_close(gradient.log_variances[k],
                      log_variance_difference(&pr, k, full_fn, l2, ridge, 1e-5),
                      "full log variance", k);
-    moe_gradient_free(&gradient);
+    moe_gradient_parts_free(&gradient);
     moe_model_free(m);
 }
 
@@ -385,24 +385,24 @@ START_TEST(safe_steps_follow_the_curvature_bounds)
     problem_make(&pr, MOE_FAMILY_GAUSSIAN, 1, 9);
     moe_fit_settings settings;
     memset(&settings, 0, sizeof settings);
-    settings.lambda = 2.0;
+    double lambda = 2.0;
     double smallest = pr.model->variances[0];
     for (size_t k = 1; k < K; ++k)
         smallest = fmin(smallest, pr.model->variances[k]);
-    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings), smallest / 2.0, 1e-15);
-    ck_assert_double_eq_tol(moe_safe_gate_step(pr.model, &settings), 1.0, 1e-15); /* 1/(lam/2) */
+    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings, lambda), smallest / 2.0, 1e-15);
+    ck_assert_double_eq_tol(moe_safe_gate_step(pr.model, &settings, lambda), 1.0, 1e-15); /* 1/(lam/2) */
     settings.gate.l2 = 1.0;
     settings.experts.ridge = 0.5;
-    ck_assert_double_eq_tol(moe_safe_gate_step(pr.model, &settings), 0.5, 1e-15);
-    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings),
+    ck_assert_double_eq_tol(moe_safe_gate_step(pr.model, &settings, lambda), 0.5, 1e-15);
+    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings, lambda),
                             1.0 / (2.0 / smallest + 0.5), 1e-15);
     moe_model_free(pr.model);
     problem_make(&pr, MOE_FAMILY_LOGISTIC, 1, 9);
     settings.gate.l2 = settings.experts.ridge = 0.0;
-    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings), 2.0, 1e-15); /* 4/lam */
+    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings, lambda), 2.0, 1e-15); /* 4/lam */
     moe_model_free(pr.model);
     problem_make(&pr, MOE_FAMILY_MULTINOMIAL, 1, 9);
-    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings), 1.0, 1e-15); /* 2/lam */
+    ck_assert_double_eq_tol(moe_safe_expert_step(pr.model, &settings, lambda), 1.0, 1e-15); /* 2/lam */
     moe_model_free(pr.model);
 }
 END_TEST

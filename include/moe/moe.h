@@ -10,6 +10,7 @@
 #include "common.h"
 #include "model.h"
 #include "fitter.h"
+#include "rng.h"
 #include "estimator.h"
 
 #endif /* MOE_MOE_H */

@@ -1,9 +1,13 @@
 #include "common/linalg.h"
+#include "common/alloc.h"
+#include "common/error.h"
+#include "moe/estimator.h"
 
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 double moe_log_sum_exp(const double *values, size_t count)
@@ -250,4 +254,25 @@ int moe_solve_spd(size_t p, const double *A, double *b, double *work, int *ridge
 double moe_dot(size_t count, const double *a, const double *b)
 {
     return cblas_ddot((int)count, a, 1, b, 1);
+}
+
+moe_status moe_solve_symmetric(size_t order, const double *matrix, double *rhs, int *ridge_used)
+{
+    if (order == 0)
+        return MOE_OK;
+    if (matrix == NULL || rhs == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", matrix ? "rhs" : "matrix");
+    double *work = moe_alloc_array(order, order + 1, sizeof(double));
+    if (work == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a %zu x %zu solve", order,
+                        order);
+    int ridge = 0;
+    int failed = moe_solve_spd(order, matrix, rhs, work, &ridge);
+    free(work);
+    if (ridge_used != NULL)
+        *ridge_used = ridge;
+    if (failed)
+        return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                        "the %zu x %zu system is singular even with a ridge", order, order);
+    return MOE_OK;
 }

@@ -44,6 +44,8 @@ double moe_rng_uniform(moe_rng *rng)
 
 size_t moe_rng_below(moe_rng *rng, size_t bound)
 {
+    if (bound == 0)
+        return 0;
     uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)bound;
     uint64_t value;
     do

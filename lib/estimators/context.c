@@ -1,5 +1,5 @@
 /* What an estimator sees of a fit: data, options, working model, trace and progress. */
-#include "estimators/fitter_impl.h"
+#include "estimators/kernels.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -236,4 +236,24 @@ moe_status moe_context_fail(moe_fit_context *context, moe_status status, const c
     char copy[MOE_MESSAGE_SIZE];
     snprintf(copy, sizeof copy, "%s", message == NULL ? "" : message);
     return moe_fail(context->fitter->message, status, "%s", copy);
+}
+
+void moe_report_expert_mstep(moe_fit_context *context, const moe_expert_mstep_report *experts)
+{
+    moe_fit_report *report = &context->fitter->report;
+    report->degenerate_events += experts->degenerate_experts;
+    report->ridge_fallbacks += experts->ridge_fallbacks;
+    report->floored_variances += experts->floored_variances;
+    report->inner_iterations += experts->newton_steps;
+    report->line_search_failures += experts->line_search_failures;
+    report->separation_events += experts->separations;
+}
+
+void moe_report_gate(moe_fit_context *context, const moe_gate_report *gate)
+{
+    moe_fit_report *report = &context->fitter->report;
+    report->inner_iterations += gate->newton_steps;
+    report->ridge_fallbacks += gate->ridge_fallbacks;
+    report->line_search_failures += gate->line_search_failures;
+    report->separation_events += gate->separations;
 }

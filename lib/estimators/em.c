@@ -1,47 +1,39 @@
 /*
- * EM for softmax-gated mixtures of experts.
+ * EM for softmax-gated mixtures of experts, written against moe/estimator.h alone: a copy of
+ * this file compiled outside libmoe is the same estimator (tests/test_outside_em.c).
  *
- * E-step: log-space responsibilities and the log-likelihood (model/posterior.c).
- * M-step: each expert's exact maximiser through its family (weighted least
- * squares for Gaussian experts, Newton with step halving for classification
- * experts), then the gate on the soft-label softmax regression. Both halves
- * never decrease the surrogate, so the (penalised) log-likelihood never
- * decreases; any iteration that does is counted in the report rather than
- * hidden.
+ * E-step: the responsibilities and the log-likelihood (moe_estep_run). M-step: each expert's
+ * exact maximiser through its family (weighted least squares for Gaussian experts, Newton
+ * with step halving for classification experts), then the gate on the soft-label softmax
+ * regression. Both halves never decrease the surrogate, so the (penalised) log-likelihood
+ * never decreases; the shared loop counts any iteration that does rather than hiding it.
  *
- * One pass over X per iteration. The E-step pass at the current parameters
- * also sums what the next M-step needs: the experts' sufficient statistics and
- * the gate's gradient and Hessian at the current gate for the new
- * responsibilities, which give the gate's Newton step without another pass.
- * That step is judged in the next iteration's pass, which also evaluates the
- * previous M-step's gate objective (and gradient) at the new gate: the step
- * stands if it decreased that objective enough (Armijo, as in model/softmax.c).
+ * One pass over X per iteration. The E-step at the current parameters also sums what the
+ * next M-step needs: the experts' sufficient statistics, and the gate's gradient and Hessian
+ * at the current gate for the new responsibilities, which give the gate's Newton step
+ * without another pass. That step is judged in the next iteration's E-step, which also
+ * evaluates the previous M-step's gate objective (and gradient) at the new gate: the step
+ * stands if it passes the library's acceptance rule (moe_step_accepted).
  *
  * gate_solver picks what the gate M-step is:
- *   newton_step (default): that one checked step. A rejected step (rare) is
- *     halved by recomputing the previous responsibilities. This is a
- *     generalised EM: monotone, with the fixed points of exact EM, and in the
- *     measurements of bench/RESULTS.md it needs about as many iterations.
- *   newton: the exact M-step. When the previous M-step's Newton decrement at
- *     the new gate is above gate_tol, its responsibilities are recomputed and
- *     the M-step is finished by the ordinary Newton solver before the pass is
- *     repeated: about four passes for such an iteration instead of one.
- *   bound: one majorise-minimise step with Boehning's fixed curvature, from
- *     the same pass's gradient; it needs no check.
+ *   newton_step (default): that one checked step. A rejected step (rare) is halved by
+ *     recomputing the previous responsibilities. This is a generalised EM: monotone, with
+ *     the fixed points of exact EM, and in the measurements of bench/RESULTS.md it needs
+ *     about as many iterations.
+ *   newton: the exact M-step. When the previous M-step's Newton decrement at the new gate is
+ *     above gate_tol, its responsibilities are recomputed and the M-step is finished by the
+ *     ordinary Newton solver before the E-step is repeated: about four passes for such an
+ *     iteration instead of one.
+ *   bound: one majorise-minimise step with Boehning's fixed curvature, from the same pass's
+ *     gradient; it needs no check.
  *
- * With inner_steps > 0 the gate and classification experts take that many
- * gradient steps on the surrogate instead (the paper's inexact EM), with
- * separate passes; Gaussian experts keep their closed-form update, which is
- * cheaper than one gradient step's worth of bookkeeping and exact.
+ * With inner_steps > 0 the gate and classification experts take that many gradient steps on
+ * the surrogate instead (the inexact EM of docs/REPRODUCTIONS.md), with separate passes;
+ * Gaussian experts keep their closed-form update, which is exact and cheaper than one
+ * gradient step's worth of bookkeeping.
  */
-#include "common/alloc.h"
-#include "common/linalg.h"
-#include "common/parallel.h"
-#include "estimators/driver.h"
-#include "estimators/gradient.h"
-#include "model/posterior.h"
+#include "moe/estimator.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,301 +41,333 @@
 /* gate_solver values */
 enum { SOLVER_NEWTON = 0, SOLVER_BOUND = 1, SOLVER_NEWTON_STEP = 2 };
 
+typedef struct em_options {
+    int solver;
+    size_t inner_steps;
+    double step, gate_step;
+    size_t gate_max_newton;
+    double gate_tolerance;
+    int update_experts;
+} em_options;
+
 typedef struct em_state {
-    int exact; /* gate_solver newton: each gate M-step solved to gate_tol */
-    /* Boehning's curvature bound of the gate, when gate_solver is "bound". */
-    int bound;
-    double *curvature; /* p x p: E_w[x x'] / 2 + gate_l2 on the non-intercept diagonal */
-    double *work;      /* p x (p + 2) */
+    em_options options;
+    size_t unknowns; /* the gate's free parameters, (K - 1) p */
+    size_t gate_size;
 
     /* The one-pass iteration (inner_steps = 0). */
     int one_pass;
-    moe_pass_request request;
-    moe_pass_sums sums;        /* of the last pass, at the current parameters */
-    struct moe_model *previous; /* the parameters before the last M-step */
-    int pending;               /* a gate Newton step awaits its check in the next pass */
-    double objective;          /* that M-step's objective before the step (mean scale) */
-    double decrement;          /* and the step's Newton decrement */
-    int hessian_ready;         /* hessian holds the gate Hessian of the last pass */
-    double *hessian;           /* m x m */
-    double *gradient;          /* m */
-    double *direction;         /* m */
-    double *solve_work;        /* m x (m + 1) */
+    unsigned int flags;     /* what every E-step sums */
+    moe_estep_t *estep;     /* the last E-step, at the current parameters */
+    moe_model_t *previous;  /* the parameters before the last M-step */
+    int pending;            /* a gate Newton step awaits its check in the next E-step */
+    double objective;       /* that M-step's gate objective before the step */
+    double decrement;       /* and the step's Newton decrement */
+    int hessian_ready;      /* hessian holds the gate Hessian of the last E-step */
+    double *hessian;        /* m x m */
+    double *gradient;       /* m */
+    double *direction;      /* m */
+    double *gate;           /* K x p */
+    double *parameters;     /* scratch for copying a model's parameters */
+    size_t parameters_size;
 } em_state;
 
-static moe_status prepare_bound(em_state *state, struct moe_fit_context *context,
-                                const moe_fit_settings *settings)
+static double dot(size_t count, const double *a, const double *b)
 {
-    const struct moe_model *model = context->model;
-    size_t p = model->n_inputs;
-    state->curvature = moe_alloc_array(p, p, sizeof(double));
-    state->work = moe_alloc_array(p, p + 2, sizeof(double));
-    if (state->curvature == NULL || state->work == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
-                        "cannot allocate the gate's curvature bound");
-    moe_status status = moe_design_gram(&context->data, settings->total_weight,
-                                        state->curvature, context->fitter->message);
-    if (status != MOE_OK)
-        return status;
-    for (size_t a = 0; a < p * p; ++a)
-        state->curvature[a] *= 0.5;
-    for (size_t j = (size_t)model->intercept; j < p; ++j)
-        state->curvature[j * p + j] += settings->gate.l2;
-    return MOE_OK;
+    double sum = 0.0;
+    for (size_t i = 0; i < count; ++i)
+        sum += a[i] * b[i];
+    return sum;
 }
 
-/* One or inner_steps majorise-minimise steps of the gate on the fixed bound. */
-static moe_status bound_gate_steps(em_state *state, struct moe_fit_context *context,
-                                   const moe_fit_settings *settings, const double *resp)
+/* to = from, through the public accessors (exact: the reference rows are already zero). */
+static moe_status copy_parameters(em_state *state, moe_model_t *to, const moe_model_t *from)
 {
-    struct moe_fitter *fitter = context->fitter;
-    moe_status status = MOE_OK;
-    if (state->curvature == NULL && (status = prepare_bound(state, context, settings)) != MOE_OK)
-        return status;
-    size_t steps = settings->inner_steps > 0 ? settings->inner_steps : 1;
-    for (size_t step = 0; step < steps && status == MOE_OK; ++step)
-        status = moe_gate_bound_step(context->model, &context->data, resp, settings->gate.l2,
-                                     settings->threads,
-                                     state->curvature, state->work, fitter->message);
-    fitter->report.inner_iterations += steps;
+    size_t K = moe_model_n_experts(from);
+    moe_status status = moe_model_get_gate(from, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(to, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(from, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(to, state->parameters, state->parameters_size);
+    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
+        status = moe_model_get_variances(from, state->parameters, K);
+        if (status == MOE_OK)
+            status = moe_model_set_variances(to, state->parameters, K);
+    }
     return status;
 }
 
-/* ---- the one-pass iteration ------------------------------------------------------------ */
-
-static moe_softmax_problem gate_problem(const struct moe_fit_context *context,
-                                        const moe_fit_settings *settings)
-{
-    moe_softmax_problem problem =
-        moe_gate_problem(context->model, &context->data, NULL, settings->gate.l2);
-    problem.total_weight = settings->total_weight;
-    return problem;
-}
-
-/* The mean-scale gate Hessian at the current gate from the last pass's sums (it does not
-   depend on the targets, so both the check of the previous step and the next step use it). */
-static void finish_hessian(em_state *state, const moe_softmax_problem *problem)
+/* The gate Hessian of the last E-step (it does not depend on the targets, so both the check
+   of the previous step and the next step use it). */
+static moe_status finish_hessian(em_state *state)
 {
     if (state->hessian_ready)
-        return;
-    moe_softmax_finish_hessian(problem, state->sums.gate_hessian_parts, state->hessian);
-    state->hessian_ready = 1;
+        return MOE_OK;
+    moe_status status =
+        moe_estep_gate_hessian(state->estep, state->hessian, state->unknowns * state->unknowns);
+    state->hessian_ready = status == MOE_OK;
+    return status;
 }
 
 /*
- * Judge the pending gate step with the previous responsibilities at the new gate. Returns
- * 1 when the step was accepted and the M-step is finished, 0 when the M-step needs the
+ * Judge the pending gate step with the previous responsibilities at the new gate. Returns 1
+ * when the step was accepted and the M-step is finished, 0 when the M-step needs the
  * ordinary solver (from the new gate if the step was accepted, from the old one if not):
  * *accepted tells which.
  */
-static int check_pending_step(em_state *state, struct moe_fit_context *context,
-                              const moe_fit_settings *settings, int *accepted)
+static int check_pending_step(em_state *state, moe_fit_context *context, int *accepted)
 {
-    const struct moe_model *model = context->model;
-    moe_softmax_problem problem = gate_problem(context, settings);
-    size_t m = (model->n_experts - 1) * model->n_inputs;
-    double current = state->objective;
-    double trial = state->sums.previous_gate_data / settings->total_weight +
-                   moe_gate_penalty(model, settings->gate.l2);
-    /* As in moe_softmax_newton: near the optimum Q cannot resolve the remaining decrease
-       (pitfall P11b of the EM spec), and a step within rounding of Q is accepted. */
-    double resolution = 16.0 * DBL_EPSILON * (1.0 + fabs(current));
-    int near_optimum = 0.5 * state->decrement <= 1e-8 * (1.0 + fabs(current));
-    *accepted = trial <= current - 1e-4 * state->decrement ||
-                (near_optimum && trial <= current + resolution);
+    moe_estep_result result = MOE_ESTEP_RESULT_INIT;
+    if (moe_estep_get_result(state->estep, &result) != MOE_OK)
+        return 0;
+    double trial = result.previous_gate_objective;
+    *accepted = moe_step_accepted(state->objective, trial, state->decrement, 1.0);
     if (!*accepted)
         return 0;
-    moe_gate_report gate = MOE_GATE_REPORT_INIT;
-    gate.newton_steps = 1;
-    if (settings->gate.l2 == 0.0 && state->sums.weight > 0.0 &&
-        state->sums.previous_gate_data <= 1e-9 * state->sums.weight)
-        gate.separations = 1;
-    moe_report_gate(&context->fitter->report, &gate);
     /* The pending step is the M-step's first Newton step. */
-    if (!state->exact || settings->gate.max_newton <= 1)
+    moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, 1);
+    if (result.previous_gate_separated)
+        moe_context_count(context, MOE_COUNTER_SEPARATION_EVENTS, 1);
+    if (state->options.solver != SOLVER_NEWTON || state->options.gate_max_newton <= 1)
         return 1;
     /* The exact Newton decrement of the previous M-step at the new gate. */
-    finish_hessian(state, &problem);
-    memcpy(state->gradient, state->sums.previous_gate_gradient, m * sizeof(double));
-    moe_softmax_finish_gradient(&problem, model->gate, state->gradient);
-    memcpy(state->direction, state->gradient, m * sizeof(double));
-    int ignored = 0;
-    if (moe_solve_spd(m, state->hessian, state->direction, state->solve_work, &ignored) != 0)
+    size_t m = state->unknowns;
+    if (finish_hessian(state) != MOE_OK ||
+        moe_estep_gate_gradient(state->estep, 1, state->gradient, m) != MOE_OK)
         return 0;
-    double decrement = moe_dot(m, state->gradient, state->direction);
-    return !(decrement > 0.0) || 0.5 * decrement <= settings->gate.tolerance * (1.0 + fabs(trial));
+    memcpy(state->direction, state->gradient, m * sizeof(double));
+    if (moe_solve_symmetric(m, state->hessian, state->direction, NULL) != MOE_OK)
+        return 0;
+    double decrement = dot(m, state->gradient, state->direction);
+    return !(decrement > 0.0) ||
+           0.5 * decrement <= state->options.gate_tolerance * (1.0 + fabs(trial));
 }
 
 /*
- * Finish the previous gate M-step the ordinary way: its responsibilities again (an E-step
- * at the parameters it started from), then Newton from the new gate (or the old one when
- * the step was rejected), then the pass at the finished parameters.
+ * Finish the previous gate M-step the ordinary way: its responsibilities again (an E-step at
+ * the parameters it started from), then Newton from the new gate (or the old one when the
+ * step was rejected), then the E-step at the finished parameters.
  */
-static moe_status complete_gate_mstep(em_state *state, struct moe_fit_context *context,
-                                      const moe_fit_settings *settings, double *resp,
-                                      int accepted)
+static moe_status complete_gate_mstep(em_state *state, moe_fit_context *context,
+                                      moe_model_t *model, double *resp, int accepted)
 {
-    struct moe_model *model = context->model;
-    struct moe_fitter *fitter = context->fitter;
-    moe_posterior_result ignored;
-    moe_status status = moe_posterior_pass(state->previous, &context->data, resp,
-                                           settings->threads, &ignored, fitter->message);
+    moe_status status = moe_estep_run(state->estep, state->previous, NULL, 0, resp);
     if (status != MOE_OK)
         return status;
-    if (!accepted)
-        memcpy(model->gate, state->previous->gate, moe_gate_size(model) * sizeof(double));
-    moe_gate_options options = settings->gate;
-    size_t taken = accepted ? 1 : 0;
-    options.max_newton = options.max_newton > taken ? options.max_newton - taken : 1;
-    if (!state->exact)
-        options.max_newton = 1; /* the rejected step again, halved */
-    moe_gate_report gate = MOE_GATE_REPORT_INIT;
-    status = moe_gate_newton(model, &context->data, resp, &options, &gate, fitter->message);
-    moe_report_gate(&fitter->report, &gate);
+    if (!accepted) {
+        status = moe_model_get_gate(state->previous, state->gate, state->gate_size);
+        if (status == MOE_OK)
+            status = moe_model_set_gate(model, state->gate, state->gate_size);
+        if (status != MOE_OK)
+            return status;
+    }
+    size_t steps = 1; /* the rejected step again, halved */
+    if (state->options.solver == SOLVER_NEWTON) {
+        size_t taken = accepted ? 1 : 0, limit = state->options.gate_max_newton;
+        steps = limit > taken ? limit - taken : 1;
+    }
+    status = moe_context_gate_newton(context, model, NULL, resp, steps);
     if (status != MOE_OK)
         return status;
-    state->request.previous = 0;
     state->hessian_ready = 0;
-    return moe_pass_run(model, &context->data, resp, &state->request, &state->sums,
-                        fitter->message);
+    return moe_estep_run(state->estep, model, NULL, state->flags, resp);
 }
 
-static moe_status one_pass_evaluate(void *opaque, struct moe_fit_context *context,
-                                    const moe_fit_settings *settings, double *resp,
-                                    size_t iteration, moe_posterior_result *posterior)
+static moe_status one_pass_evaluate(void *opaque, moe_fit_context *context, moe_model_t *model,
+                                    double *resp, size_t restart, size_t iteration,
+                                    double *loglik)
 {
+    (void)restart;
     em_state *state = opaque;
-    struct moe_fitter *fitter = context->fitter;
     if (iteration == 0)
         state->pending = 0;
-    state->request.previous = state->pending;
+    unsigned int flags = state->flags | (state->pending ? MOE_ESTEP_PREVIOUS_TARGETS : 0u);
     state->hessian_ready = 0;
-    moe_status status = moe_pass_run(context->model, &context->data, resp, &state->request,
-                                     &state->sums, fitter->message);
+    moe_status status = moe_estep_run(state->estep, model, NULL, flags, resp);
     if (status == MOE_OK && state->pending) {
         state->pending = 0;
         int accepted = 0;
-        if (!check_pending_step(state, context, settings, &accepted))
-            status = complete_gate_mstep(state, context, settings, resp, accepted);
+        if (!check_pending_step(state, context, &accepted))
+            status = complete_gate_mstep(state, context, model, resp, accepted);
     }
+    moe_estep_result result = MOE_ESTEP_RESULT_INIT;
     if (status == MOE_OK)
-        *posterior = state->sums.posterior;
+        status = moe_estep_get_result(state->estep, &result);
+    if (status == MOE_OK)
+        *loglik = result.loglik;
     return status;
 }
 
-/* The gate M-step's first Newton step from the pass's sums; judged in the next pass. */
-static moe_status one_pass_gate_step(em_state *state, struct moe_fit_context *context,
-                                     const moe_fit_settings *settings, const double *resp)
+/* The gate M-step's first Newton step from the E-step's sums; judged in the next E-step. */
+static moe_status one_pass_gate_step(em_state *state, moe_fit_context *context,
+                                     moe_model_t *model, const double *resp)
 {
-    struct moe_model *model = context->model;
-    struct moe_fitter *fitter = context->fitter;
-    moe_softmax_problem problem = gate_problem(context, settings);
-    size_t m = (model->n_experts - 1) * model->n_inputs;
-    memcpy(state->gradient, state->sums.gate_gradient, m * sizeof(double));
-    moe_softmax_finish_gradient(&problem, model->gate, state->gradient);
-    if (state->bound) {
-        moe_status status = MOE_OK;
-        if (state->curvature == NULL &&
-            (status = prepare_bound(state, context, settings)) != MOE_OK)
-            return status;
-        fitter->report.inner_iterations++;
-        return moe_gate_bound_apply(model, state->gradient, state->curvature, state->work,
-                                    fitter->message);
+    size_t m = state->unknowns;
+    moe_status status = moe_estep_gate_gradient(state->estep, 0, state->gradient, m);
+    if (status != MOE_OK)
+        return status;
+    if (state->options.solver == SOLVER_BOUND) {
+        moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, 1);
+        return moe_context_gate_bound_step(context, model, state->gradient, m);
     }
-    finish_hessian(state, &problem);
+    if ((status = finish_hessian(state)) != MOE_OK)
+        return status;
     for (size_t a = 0; a < m; ++a)
         state->direction[a] = -state->gradient[a];
     int ridge_used = 0;
-    if (moe_solve_spd(m, state->hessian, state->direction, state->solve_work, &ridge_used) != 0) {
+    if (moe_solve_symmetric(m, state->hessian, state->direction, &ridge_used) != MOE_OK)
         /* Hand the whole M-step to the solver with its own fallbacks. */
-        moe_gate_report gate = MOE_GATE_REPORT_INIT;
-        moe_status status =
-            moe_gate_newton(model, &context->data, resp, &settings->gate, &gate, fitter->message);
-        moe_report_gate(&fitter->report, &gate);
-        return status;
-    }
+        return moe_context_gate_newton(context, model, NULL, resp, 0);
     if (ridge_used)
-        fitter->report.ridge_fallbacks++;
-    double decrement = -moe_dot(m, state->gradient, state->direction);
+        moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, 1);
+    double decrement = -dot(m, state->gradient, state->direction);
     if (!(decrement > 0.0))
         return MOE_OK;
-    /* The first step of an M-step is always taken (see moe_softmax_newton). */
-    state->objective = state->sums.gate_data / settings->total_weight +
-                       moe_gate_penalty(model, settings->gate.l2);
+    /* The first step of an M-step is always taken (see moe_context_gate_newton). */
+    moe_estep_result result = MOE_ESTEP_RESULT_INIT;
+    if ((status = moe_estep_get_result(state->estep, &result)) != MOE_OK)
+        return status;
+    state->objective = result.gate_objective;
     state->decrement = decrement;
     state->pending = 1;
-    for (size_t a = 0; a < m; ++a)
-        model->gate[a] += state->direction[a];
-    return MOE_OK;
-}
-
-static moe_status one_pass_iterate(em_state *state, struct moe_fit_context *context,
-                                   const moe_fit_settings *settings, double *resp)
-{
-    struct moe_fitter *fitter = context->fitter;
-    struct moe_model *model = context->model;
-    moe_model_copy_parameters(state->previous, model);
-    moe_expert_mstep_report experts = MOE_EXPERT_MSTEP_REPORT_INIT;
-    moe_status status = MOE_OK;
-    if (!settings->update_experts)
-        status = MOE_OK;
-    else if (state->sums.experts != NULL)
-        status = model->family_ops->solve_statistics(model, &context->data, resp,
-                                                     state->sums.experts, &settings->experts,
-                                                     &experts, fitter->message);
-    else
-        status = model->family_ops->m_step(model, &context->data, resp, &settings->experts,
-                                           &experts, fitter->message);
-    moe_report_expert_mstep(&fitter->report, &experts);
-    if (status != MOE_OK || model->n_experts == 1)
+    if ((status = moe_model_get_gate(model, state->gate, state->gate_size)) != MOE_OK)
         return status;
-    return one_pass_gate_step(state, context, settings, resp);
+    for (size_t a = 0; a < m; ++a)
+        state->gate[a] += state->direction[a];
+    return moe_model_set_gate(model, state->gate, state->gate_size);
 }
 
-/* ---- the iteration with separate passes -------------------------------------------------- */
+static moe_status one_pass_iterate(em_state *state, moe_fit_context *context,
+                                   moe_model_t *model, double *resp)
+{
+    moe_status status = copy_parameters(state, state->previous, model);
+    if (status == MOE_OK && state->options.update_experts)
+        status = moe_context_update_experts(context, model, NULL, resp, state->estep, 0, 0.0);
+    if (status != MOE_OK || moe_model_n_experts(model) == 1)
+        return status;
+    return one_pass_gate_step(state, context, model, resp);
+}
 
-static moe_status em_iterate(void *opaque, struct moe_fit_context *context,
-                             const moe_fit_settings *settings, double *resp, double objective,
-                             size_t restart, size_t iteration)
+/* ---- the iteration with separate passes ------------------------------------------------ */
+
+static moe_status em_iterate(void *opaque, moe_fit_context *context, moe_model_t *model,
+                             double *resp, double objective, size_t restart, size_t iteration)
 {
     em_state *state = opaque;
     (void)objective;
     (void)restart;
     (void)iteration;
     if (state->one_pass)
-        return one_pass_iterate(state, context, settings, resp);
-    struct moe_fitter *fitter = context->fitter;
-    struct moe_model *model = context->model;
-    moe_expert_mstep_options options = settings->experts;
-    options.inner_steps = settings->inner_steps;
-    if (settings->inner_steps > 0) {
-        options.step = moe_expert_step(model, settings);
-        fitter->report.step = options.step;
-        fitter->report.gradient_evaluations += settings->inner_steps;
-    }
-    moe_expert_mstep_report experts = MOE_EXPERT_MSTEP_REPORT_INIT;
+        return one_pass_iterate(state, context, model, resp);
+    const em_options *options = &state->options;
     moe_status status = MOE_OK;
-    if (settings->update_experts)
-        status = model->family_ops->m_step(model, &context->data, resp, &options, &experts,
-                                           fitter->message);
-    moe_report_expert_mstep(&fitter->report, &experts);
-    if (status != MOE_OK)
+    if (options->inner_steps > 0) {
+        double step = options->step;
+        if (step == 0.0 && (status = moe_context_safe_steps(context, model, &step, NULL)) != MOE_OK)
+            return status;
+        moe_context_set_steps(context, step, NAN);
+        moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, options->inner_steps);
+        if (options->update_experts)
+            status = moe_context_update_experts(context, model, NULL, resp, NULL,
+                                                options->inner_steps, step);
+    } else if (options->update_experts) {
+        status = moe_context_update_experts(context, model, NULL, resp, NULL, 0, 0.0);
+    }
+    if (status != MOE_OK || moe_model_n_experts(model) == 1)
         return status;
-    if (state->bound)
-        return bound_gate_steps(state, context, settings, resp);
-    if (settings->inner_steps > 0) {
-        double step = moe_gate_step(model, settings);
-        fitter->report.gate_step = step;
-        fitter->report.inner_iterations += settings->inner_steps;
-        return moe_gate_gradient_steps(model, &context->data, resp, settings->gate.l2,
-                                       settings->threads,
-                                       settings->inner_steps, step, fitter->message);
+    if (options->solver == SOLVER_BOUND) {
+        size_t steps = options->inner_steps > 0 ? options->inner_steps : 1;
+        for (size_t s = 0; s < steps && status == MOE_OK; ++s) {
+            status = moe_context_gate_gradient(context, model, NULL, resp, state->gradient,
+                                               state->unknowns);
+            if (status == MOE_OK)
+                status = moe_context_gate_bound_step(context, model, state->gradient,
+                                                     state->unknowns);
+        }
+        moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, steps);
+        return status;
+    }
+    if (options->inner_steps > 0) {
+        double step = options->gate_step;
+        if (step == 0.0 && (status = moe_context_safe_steps(context, model, NULL, &step)) != MOE_OK)
+            return status;
+        moe_context_set_steps(context, NAN, step);
+        moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, options->inner_steps);
+        return moe_context_gate_gradient_steps(context, model, NULL, resp, options->inner_steps,
+                                               step);
     }
     /* A Newton system above the size limit: the solver reports it. */
-    moe_gate_report gate = MOE_GATE_REPORT_INIT;
-    status = moe_gate_newton(model, &context->data, resp, &settings->gate, &gate,
-                             fitter->message);
-    moe_report_gate(&fitter->report, &gate);
+    return moe_context_gate_newton(context, model, NULL, resp, 0);
+}
+
+static moe_status read_options(moe_fit_context *context, em_options *options)
+{
+    long long solver = 0, inner = 0, max_newton = 0, update = 0;
+    moe_status status = moe_context_get_int(context, MOE_OPT_GATE_SOLVER, &solver);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_INNER_STEPS, &inner);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_GATE_MAX_NEWTON, &max_newton);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_UPDATE_EXPERTS, &update);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_STEP, &options->step);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_GATE_STEP, &options->gate_step);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_GATE_TOLERANCE, &options->gate_tolerance);
+    options->solver = (int)solver;
+    options->inner_steps = (size_t)inner;
+    options->gate_max_newton = (size_t)max_newton;
+    options->update_experts = update != 0;
+    return status;
+}
+
+static void state_free(em_state *state)
+{
+    moe_estep_free(state->estep);
+    moe_model_free(state->previous);
+    free(state->hessian);
+    free(state->gradient);
+    free(state->direction);
+    free(state->gate);
+    free(state->parameters);
+}
+
+static moe_status state_allocate(em_state *state, moe_fit_context *context)
+{
+    const moe_model_t *model = moe_context_model(context);
+    size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
+    size_t rows = moe_model_expert_rows(model), m = (K - 1) * p;
+    state->unknowns = m;
+    state->gate_size = K * p;
+    state->parameters_size = K * rows * p > K ? K * rows * p : K;
+    /* The one-pass iteration takes Newton steps from a Hessian it sums: beyond the Newton size
+       limit the ordinary path reports the limit. */
+    state->one_pass = state->options.inner_steps == 0 &&
+                      (state->options.solver == SOLVER_BOUND || m <= MOE_NEWTON_MAX_UNKNOWNS);
+    state->flags = MOE_ESTEP_GATE_DERIVATIVES |
+                   (state->options.update_experts ? MOE_ESTEP_EXPERT_STATISTICS : 0u);
+    state->gradient = malloc((m + 1) * sizeof(double));
+    state->gate = malloc(state->gate_size * sizeof(double));
+    state->parameters = malloc(state->parameters_size * sizeof(double));
+    int ok = state->gradient != NULL && state->gate != NULL && state->parameters != NULL;
+    if (ok && state->one_pass) {
+        state->hessian = malloc((m > 0 ? m * m : 1) * sizeof(double));
+        state->direction = malloc((m + 1) * sizeof(double));
+        ok = state->hessian != NULL && state->direction != NULL;
+    }
+    if (!ok)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate em's workspace");
+    if (!state->one_pass)
+        return MOE_OK;
+    moe_status status = moe_estep_create(context, state->flags | MOE_ESTEP_PREVIOUS_TARGETS,
+                                         &state->estep);
+    if (status == MOE_OK)
+        status = moe_model_clone(&state->previous, model);
     return status;
 }
 
@@ -358,80 +382,38 @@ static void em_destroy(void *state)
     (void)state;
 }
 
-static moe_status prepare_one_pass(em_state *state, struct moe_fit_context *context)
-{
-    const struct moe_model *model = context->model;
-    size_t m = (model->n_experts - 1) * model->n_inputs;
-    state->request.threads =
-        moe_resolve_threads((size_t)context->fitter->options.integer[MOE_OPT_THREADS]);
-    state->request.gate = model->n_experts > 1;
-    state->request.experts = model->family_ops->statistics_size != NULL &&
-                             context->fitter->options.integer[MOE_OPT_UPDATE_EXPERTS] != 0;
-    /* Sized for the passes that also check a pending step. */
-    moe_pass_request largest = state->request;
-    largest.previous = 1;
-    moe_status status =
-        moe_pass_sums_allocate(model, &largest, &state->sums, context->fitter->message);
-    if (status != MOE_OK)
-        return status;
-    if ((status = moe_model_clone(&state->previous, model)) != MOE_OK)
-        return moe_fail_propagate(context->fitter->message, status);
-    state->hessian = moe_alloc_array(m > 0 ? m : 1, m > 0 ? m : 1, sizeof(double));
-    state->gradient = moe_alloc_array(m + 1, 1, sizeof(double));
-    state->direction = moe_alloc_array(m + 1, 1, sizeof(double));
-    state->solve_work = moe_alloc_array(m + 1, m + 1, sizeof(double));
-    if (state->hessian == NULL || state->gradient == NULL || state->direction == NULL ||
-        state->solve_work == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
-                        "cannot allocate the gate's Newton workspace (%zu unknowns)", m);
-    return MOE_OK;
-}
-
 static moe_status em_fit(void *unused, moe_fit_context *context)
 {
     (void)unused;
-    const moe_option_values *options = &context->fitter->options;
-    const struct moe_model *model = context->model;
-    int inexact = options->integer[MOE_OPT_INNER_STEPS] > 0;
-    int needs_steps = inexact && (options->real[MOE_OPT_STEP] == 0.0 ||
-                                  options->real[MOE_OPT_GATE_STEP] == 0.0);
     em_state state;
     memset(&state, 0, sizeof state);
-    state.bound = options->integer[MOE_OPT_GATE_SOLVER] == SOLVER_BOUND;
-    state.exact = options->integer[MOE_OPT_GATE_SOLVER] == SOLVER_NEWTON;
-    /* The one-pass iteration takes Newton steps from a Hessian it sums: beyond the Newton
-       size limit the ordinary path reports the limit. */
-    size_t m = (model->n_experts - 1) * model->n_inputs;
-    state.one_pass = !inexact && (state.bound || m <= MOE_NEWTON_MAX_UNKNOWNS);
-    moe_status status = MOE_OK;
-    if (state.one_pass)
-        status = prepare_one_pass(&state, context);
-    moe_iterative_method method = {needs_steps, em_iterate,
-                                   state.one_pass ? one_pass_evaluate : NULL, &state};
+    moe_status status = read_options(context, &state.options);
     if (status == MOE_OK)
-        status = moe_iterative_fit(context, &method);
-    free(state.curvature);
-    free(state.work);
-    moe_pass_sums_free(&state.sums);
-    moe_model_free(state.previous);
-    free(state.hessian);
-    free(state.gradient);
-    free(state.direction);
-    free(state.solve_work);
+        status = state_allocate(&state, context);
+    moe_iteration_ops ops = {MOE_ITERATION_OPS_VERSION, em_iterate,
+                             state.one_pass ? one_pass_evaluate : NULL};
+    if (status == MOE_OK)
+        status = moe_context_iterate(context, &ops, &state);
+    state_free(&state);
     return status;
 }
 
-const moe_estimator_ops moe_estimator_em = {
+#ifndef MOE_EM_TABLE
+#define MOE_EM_TABLE moe_estimator_em
+#define MOE_EM_NAME "em"
+#endif
+
+const moe_estimator_ops MOE_EM_TABLE = {
     .abi_version = MOE_ESTIMATOR_ABI_VERSION,
-    .name = "em",
+    .name = MOE_EM_NAME,
     .create = em_create,
     .destroy = em_destroy,
     .set_option = NULL,
     .fit = em_fit,
     .partial_fit = NULL,
-    .options = (MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_INNER_STEPS) |
-                MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP) |
-                MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER)),
+    .options = MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_INNER_STEPS) |
+               MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER),
     .flags = 0,
     .reset = NULL,
     .aggregate = NULL,

@@ -65,7 +65,17 @@ struct moe_fit_context {
        result restart (moe_context_set_result) that the report could take it from. */
     double unrecorded_loglik;
     int loglik_evaluated;
+    /* the caller's model as the call found it: init = model starts from it */
+    struct moe_model *start;
+    /* caches of the kernels (estimators/kernels.h), filled on first use */
+    struct moe_fit_settings *settings;
+    double lambda; /* lambda_max(E_w[x~ x~']) of the call's rows */
+    int lambda_ready;
+    double *gate_curvature; /* p x p: E_w[x~ x~'] / 2 + gate_l2 off the intercept */
 };
+
+/* Release what the kernels cached in a context. */
+void moe_context_release(struct moe_fit_context *context);
 
 /* Fields of the table a version has, and the option mask a version-1 table gets. */
 size_t moe_estimator_ops_size(unsigned int abi_version);

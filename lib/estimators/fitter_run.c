@@ -335,7 +335,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
                     (input->model_weights == NULL ? 1.0 : input->model_weights[m]) / total;
         }
     }
-    if (status == MOE_OK && (status = moe_model_clone(&context.model, model)) != MOE_OK)
+    if (status == MOE_OK && ((status = moe_model_clone(&context.model, model)) != MOE_OK ||
+                             (status = moe_model_clone(&context.start, model)) != MOE_OK))
         moe_fail_propagate(fitter->message, status);
     if (status == MOE_OK) {
         const moe_estimator_ops *ops = &fitter->ops;
@@ -374,6 +375,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     free(context.traces);
     free(context.model_weights);
     moe_model_free(context.model);
+    moe_model_free(context.start);
+    moe_context_release(&context);
     if (status == MOE_OK)
         fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
     fitter->report.status = status;

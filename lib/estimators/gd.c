@@ -1,139 +1,177 @@
 /*
- * Gradient descent on the mean negative log-likelihood plus penalties (the
- * seed-em paper's Algorithm 2), one step size for every block. The gradient
- * comes from the posterior at the current parameters (Fisher identity), so it
+ * Gradient descent on the mean negative log-likelihood plus penalties (Algorithm 2 of the
+ * EM-versus-gradient paper, docs/REPRODUCTIONS.md), one step size for every block. The
+ * gradient comes from the posterior at the current parameters (Fisher identity), so it
  * shares every kernel with gem.
  *
- * Full batch by default. With batch_size > 0 an iteration is one pass over a
- * seeded random permutation of the rows in mini-batches, each taking a step
- * on its own mean objective: the stochastic baseline. With line_search =
- * armijo the step is halved until the (batch) objective decreases by at least
- * 1e-4 of the first-order prediction.
+ * Full batch by default. With batch_size > 0 an iteration is one pass over a seeded random
+ * permutation of the rows in mini-batches, each taking a step on its own mean objective: the
+ * stochastic baseline. With line_search = armijo the step is halved until the (batch)
+ * objective passes the library's acceptance rule (moe_step_accepted).
+ *
+ * Written against moe/estimator.h alone.
  */
-#include "common/alloc.h"
-#include "common/rng.h"
-#include "estimators/driver.h"
-#include "estimators/gradient.h"
-#include "model/posterior.h"
+#include "moe/estimator.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ARMIJO_FRACTION 1e-4
-#define ARMIJO_HALVINGS 40
-/* Stream offset of the shuffling generator, distinct from the initialisation streams. */
+#define HALVINGS 40
+/* Stream offset of the shuffling generator, distinct from the starting points' streams. */
 #define SHUFFLE_STREAM (UINT64_C(1) << 40)
 
 typedef struct gd_state {
-    moe_gradient gradient;
-    struct moe_model *saved; /* parameters before a step, for backtracking */
+    moe_gradient_t *gradient;
+    moe_model_t *saved; /* parameters before a step, for backtracking */
+    double *parameters; /* scratch for copying parameters */
+    size_t parameters_size;
+    double step;        /* as requested; 0: the safe step */
+    int line_search, update_experts;
+    size_t batch_size;
+    uint64_t seed;
+    moe_rows all;
     /* mini-batches */
     size_t *order;
     double *batch_X, *batch_y, *batch_weights, *batch_resp;
     moe_rng rng;
 } gd_state;
 
-static double step_size(const struct moe_model *model, const moe_fit_settings *settings)
+/* to = from through the public accessors (exact: the reference rows are already zero). */
+static moe_status copy_parameters(gd_state *state, moe_model_t *to, const moe_model_t *from)
 {
-    if (settings->step > 0.0)
-        return settings->step;
-    if (!settings->update_experts)
-        return moe_safe_gate_step(model, settings);
-    double step = moe_safe_expert_step(model, settings);
-    if (model->n_experts > 1) {
-        double gate = moe_safe_gate_step(model, settings);
-        step = gate < step ? gate : step;
+    size_t K = moe_model_n_experts(from);
+    moe_status status = moe_model_get_gate(from, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(to, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(from, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(to, state->parameters, state->parameters_size);
+    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
+        status = moe_model_get_variances(from, state->parameters, K);
+        if (status == MOE_OK)
+            status = moe_model_set_variances(to, state->parameters, K);
     }
-    return step;
+    return status;
 }
 
-/* Penalised objective of `data` on the sum scale at the model; -inf where undefined. */
-static moe_status objective_on(const struct moe_model *model, const moe_data *data,
-                               const moe_fit_settings *settings, double total_weight,
-                               double *objective, char *message)
+static moe_status step_size(gd_state *state, moe_fit_context *context, const moe_model_t *model,
+                            double *step)
 {
-    moe_posterior_result posterior;
-    moe_status status =
-        moe_posterior_pass(model, data, NULL, settings->threads, &posterior, message);
-    if (status == MOE_ERR_NUMERICAL || (status == MOE_OK && !isfinite(posterior.loglik))) {
-        *objective = -INFINITY;
+    if (state->step > 0.0) {
+        *step = state->step;
         return MOE_OK;
     }
+    double expert = 0.0, gate = 0.0;
+    moe_status status = moe_context_safe_steps(context, model, &expert, &gate);
     if (status != MOE_OK)
         return status;
-    *objective = posterior.loglik - total_weight * moe_fit_penalty(model, settings);
+    if (!state->update_experts)
+        *step = gate;
+    else
+        *step = moe_model_n_experts(model) > 1 && gate < expert ? gate : expert;
     return MOE_OK;
 }
 
-/* One step on `data` whose posterior at the model is resp and objective (sum scale) is
-   `objective`. */
-static moe_status step_on(gd_state *state, struct moe_fit_context *context,
-                          const moe_fit_settings *settings, const moe_data *data,
-                          const double *resp, double total_weight, double objective)
+/* Penalised objective of `rows` at the model, mean scale, minimised; +inf where undefined. */
+static moe_status objective_on(gd_state *state, moe_fit_context *context,
+                               const moe_model_t *model, const moe_rows *rows,
+                               moe_estep_t *estep, double *objective)
 {
-    struct moe_fitter *fitter = context->fitter;
-    struct moe_model *model = context->model;
-    moe_status status = moe_gradient_compute(model, data, resp, settings, total_weight,
-                                             &state->gradient, fitter->message);
-    if (status != MOE_OK)
-        return status;
-    double step = step_size(model, settings);
-    fitter->report.step = step;
-    double floor = settings->experts.variance_floor;
-    if (!settings->line_search) {
-        moe_gradient_apply(model, model, &state->gradient, step, step, 1.0, floor,
-                           &fitter->report.floored_variances);
+    (void)state;
+    moe_status status = moe_estep_run(estep, model, rows, 0, NULL);
+    if (status == MOE_ERR_NUMERICAL) {
+        *objective = INFINITY;
         return MOE_OK;
     }
-    moe_model_copy_parameters(state->saved, model);
+    moe_estep_result result = MOE_ESTEP_RESULT_INIT;
+    double penalty = 0.0;
+    if (status == MOE_OK)
+        status = moe_estep_get_result(estep, &result);
+    if (status == MOE_OK)
+        status = moe_context_penalty(context, model, &penalty);
+    if (status == MOE_OK)
+        *objective = isfinite(result.loglik) ? -result.loglik / result.total_weight + penalty
+                                             : INFINITY;
+    return status;
+}
+
+/* One step on `rows`, whose posterior at the model is resp and objective (mean scale,
+   minimised) is `objective`. */
+static moe_status step_on(gd_state *state, moe_fit_context *context, moe_model_t *model,
+                          const moe_rows *rows, const double *resp, moe_estep_t *estep,
+                          double objective)
+{
+    moe_status status = moe_gradient_compute(context, state->gradient, model, rows, resp);
+    double step = 0.0;
+    if (status == MOE_OK)
+        status = step_size(state, context, model, &step);
+    if (status != MOE_OK)
+        return status;
+    moe_context_set_steps(context, step, NAN);
+    size_t floored = 0;
+    if (!state->line_search) {
+        status = moe_gradient_step(context, state->gradient, model, model, step, step, 1.0,
+                                   NULL, &floored);
+        if (status == MOE_OK)
+            moe_context_count(context, MOE_COUNTER_FLOORED_VARIANCES, floored);
+        return status;
+    }
+    if ((status = copy_parameters(state, state->saved, model)) != MOE_OK)
+        return status;
     double scale = 1.0;
-    for (int halving = 0; halving < ARMIJO_HALVINGS; ++halving, scale *= 0.5) {
-        size_t floored = 0;
-        double decrease = moe_gradient_apply(model, state->saved, &state->gradient, step, step,
-                                             scale, floor, &floored);
-        double trial;
-        status = objective_on(model, data, settings, total_weight, &trial, fitter->message);
+    for (int halving = 0; halving < HALVINGS; ++halving, scale *= 0.5) {
+        double decrease = 0.0, trial = 0.0;
+        status = moe_gradient_step(context, state->gradient, model, state->saved, step, step,
+                                   scale, &decrease, &floored);
+        if (status == MOE_OK)
+            status = objective_on(state, context, model, rows, estep, &trial);
         if (status != MOE_OK)
             return status;
-        fitter->report.inner_iterations++; /* objective evaluations of the line search */
-        if (trial >= objective + ARMIJO_FRACTION * total_weight * decrease) {
-            fitter->report.floored_variances += floored;
-            fitter->report.step = scale * step;
+        /* objective evaluations of the line search */
+        moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, 1);
+        if (moe_step_accepted(objective, trial, decrease, 1.0)) {
+            moe_context_count(context, MOE_COUNTER_FLOORED_VARIANCES, floored);
+            moe_context_set_steps(context, scale * step, NAN);
             return MOE_OK;
         }
     }
-    moe_model_copy_parameters(model, state->saved);
-    fitter->report.line_search_failures++;
-    return MOE_OK;
+    moe_context_count(context, MOE_COUNTER_LINE_SEARCH_FAILURES, 1);
+    return copy_parameters(state, model, state->saved);
 }
 
-/* Rows order[from .. from + rows) of the data as a contiguous data set. */
-static moe_data gather(gd_state *state, const moe_data *data, size_t from, size_t rows)
+/* Rows order[from .. from + count) as contiguous rows. */
+static moe_rows gather(gd_state *state, size_t from, size_t count, size_t d)
 {
-    size_t d = data->n_features;
-    moe_data batch = {rows, d, d, data->intercept, state->batch_X, state->batch_y,
-                      data->weights != NULL ? state->batch_weights : NULL};
-    for (size_t i = 0; i < rows; ++i) {
+    const moe_rows *all = &state->all;
+    moe_rows batch = {count, d > 0 ? state->batch_X : NULL, d, state->batch_y,
+                      all->weights != NULL ? state->batch_weights : NULL};
+    for (size_t i = 0; i < count; ++i) {
         size_t row = state->order[from + i];
         if (d > 0)
-            memcpy(state->batch_X + i * d, data->X + row * data->ldx, d * sizeof(double));
-        state->batch_y[i] = data->y[row];
-        if (data->weights != NULL)
-            state->batch_weights[i] = data->weights[row];
+            memcpy(state->batch_X + i * d, all->X + row * all->ldx, d * sizeof(double));
+        state->batch_y[i] = all->y[row];
+        if (all->weights != NULL)
+            state->batch_weights[i] = all->weights[row];
     }
     return batch;
 }
 
-static moe_status mini_batch_epoch(gd_state *state, struct moe_fit_context *context,
-                                   const moe_fit_settings *settings, size_t restart,
-                                   size_t iteration)
+/* The state's E-step workspace for objectives and batches: one per fit. */
+typedef struct gd_run {
+    gd_state *state;
+    moe_estep_t *estep;
+} gd_run;
+
+static moe_status mini_batch_epoch(gd_run *run, moe_fit_context *context, moe_model_t *model,
+                                   size_t restart, size_t iteration)
 {
-    const moe_data *data = &context->data;
-    char *message = context->fitter->message;
-    size_t n = data->n, size = settings->batch_size < n ? settings->batch_size : n;
+    gd_state *state = run->state;
+    size_t n = state->all.n, d = moe_model_n_features(model);
+    size_t size = state->batch_size < n ? state->batch_size : n;
     if (iteration == 1) {
-        moe_rng_seed(&state->rng, settings->seed, SHUFFLE_STREAM + restart);
+        moe_rng_seed(&state->rng, state->seed, SHUFFLE_STREAM + restart);
         for (size_t i = 0; i < n; ++i)
             state->order[i] = i;
     }
@@ -143,42 +181,52 @@ static moe_status mini_batch_epoch(gd_state *state, struct moe_fit_context *cont
         state->order[j] = held;
     }
     for (size_t from = 0; from < n; from += size) {
-        size_t rows = n - from < size ? n - from : size;
-        moe_data batch = gather(state, data, from, rows);
-        double total = moe_data_total_weight(&batch);
-        if (!(total > 0.0))
-            continue;
-        moe_posterior_result posterior;
-        moe_status status =
-            moe_posterior_pass(context->model, &batch, state->batch_resp, settings->threads,
-                               &posterior, message);
+        size_t count = n - from < size ? n - from : size;
+        moe_rows batch = gather(state, from, count, d);
+        double total = 0.0;
+        moe_status status = moe_context_total_weight(context, &batch, &total);
         if (status != MOE_OK)
             return status;
-        double objective = posterior.loglik - total * moe_fit_penalty(context->model, settings);
-        status = step_on(state, context, settings, &batch, state->batch_resp, total, objective);
+        if (!(total > 0.0))
+            continue;
+        status = moe_estep_run(run->estep, model, &batch, 0, state->batch_resp);
+        moe_estep_result result = MOE_ESTEP_RESULT_INIT;
+        double penalty = 0.0;
+        if (status == MOE_OK)
+            status = moe_estep_get_result(run->estep, &result);
+        if (status == MOE_OK)
+            status = moe_context_penalty(context, model, &penalty);
+        if (status == MOE_OK)
+            status = step_on(state, context, model, &batch, state->batch_resp, run->estep,
+                             -result.loglik / total + penalty);
         if (status != MOE_OK)
             return status;
     }
-    context->fitter->report.gradient_evaluations++;
+    moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 1);
     return MOE_OK;
 }
 
-static moe_status gd_iterate(void *opaque, struct moe_fit_context *context,
-                             const moe_fit_settings *settings, double *resp, double objective,
-                             size_t restart, size_t iteration)
+static moe_status gd_iterate(void *opaque, moe_fit_context *context, moe_model_t *model,
+                             double *resp, double objective, size_t restart, size_t iteration)
 {
-    gd_state *state = opaque;
-    if (settings->batch_size > 0 && settings->batch_size < context->data.n)
-        return mini_batch_epoch(state, context, settings, restart, iteration);
-    context->fitter->report.gradient_evaluations++;
-    return step_on(state, context, settings, &context->data, resp, settings->total_weight,
-                   objective);
+    gd_run *run = opaque;
+    gd_state *state = run->state;
+    if (state->batch_size > 0 && state->batch_size < state->all.n)
+        return mini_batch_epoch(run, context, model, restart, iteration);
+    moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 1);
+    double total = 0.0;
+    moe_status status = moe_context_total_weight(context, NULL, &total);
+    if (status != MOE_OK)
+        return status;
+    /* objective is the loop's, sum scale and maximised: this one is minimised per unit weight */
+    return step_on(state, context, model, NULL, resp, run->estep, -objective / total);
 }
 
 static void state_free(gd_state *state)
 {
-    moe_gradient_free(&state->gradient);
+    moe_gradient_free(state->gradient);
     moe_model_free(state->saved);
+    free(state->parameters);
     free(state->order);
     free(state->batch_X);
     free(state->batch_y);
@@ -188,31 +236,48 @@ static void state_free(gd_state *state)
 
 static moe_status state_allocate(gd_state *state, moe_fit_context *context)
 {
-    struct moe_fitter *fitter = context->fitter;
-    const moe_data *data = &context->data;
     memset(state, 0, sizeof *state);
-    int variances = fitter->options.integer[MOE_OPT_UPDATE_VARIANCE] != 0;
-    int experts = fitter->options.integer[MOE_OPT_UPDATE_EXPERTS] != 0;
-    moe_status status = moe_gradient_allocate(&state->gradient, context->model, experts,
-                                              variances, fitter->message);
+    long long line_search = 0, batch = 0, update = 0, seed = 0;
+    moe_status status = moe_context_get_double(context, MOE_OPT_STEP, &state->step);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_LINE_SEARCH, &line_search);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_BATCH_SIZE, &batch);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_UPDATE_EXPERTS, &update);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    if (status == MOE_OK)
+        status = moe_context_rows(context, &state->all);
     if (status != MOE_OK)
         return status;
-    status = moe_model_clone(&state->saved, context->model);
-    if (status != MOE_OK)
-        return moe_fail_propagate(fitter->message, status);
-    size_t batch = (size_t)fitter->options.integer[MOE_OPT_BATCH_SIZE];
-    if (batch == 0 || batch >= data->n)
+    state->line_search = line_search != 0;
+    state->batch_size = (size_t)batch;
+    state->update_experts = update != 0;
+    state->seed = (uint64_t)seed;
+    const moe_model_t *model = moe_context_model(context);
+    size_t K = moe_model_n_experts(model);
+    size_t size = K * moe_model_expert_rows(model) * moe_model_n_inputs(model);
+    state->parameters_size = size > K ? size : K;
+    state->parameters = malloc(state->parameters_size * sizeof(double));
+    if (state->parameters == NULL)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate gd's workspace");
+    if ((status = moe_gradient_create(context, &state->gradient)) != MOE_OK ||
+        (status = moe_model_clone(&state->saved, model)) != MOE_OK)
+        return status;
+    size_t n = state->all.n;
+    if (state->batch_size == 0 || state->batch_size >= n)
         return MOE_OK;
-    size_t d = data->n_features > 0 ? data->n_features : 1;
-    state->order = moe_alloc_array(data->n, 1, sizeof(size_t));
-    state->batch_X = moe_alloc_array(batch, d, sizeof(double));
-    state->batch_y = moe_alloc_array(batch, 1, sizeof(double));
-    state->batch_weights = moe_alloc_array(batch, 1, sizeof(double));
-    state->batch_resp = moe_alloc_array(batch, context->model->n_experts, sizeof(double));
+    size_t rows = state->batch_size, d = moe_model_n_features(model);
+    state->order = malloc(n * sizeof(size_t));
+    state->batch_X = malloc(rows * (d > 0 ? d : 1) * sizeof(double));
+    state->batch_y = malloc(rows * sizeof(double));
+    state->batch_weights = malloc(rows * sizeof(double));
+    state->batch_resp = malloc(rows * K * sizeof(double));
     if (!state->order || !state->batch_X || !state->batch_y || !state->batch_weights ||
         !state->batch_resp)
-        return moe_fail(fitter->message, MOE_ERR_OUT_OF_MEMORY,
-                        "cannot allocate mini-batches of %zu rows", batch);
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate the mini-batches");
     return MOE_OK;
 }
 
@@ -231,13 +296,14 @@ static moe_status gd_fit(void *unused, moe_fit_context *context)
 {
     (void)unused;
     gd_state state;
+    gd_run run = {&state, NULL};
     moe_status status = state_allocate(&state, context);
-    if (status == MOE_OK) {
-        /* An explicit step needs no curvature bound. */
-        int needs_steps = context->fitter->options.real[MOE_OPT_STEP] == 0.0;
-        moe_iterative_method method = {needs_steps, gd_iterate, NULL, &state};
-        status = moe_iterative_fit(context, &method);
-    }
+    if (status == MOE_OK)
+        status = moe_estep_create(context, 0, &run.estep);
+    moe_iteration_ops ops = {MOE_ITERATION_OPS_VERSION, gd_iterate, NULL};
+    if (status == MOE_OK)
+        status = moe_context_iterate(context, &ops, &run);
+    moe_estep_free(run.estep);
     state_free(&state);
     return status;
 }
@@ -250,8 +316,8 @@ const moe_estimator_ops moe_estimator_gd = {
     .set_option = NULL,
     .fit = gd_fit,
     .partial_fit = NULL,
-    .options = (MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) |
-                MOE_OPTION_BIT(MOE_OPT_BATCH_SIZE) | MOE_OPTION_BIT(MOE_OPT_LINE_SEARCH)),
+    .options = MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) |
+               MOE_OPTION_BIT(MOE_OPT_BATCH_SIZE) | MOE_OPTION_BIT(MOE_OPT_LINE_SEARCH),
     .flags = 0,
     .reset = NULL,
     .aggregate = NULL,

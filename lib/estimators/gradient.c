@@ -79,30 +79,22 @@ static double safe_step(double curvature, double penalty)
     return bound > 0.0 ? 1.0 / bound : 1.0;
 }
 
-double moe_safe_gate_step(const struct moe_model *model, const moe_fit_settings *settings)
+double moe_safe_gate_step(const struct moe_model *model, const moe_fit_settings *settings,
+                          double lambda)
 {
     double factor = model->n_experts == 2 ? 0.25 : 0.5;
-    return safe_step(factor * settings->lambda, settings->gate.l2);
+    return safe_step(factor * lambda, settings->gate.l2);
 }
 
-double moe_safe_expert_step(const struct moe_model *model, const moe_fit_settings *settings)
+double moe_safe_expert_step(const struct moe_model *model, const moe_fit_settings *settings,
+                            double lambda)
 {
-    return safe_step(model->family_ops->curvature(model) * settings->lambda,
-                     settings->experts.ridge);
+    return safe_step(model->family_ops->curvature(model) * lambda, settings->experts.ridge);
 }
 
-double moe_expert_step(const struct moe_model *model, const moe_fit_settings *settings)
-{
-    return settings->step > 0.0 ? settings->step : moe_safe_expert_step(model, settings);
-}
-
-double moe_gate_step(const struct moe_model *model, const moe_fit_settings *settings)
-{
-    return settings->gate_step > 0.0 ? settings->gate_step : moe_safe_gate_step(model, settings);
-}
-
-moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model *model,
-                                 int with_experts, int with_variances, char *message)
+moe_status moe_gradient_parts_allocate(moe_gradient_parts *gradient,
+                                       const struct moe_model *model, int with_experts,
+                                       int with_variances, char *message)
 {
     memset(gradient, 0, sizeof *gradient);
     size_t K = model->n_experts, p = model->n_inputs;
@@ -116,13 +108,13 @@ moe_status moe_gradient_allocate(moe_gradient *gradient, const struct moe_model 
         gradient->log_variances = moe_alloc_array(K, 1, sizeof(double));
     if (gradient->gate == NULL || gradient->experts == NULL ||
         (gradient->variances_size > 0 && gradient->log_variances == NULL)) {
-        moe_gradient_free(gradient);
+        moe_gradient_parts_free(gradient);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a gradient");
     }
     return MOE_OK;
 }
 
-void moe_gradient_free(moe_gradient *gradient)
+void moe_gradient_parts_free(moe_gradient_parts *gradient)
 {
     free(gradient->gate);
     free(gradient->experts);
@@ -130,9 +122,10 @@ void moe_gradient_free(moe_gradient *gradient)
     memset(gradient, 0, sizeof *gradient);
 }
 
-moe_status moe_gradient_compute(const struct moe_model *model, const moe_data *data,
-                                const double *resp, const moe_fit_settings *settings,
-                                double total_weight, moe_gradient *gradient, char *message)
+moe_status moe_gradient_parts_compute(const struct moe_model *model, const moe_data *data,
+                                      const double *resp, const moe_fit_settings *settings,
+                                      double total_weight, moe_gradient_parts *gradient,
+                                      char *message)
 {
     moe_status status = MOE_OK;
     if (model->n_experts > 1)
@@ -145,9 +138,10 @@ moe_status moe_gradient_compute(const struct moe_model *model, const moe_data *d
     return status;
 }
 
-double moe_gradient_apply(struct moe_model *model, const struct moe_model *from,
-                          const moe_gradient *gradient, double gate_step, double expert_step,
-                          double scale, double variance_floor, size_t *floored)
+double moe_gradient_parts_apply(struct moe_model *model, const struct moe_model *from,
+                                const moe_gradient_parts *gradient, double gate_step,
+                                double expert_step, double scale, double variance_floor,
+                                size_t *floored)
 {
     double decrease = 0.0;
     for (size_t a = 0; a < gradient->gate_size; ++a) {
@@ -171,4 +165,120 @@ double moe_gradient_apply(struct moe_model *model, const struct moe_model *from,
         model->variances[k] = variance;
     }
     return decrease;
+}
+
+/* ---- The public gradient and safe steps ------------------------------------------------ */
+
+struct moe_gradient {
+    moe_gradient_parts parts;
+};
+
+moe_status moe_context_safe_steps(moe_fit_context *context, const moe_model_t *model,
+                                  double *expert_step, double *gate_step)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    const moe_fit_settings *settings = moe_context_settings(context);
+    if (settings == NULL)
+        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot allocate the fit's settings");
+    moe_status status = moe_context_check_model(context, model);
+    double lambda = 0.0;
+    if (status == MOE_OK)
+        status = moe_context_lambda(context, &lambda);
+    if (status != MOE_OK)
+        return status;
+    if (expert_step != NULL)
+        *expert_step = moe_safe_expert_step(model, settings, lambda);
+    if (gate_step != NULL)
+        *gate_step = moe_safe_gate_step(model, settings, lambda);
+    return MOE_OK;
+}
+
+moe_status moe_gradient_create(moe_fit_context *context, moe_gradient_t **out)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (context == NULL || out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", context ? "out" : "context");
+    struct moe_gradient *gradient = calloc(1, sizeof *gradient);
+    if (gradient == NULL)
+        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot allocate a gradient");
+    const long long *options = context->fitter->options.integer;
+    moe_status status = moe_gradient_parts_allocate(
+        &gradient->parts, context->model, options[MOE_OPT_UPDATE_EXPERTS] != 0,
+        options[MOE_OPT_UPDATE_VARIANCE] != 0, context->fitter->message);
+    if (status != MOE_OK) {
+        free(gradient);
+        return status;
+    }
+    *out = gradient;
+    return MOE_OK;
+}
+
+void moe_gradient_free(moe_gradient_t *gradient)
+{
+    if (gradient == NULL)
+        return;
+    moe_gradient_parts_free(&gradient->parts);
+    free(gradient);
+}
+
+moe_status moe_gradient_compute(moe_fit_context *context, moe_gradient_t *gradient,
+                                const moe_model_t *model, const moe_rows *rows,
+                                const double *resp)
+{
+    if (context == NULL || gradient == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        context ? "gradient" : "context");
+    char *message = context->fitter->message;
+    const moe_fit_settings *settings = moe_context_settings(context);
+    if (settings == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
+    moe_data data;
+    moe_status status = moe_context_check_model(context, model);
+    if (status == MOE_OK)
+        status = moe_context_resolve_rows(context, rows, &data);
+    if (status != MOE_OK)
+        return status;
+    if (resp == NULL)
+        return moe_fail(message, MOE_ERR_NULL_POINTER, "resp is NULL");
+    if (data.n == 0 || data.y == NULL)
+        return moe_fail(message, MOE_ERR_EMPTY_INPUT, "a gradient needs rows with responses");
+    return moe_gradient_parts_compute(model, &data, resp, settings,
+                                      moe_data_total_weight(&data), &gradient->parts, message);
+}
+
+moe_status moe_gradient_step(moe_fit_context *context, const moe_gradient_t *gradient,
+                             moe_model_t *model, const moe_model_t *from, double gate_step,
+                             double expert_step, double scale, double *predicted_decrease,
+                             size_t *floored)
+{
+    if (context == NULL || gradient == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        context ? "gradient" : "context");
+    char *message = context->fitter->message;
+    const moe_fit_settings *settings = moe_context_settings(context);
+    if (settings == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
+    moe_status status = moe_context_check_model(context, model);
+    if (status == MOE_OK)
+        status = moe_context_check_model(context, from);
+    if (status != MOE_OK)
+        return status;
+    if (!(gate_step >= 0.0 && expert_step >= 0.0 && scale >= 0.0) || !isfinite(gate_step) ||
+        !isfinite(expert_step) || !isfinite(scale))
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "steps and scale must be finite and >= 0, got %g, %g, %g", gate_step,
+                        expert_step, scale);
+    size_t count = 0;
+    double decrease =
+        moe_gradient_parts_apply(model, from, &gradient->parts, gate_step, expert_step, scale,
+                                 settings->experts.variance_floor, &count);
+    if (predicted_decrease != NULL)
+        *predicted_decrease = decrease;
+    if (floored != NULL)
+        *floored = count;
+    return MOE_OK;
 }

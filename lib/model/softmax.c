@@ -397,10 +397,6 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
             (step > 0 && 0.5 * decrement <= options->tolerance * (1.0 + fabs(current))))
             break;
         memcpy(w.saved, free_rows, m * sizeof(double));
-        /* Near the optimum Q cannot resolve the remaining decrease (pitfall P11b of the EM
-           spec): there a step within rounding of Q is accepted. */
-        double resolution = 16.0 * DBL_EPSILON * (1.0 + fabs(current));
-        int near_optimum = 0.5 * decrement <= 1e-8 * (1.0 + fabs(current));
         double t = 1.0;
         int accepted = 0;
         for (int halving = 0; halving < 40; ++halving) {
@@ -413,8 +409,7 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
                 break;
             double trial = trial_sum / problem->total_weight +
                            moe_softmax_penalty(problem, coefficients);
-            if (trial <= current - 1e-4 * t * decrement ||
-                (near_optimum && trial <= current + resolution)) {
+            if (moe_step_accepted(current, trial, decrement, t)) {
                 accepted = 1;
                 data_term = trial_sum / problem->total_weight;
                 have_gradient = full_step;
@@ -431,7 +426,7 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     }
     /* Perfectly fitted weighted data without a penalty: the infimum is at infinity. */
     if (problem->l2 == 0.0 && scaled_weight > 0.0 &&
-        data_term <= 1e-9 * scaled_weight / problem->total_weight)
+        moe_softmax_separated(data_term * problem->total_weight, scaled_weight))
         report->separated = 1;
     workspace_free(&w);
     return status;
@@ -452,4 +447,9 @@ moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double
     }
     workspace_free(&w);
     return status;
+}
+
+int moe_softmax_separated(double data_sum, double weight)
+{
+    return data_sum <= 1e-9 * weight;
 }

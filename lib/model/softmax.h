@@ -20,8 +20,12 @@
 #include "common/data.h"
 #include "moe/common.h"
 
-/* Newton systems larger than this are refused: use gradient steps instead. */
-#define MOE_NEWTON_MAX_UNKNOWNS 4096
+#include "moe/estimator.h" /* MOE_NEWTON_MAX_UNKNOWNS: larger Newton systems are refused */
+
+/* Whether a softmax objective's data term (sum scale) over rows of total weight `weight` is
+   fitted perfectly: below 1e-9 per unit weight the unpenalised optimum is at infinity. The
+   library's one separation threshold. */
+int moe_softmax_separated(double data_sum, double weight);
 
 typedef struct moe_softmax_problem {
     const moe_data *data;
