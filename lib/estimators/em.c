@@ -398,6 +398,7 @@ static moe_status em_fit(void *unused, moe_fit_context *context)
     return status;
 }
 
+/* A copy compiled outside libmoe names its own table (tests/outside/). */
 #ifndef MOE_EM_TABLE
 #define MOE_EM_TABLE moe_estimator_em
 #define MOE_EM_NAME "em"

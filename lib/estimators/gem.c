@@ -70,9 +70,15 @@ static moe_status gem_fit(void *unused, moe_fit_context *context)
     return status;
 }
 
-const moe_estimator_ops moe_estimator_gem = {
+/* A copy compiled outside libmoe names its own table (tests/outside/). */
+#ifndef MOE_GEM_TABLE
+#define MOE_GEM_TABLE moe_estimator_gem
+#define MOE_GEM_NAME "gem"
+#endif
+
+const moe_estimator_ops MOE_GEM_TABLE = {
     .abi_version = MOE_ESTIMATOR_ABI_VERSION,
-    .name = "gem",
+    .name = MOE_GEM_NAME,
     .create = gem_create,
     .destroy = gem_destroy,
     .set_option = NULL,
