@@ -613,6 +613,91 @@ START_TEST(update_experts_zero_fits_the_gate_alone)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* A caller's starting points                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct start_log {
+    const synthetic_truth *truth;
+    size_t calls, restarts_seen[8];
+    size_t rows;
+    int fail_restart; /* restart whose start fails, or -1 */
+} start_log;
+
+static moe_status truth_start(void *user_data, moe_model_t *model, size_t restart,
+                              const moe_rows *rows)
+{
+    start_log *log = user_data;
+    if (log->calls < 8)
+        log->restarts_seen[log->calls] = restart;
+    log->calls++;
+    log->rows = rows->n;
+    if ((int)restart == log->fail_restart)
+        return MOE_ERR_NUMERICAL;
+    size_t K = log->truth->n_experts, p = log->truth->n_features + 1;
+    moe_status status = moe_model_set_experts(model, log->truth->experts, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(model, log->truth->variances, K);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(model, log->truth->gate, K * p);
+    return status;
+}
+
+START_TEST(start_function_gives_the_restarts)
+{
+    enum { K = 3, D = 2, N = 3000 };
+    synthetic_truth truth;
+    synthetic_data data;
+    synthetic_truth_make(&truth, K, D, 4.0, 1.5, 81);
+    synthetic_data_make(&data, &truth, N, 82);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = D;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create(&fitter, "em"), MOE_OK);
+    /* init = custom without a function is refused when the fit starts. */
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "init", "custom"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, data.X, D, data.y, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    ck_assert(strstr(moe_fitter_last_error(fitter), "moe_fitter_set_start") != NULL);
+
+    start_log log = {&truth, 0, {0}, 0, 1};
+    EXPECT_STATUS(moe_fitter_set_start(fitter, truth_start, &log), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 3), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, data.X, D, data.y, NULL), MOE_OK);
+    ck_assert_uint_eq(log.calls, 3);
+    ck_assert(log.restarts_seen[0] == 0 && log.restarts_seen[1] == 1 &&
+              log.restarts_seen[2] == 2);
+    ck_assert_uint_eq(log.rows, N);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    /* Restart 1 failed in its start; restarts 0 and 2 started at the truth and agree. */
+    ck_assert(report.best_restart == 0 || report.best_restart == 2);
+    ck_assert(report.converged);
+    double experts[K * (D + 1)];
+    EXPECT_STATUS(moe_model_get_experts(model, experts, K * (D + 1)), MOE_OK);
+    for (size_t a = 0; a < K * (D + 1); ++a)
+        ck_assert_msg(fabs(experts[a] - truth.experts[a]) < 0.1, "expert value %zu: %g vs %g",
+                      a, experts[a], truth.experts[a]);
+    /* Removing the function takes init back to kmeans. */
+    EXPECT_STATUS(moe_fitter_set_start(fitter, NULL, NULL), MOE_OK);
+    long long init = -1;
+    EXPECT_STATUS(moe_fitter_get_int(fitter, MOE_OPT_INIT, &init), MOE_OK);
+    ck_assert_int_eq(init, MOE_INIT_KMEANS);
+    EXPECT_STATUS(moe_fitter_set_start(NULL, truth_start, NULL), MOE_ERR_NULL_POINTER);
+    moe_fitter_t *custom = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&custom, &stream_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_start(custom, truth_start, &log), MOE_ERR_UNSUPPORTED);
+    moe_fitter_free(custom);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    synthetic_data_free(&data);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
 static Suite *interface_suite(void)
 {
     Suite *suite = suite_create("estimator_interface");
@@ -631,6 +716,7 @@ static Suite *interface_suite(void)
     TCase *gate_only = tcase_create("gate_only");
     tcase_set_timeout(gate_only, 60);
     tcase_add_test(gate_only, update_experts_zero_fits_the_gate_alone);
+    tcase_add_test(gate_only, start_function_gives_the_restarts);
     suite_add_tcase(suite, gate_only);
     return suite;
 }

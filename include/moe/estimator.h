@@ -105,20 +105,9 @@ typedef enum moe_fit_call {
 } moe_fit_call;
 MOE_API moe_fit_call moe_context_call(const moe_fit_context *context);
 
-/*
- * Rows of data. The context's rows are validated; an estimator may also make
- * rows of its own from them (a mini-batch) and pass those to the kernels
- * below, which then validate them. X is NULL when the model has no features;
- * y is NULL only for an aggregation's support rows given without responses.
- */
-typedef struct moe_rows {
-    size_t n;
-    const double *X;       /* n rows of n_features values, row i at X[i * ldx] */
-    size_t ldx;
-    const double *y;       /* n values, or NULL */
-    const double *weights; /* n values, or NULL for all ones */
-} moe_rows;
-
+/* The context's rows (moe_rows, moe/fitter.h) are validated; an estimator may also make
+   rows of its own from them (a mini-batch) and pass those to the kernels below, which then
+   validate them. */
 /* The rows of this call (for an aggregation: the support rows, maybe none). */
 MOE_API moe_status moe_context_rows(const moe_fit_context *context, moe_rows *rows);
 /* The data of this call (any out-pointer may be NULL). */
@@ -388,7 +377,8 @@ MOE_API moe_status moe_context_parallel(moe_fit_context *context, size_t n, size
 
 /*
  * Restart `restart`'s starting point into `model`, as the init option says: the caller's
- * model (init = model, restart 0), or a partition of the rows (k-means++ on the
+ * model (init = model, restart 0), the caller's start function (init = custom,
+ * moe_fitter_set_start), or a partition of the rows (k-means++ on the
  * standardised [x, y], or random labels, from the seed option and the restart as the
  * stream) turned into parameters by one M-step of the experts (skipped when update_experts
  * is 0) and a short Newton fit of the gate.

@@ -98,9 +98,42 @@ typedef enum moe_init_strategy {
     MOE_INIT_RANDOM = 0, /* [random] uniformly random hard labels, then one M-step */
     MOE_INIT_KMEANS = 1, /* [kmeans] weighted k-means++ and Lloyd on standardised [x, y]
                             (on a sample of at most 5000 rows), then one M-step */
-    MOE_INIT_MODEL = 2   /* [model] the model's current parameters (restart 0);
+    MOE_INIT_MODEL = 2,  /* [model] the model's current parameters (restart 0);
                             further restarts use kmeans */
+    MOE_INIT_CUSTOM = 3  /* [custom] the caller's start function for every restart
+                            (moe_fitter_set_start) */
 } moe_init_strategy;
+
+typedef struct moe_fitter moe_fitter_t;
+
+/*
+ * Rows of data as estimators and start functions see them: n rows of
+ * n_features values, row i at X[i * ldx] (X is NULL when there are no
+ * features); y holds n values (NULL only for an aggregation's support rows
+ * given without responses); weights n values or NULL for all ones.
+ */
+typedef struct moe_rows {
+    size_t n;
+    const double *X;
+    size_t ldx;
+    const double *y;
+    const double *weights;
+} moe_rows;
+
+/*
+ * The caller's starting points for the iterative estimators (em, gem, gd):
+ * with init = custom, called for every restart with `model` holding the
+ * caller's model's parameters; it writes the start through the model
+ * setters (from another fitter's result, a tensor method's experts, ...).
+ * rows are the fit's, validated. Any status but MOE_OK ends that restart
+ * (the fit goes on with the others, as for a numerical failure).
+ */
+typedef moe_status (*moe_start_fn)(void *user_data, moe_model_t *model, size_t restart,
+                                   const moe_rows *rows);
+/* Set the start function and init = custom; NULL removes it (init = custom
+   then goes back to kmeans). */
+MOE_API moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start,
+                                        void *user_data);
 
 /* Name of an option ("max_iter"), NULL if unknown. */
 MOE_API const char *moe_option_name(moe_option option);
@@ -109,7 +142,6 @@ MOE_API const char *moe_option_name(moe_option option);
 MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *upper,
                                      int *is_integer);
 
-typedef struct moe_fitter moe_fitter_t;
 
 /*
  * Built-in estimators by name. Unknown name: MOE_ERR_NOT_FOUND.

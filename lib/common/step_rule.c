@@ -11,8 +11,8 @@
 /* Armijo's sufficient-decrease fraction of the predicted decrease. */
 #define SUFFICIENT_DECREASE 1e-4
 /* Below this relative decrement the objective cannot resolve the decrease that is left
-   (pitfall P11b of docs/ARCHITECTURE.md's "Gate Newton"): a step within rounding of the
-   objective is then accepted instead of refused. */
+   (docs/ARCHITECTURE.md, "Gate Newton"): a step within rounding of the objective is then
+   accepted instead of refused. */
 #define NEAR_OPTIMUM 1e-8
 #define ROUNDING (16.0 * DBL_EPSILON)
 

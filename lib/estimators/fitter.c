@@ -105,3 +105,20 @@ moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn callbac
     return MOE_OK;
 }
 
+
+moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start, void *user_data)
+{
+    if (fitter == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
+    if (!(fitter->option_mask & MOE_OPTION_BIT(MOE_OPT_INIT)))
+        return moe_fail(fitter->message, MOE_ERR_UNSUPPORTED,
+                        "estimator '%s' does not use option 'init'", fitter->ops.name);
+    fitter->start = start;
+    fitter->start_data = user_data;
+    long long *init = &fitter->options.integer[MOE_OPT_INIT];
+    if (start != NULL)
+        *init = MOE_INIT_CUSTOM;
+    else if (*init == MOE_INIT_CUSTOM)
+        *init = MOE_INIT_KMEANS;
+    return MOE_OK;
+}

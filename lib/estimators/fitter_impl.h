@@ -34,6 +34,8 @@ struct moe_fitter {
     moe_option_values options;
     moe_progress_fn progress;
     void *progress_data;
+    moe_start_fn start;
+    void *start_data;
     moe_fit_report report; /* version 0 until a call has run */
     double *trace;         /* winning restart's trace (a session: every call's) */
     size_t trace_length;

@@ -101,20 +101,22 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, int use_respo
     for (size_t i = 0; i < data->n; ++i)
         positive += moe_data_weight(data, i) > 0.0;
     size_t sample = positive < MOE_INIT_SAMPLE ? positive : MOE_INIT_SAMPLE;
-    standardiser s = {columns, malloc(columns * sizeof(double)), malloc(columns * sizeof(double))};
-    size_t *rows = malloc(sample * sizeof(size_t));
-    double *points = malloc(sample * columns * sizeof(double));
-    double *mass = calloc(sample, sizeof(double));
-    double *distance = malloc(sample * sizeof(double));
-    double *draw_mass = malloc(sample * sizeof(double));
-    double *centres = malloc(K * columns * sizeof(double));
-    double *sums = malloc(K * columns * sizeof(double));
-    double *totals = malloc(K * sizeof(double));
-    size_t *assignment = malloc(sample * sizeof(size_t));
-    double *point = malloc(columns * sizeof(double));
+    /* Sizes checked for overflow (common/alloc.h), like every other workspace. */
+    standardiser s = {columns, moe_alloc_array(columns, 1, sizeof(double)),
+                      moe_alloc_array(columns, 1, sizeof(double))};
+    size_t *rows = moe_alloc_array(sample, 1, sizeof(size_t));
+    double *points = moe_alloc_array(sample, columns, sizeof(double));
+    double *mass = moe_calloc_array(sample, 1, sizeof(double));
+    double *distance = moe_alloc_array(sample, 1, sizeof(double));
+    double *draw_mass = moe_alloc_array(sample, 1, sizeof(double));
+    double *centres = moe_alloc_array(K, columns, sizeof(double));
+    double *sums = moe_alloc_array(K, columns, sizeof(double));
+    double *totals = moe_alloc_array(K, 1, sizeof(double));
+    size_t *assignment = moe_alloc_array(sample, 1, sizeof(size_t));
+    double *point = moe_alloc_array(columns, 1, sizeof(double));
     moe_status status = MOE_OK;
-    if (!s.mean || !s.scale || !rows || !points || !mass || !distance || !draw_mass || !centres || !sums ||
-        !totals || !assignment || !point) {
+    if (!s.mean || !s.scale || !rows || !points || !mass || !distance || !draw_mass ||
+        !centres || !sums || !totals || !assignment || !point) {
         status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate k-means buffers");
         goto done;
     }

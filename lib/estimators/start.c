@@ -34,6 +34,23 @@ static int expert_newton_too_large(const struct moe_model *model)
     return !model->family_ops->has_variance && newton_too_large(model, free_rows);
 }
 
+/* init = custom: the caller's function writes the start through the model's setters. */
+static moe_status custom_start(moe_fit_context *context, struct moe_model *model, size_t restart)
+{
+    struct moe_fitter *fitter = context->fitter;
+    if (fitter->start == NULL)
+        return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "init = custom needs a start function (moe_fitter_set_start)");
+    moe_rows rows;
+    moe_context_rows(context, &rows);
+    fitter->message[0] = '\0';
+    moe_status status = fitter->start(fitter->start_data, model, restart, &rows);
+    if (status != MOE_OK && fitter->message[0] == '\0')
+        moe_fail(fitter->message, status, "the start function failed at restart %zu: %s",
+                 restart, moe_strerror(status));
+    return status;
+}
+
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
                            double *resp, moe_label *labels)
 {
@@ -46,6 +63,8 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     moe_model_copy_parameters(model, context->start);
     if (settings->init == MOE_INIT_MODEL && restart == 0)
         return MOE_OK;
+    if (settings->init == MOE_INIT_CUSTOM)
+        return custom_start(context, model, restart);
     moe_init_strategy strategy =
         settings->init == MOE_INIT_RANDOM ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;
     moe_rng rng;
