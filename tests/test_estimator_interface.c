@@ -698,12 +698,241 @@ START_TEST(start_function_gives_the_restarts)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* The kernels' contracts and error paths, exercised from inside a fit      */
+/* ------------------------------------------------------------------------ */
+
+static size_t sum_rows(void *user, size_t first, size_t count, double *sums, double *scratch)
+{
+    (void)scratch;
+    const double *values = user;
+    for (size_t i = first; i < first + count; ++i) {
+        if (values[i] < 0.0)
+            return 1 + i;
+        sums[0] += values[i];
+        sums[1] += values[i] * values[i];
+    }
+    return 0;
+}
+
+static moe_status probing_fit(void *state, moe_fit_context *context)
+{
+    (void)state;
+    moe_model_t *model = moe_context_model(context);
+    moe_rows rows;
+    EXPECT_STATUS(moe_context_rows(context, &rows), MOE_OK);
+    size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model), m = (K - 1) * p;
+    double *resp = malloc(rows.n * K * sizeof(double));
+    double gradient[64], hessian[4096], density[8 * 8];
+
+    /* E-step workspaces */
+    moe_estep_t *estep = NULL;
+    EXPECT_STATUS(moe_estep_create(NULL, 0, &estep), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_estep_create(context, 0x80, &estep), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_estep_create(context, 0, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_estep_create(context, MOE_ESTEP_GATE_DERIVATIVES, &estep), MOE_OK);
+    moe_estep_result result = MOE_ESTEP_RESULT_INIT;
+    EXPECT_STATUS(moe_estep_get_result(estep, &result), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_estep_run(NULL, model, NULL, 0, resp), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_estep_run(estep, model, NULL, MOE_ESTEP_PREVIOUS_TARGETS, resp),
+                  MOE_ERR_INVALID_ARGUMENT);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K + 1;
+    moe_model_t *other = NULL;
+    EXPECT_STATUS(moe_model_create(&other, &spec), MOE_OK);
+    EXPECT_STATUS(moe_estep_run(estep, other, NULL, 0, resp), MOE_ERR_DIMENSION);
+    double bad_y[2] = {0.0, NAN}, two_X[4] = {0.0, 1.0, 2.0, 3.0};
+    moe_rows bad = {2, two_X, 2, bad_y, NULL};
+    EXPECT_STATUS(moe_estep_run(estep, model, &bad, 0, resp), MOE_ERR_NON_FINITE);
+    moe_rows no_X = {2, NULL, 2, bad_y, NULL};
+    EXPECT_STATUS(moe_estep_run(estep, model, &no_X, 0, resp), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_estep_run(estep, model, NULL, 0, resp), MOE_OK);
+    EXPECT_STATUS(moe_estep_gate_gradient(estep, 0, gradient, m), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_estep_run(estep, model, NULL, MOE_ESTEP_GATE_DERIVATIVES, resp), MOE_OK);
+    EXPECT_STATUS(moe_estep_get_result(estep, &result), MOE_OK);
+    double loglik = 0.0;
+    EXPECT_STATUS(moe_model_loglik(model, rows.n, rows.X, rows.ldx, rows.y, rows.weights,
+                                   &loglik),
+                  MOE_OK);
+    ck_assert(fabs(result.loglik - loglik) <= 1e-9 * fabs(loglik));
+    EXPECT_STATUS(moe_estep_gate_gradient(estep, 0, gradient, m - 1), MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_estep_gate_gradient(estep, 1, gradient, m), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_estep_gate_gradient(estep, 0, gradient, m), MOE_OK);
+    EXPECT_STATUS(moe_estep_gate_hessian(estep, hessian, m * m), MOE_OK);
+    /* The E-step's gate gradient is the kernel's. */
+    double direct[64];
+    EXPECT_STATUS(moe_context_gate_gradient(context, model, NULL, resp, direct, m), MOE_OK);
+    for (size_t a = 0; a < m; ++a)
+        ck_assert(fabs(direct[a] - gradient[a]) <= 1e-12 * (1.0 + fabs(direct[a])));
+    result.version = 0;
+    EXPECT_STATUS(moe_estep_get_result(estep, &result), MOE_ERR_UNSUPPORTED);
+    moe_estep_free(estep);
+    moe_estep_free(NULL);
+
+    /* M-step kernels */
+    EXPECT_STATUS(moe_context_update_experts(NULL, model, NULL, resp, NULL, 0, 0.0),
+                  MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_update_experts(context, model, NULL, NULL, NULL, 0, 0.0),
+                  MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_update_experts(context, model, NULL, resp, NULL, 2, -1.0),
+                  MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_update_experts(context, other, NULL, resp, NULL, 0, 0.0),
+                  MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_context_gate_gradient_steps(context, model, NULL, resp, 1, NAN),
+                  MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_gate_gradient(context, model, NULL, resp, gradient, m - 1),
+                  MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_context_gate_bound_step(context, model, NULL, m), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_gate_bound_step(context, model, gradient, m - 1),
+                  MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_context_gate_newton(context, model, NULL, NULL, 0), MOE_ERR_NULL_POINTER);
+
+    /* Gradients and steps */
+    double expert_step = 0.0, gate_step = 0.0;
+    EXPECT_STATUS(moe_context_safe_steps(NULL, model, &expert_step, &gate_step),
+                  MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_safe_steps(context, model, &expert_step, &gate_step), MOE_OK);
+    ck_assert(expert_step > 0.0 && gate_step > 0.0 && isfinite(gate_step));
+    moe_gradient_t *full = NULL;
+    EXPECT_STATUS(moe_gradient_create(NULL, &full), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_gradient_create(context, &full), MOE_OK);
+    EXPECT_STATUS(moe_gradient_compute(context, full, other, NULL, resp), MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_gradient_compute(context, full, model, NULL, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_gradient_compute(context, full, model, NULL, resp), MOE_OK);
+    EXPECT_STATUS(moe_gradient_step(context, full, model, model, -1.0, 0.1, 1.0, NULL, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    moe_gradient_free(full);
+    moe_gradient_free(NULL);
+
+    /* Shared rules and solvers */
+    ck_assert(moe_step_accepted(1.0, 0.5, 1.0, 1.0));
+    ck_assert(!moe_step_accepted(1.0, 1.0, 1.0, 1.0));
+    ck_assert(!moe_step_accepted(1.0, 0.99999, 1.0, 1.0));
+    ck_assert(moe_step_accepted(1.0, 1.0, 1e-12, 1.0));  /* near the optimum, within rounding */
+    ck_assert(!moe_step_accepted(1.0, 1.0 + 1e-9, 1e-12, 1.0));
+    double matrix[4] = {4.0, 2.0, 2.0, 3.0}, rhs[2] = {2.0, 1.0};
+    EXPECT_STATUS(moe_solve_symmetric(2, matrix, rhs, NULL), MOE_OK);
+    ck_assert(fabs(4.0 * rhs[0] + 2.0 * rhs[1] - 2.0) < 1e-14 &&
+              fabs(2.0 * rhs[0] + 3.0 * rhs[1] - 1.0) < 1e-14);
+    EXPECT_STATUS(moe_solve_symmetric(2, NULL, rhs, NULL), MOE_ERR_NULL_POINTER);
+    double broken[4] = {NAN, 0.0, 0.0, 1.0};
+    EXPECT_STATUS(moe_solve_symmetric(2, broken, rhs, NULL), MOE_ERR_NUMERICAL);
+
+    /* The parallel runner: sums in chunk order, the failing row named. */
+    double *values = malloc(10000 * sizeof(double)), sums[2] = {-1.0, -1.0};
+    for (size_t i = 0; i < 10000; ++i)
+        values[i] = 0.001 * (double)(i % 97);
+    EXPECT_STATUS(moe_context_parallel(context, 10000, 2, 0, sum_rows, values, sums), MOE_OK);
+    double plain = 0.0;
+    for (size_t i = 0; i < 10000; ++i)
+        plain += values[i];
+    ck_assert(fabs(sums[0] - plain) < 1e-9);
+    values[7321] = -1.0;
+    EXPECT_STATUS(moe_context_parallel(context, 10000, 2, 0, sum_rows, values, sums),
+                  MOE_ERR_NUMERICAL);
+    ck_assert(strstr(moe_last_error(), "7321") != NULL);
+    EXPECT_STATUS(moe_context_parallel(context, 10, 2, 0, NULL, values, sums),
+                  MOE_ERR_NULL_POINTER);
+    free(values);
+
+    /* Rows, weights, penalty, log-densities */
+    double total = 0.0, penalty = -1.0;
+    EXPECT_STATUS(moe_context_total_weight(context, NULL, &total), MOE_OK);
+    ck_assert(total == (double)rows.n);
+    EXPECT_STATUS(moe_context_penalty(context, model, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_penalty(context, model, &penalty), MOE_OK);
+    ck_assert(penalty == 0.0);
+    EXPECT_STATUS(moe_context_expert_log_density(context, model, NULL, rows.n - 1, 2, density),
+                  MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_context_expert_log_density(context, model, NULL, 0, 8, density), MOE_OK);
+    for (size_t a = 0; a < 8 * K; ++a)
+        ck_assert(isfinite(density[a]) && density[a] <= 10.0);
+
+    /* Starts and the loop */
+    EXPECT_STATUS(moe_context_start(context, other, 0), MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_context_start(context, model, 0), MOE_OK);
+    EXPECT_STATUS(moe_context_iterate(context, NULL, NULL), MOE_ERR_NULL_POINTER);
+    moe_iteration_ops old_ops = {0, NULL, NULL};
+    EXPECT_STATUS(moe_context_iterate(context, &old_ops, NULL), MOE_ERR_NULL_POINTER);
+
+    moe_model_free(other);
+    free(resp);
+    EXPECT_STATUS(moe_context_iteration(context, 0, 0, -1.0), MOE_OK);
+    return MOE_OK;
+}
+
+static const moe_estimator_ops probing_ops = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "probing",
+    .create = plain_create,
+    .destroy = plain_destroy,
+    .fit = probing_fit,
+    .options = MOE_ITERATION_OPTIONS,
+};
+
+START_TEST(kernels_keep_their_contracts)
+{
+    enum { K = 3, D = 2, N = 500 };
+    synthetic_truth truth;
+    synthetic_data data;
+    synthetic_truth_make(&truth, K, D, 4.0, 1.5, 91);
+    synthetic_data_make(&data, &truth, N, 92);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = D;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, truth.experts, K * (D + 1)), MOE_OK);
+    EXPECT_STATUS(moe_model_set_gate(model, truth.gate, K * (D + 1)), MOE_OK);
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create_custom(&fitter, &probing_ops), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_THREADS, 2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, data.X, D, data.y, NULL), MOE_OK);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    synthetic_data_free(&data);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
+START_TEST(rng_streams_are_reproducible)
+{
+    moe_rng a, b, c;
+    moe_rng_seed(&a, 42, 0);
+    moe_rng_seed(&b, 42, 0);
+    moe_rng_seed(&c, 42, 1);
+    int differs = 0;
+    for (int i = 0; i < 100; ++i) {
+        uint64_t x = moe_rng_next(&a), y = moe_rng_next(&b), z = moe_rng_next(&c);
+        ck_assert(x == y);
+        differs |= x != z;
+        double u = moe_rng_uniform(&a);
+        ck_assert(u >= 0.0 && u < 1.0);
+        moe_rng_uniform(&b);
+        moe_rng_uniform(&c);
+    }
+    ck_assert(differs);
+    ck_assert_uint_eq(moe_rng_below(&a, 0), 0);
+    for (int i = 0; i < 1000; ++i)
+        ck_assert_uint_lt(moe_rng_below(&a, 7), 7);
+    double sum = 0.0, squares = 0.0;
+    for (int i = 0; i < 20000; ++i) {
+        double z = moe_rng_normal(&a);
+        sum += z;
+        squares += z * z;
+    }
+    ck_assert(fabs(sum / 20000.0) < 0.05 && fabs(squares / 20000.0 - 1.0) < 0.05);
+}
+END_TEST
+
 static Suite *interface_suite(void)
 {
     Suite *suite = suite_create("estimator_interface");
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, option_mask_is_enforced);
     tcase_add_test(tables, counters_reach_the_report);
+    tcase_add_test(tables, kernels_keep_their_contracts);
+    tcase_add_test(tables, rng_streams_are_reproducible);
     suite_add_tcase(suite, tables);
     TCase *sessions = tcase_create("sessions");
     tcase_add_test(sessions, session_accumulates_over_small_batches);
