@@ -180,6 +180,8 @@ MOE_API moe_status moe_context_count(moe_fit_context *context, moe_counter count
 /* A decrease of the objective by `relative` (of N + |objective|): counts a
    monotonicity violation and keeps the worst relative decrease. */
 MOE_API moe_status moe_context_note_decrease(moe_fit_context *context, double relative);
+/* Add MOE_STAGE_* flags to the report's stages: what the fit ran. */
+MOE_API moe_status moe_context_add_stages(moe_fit_context *context, unsigned int stages);
 /* The step sizes last used (the report's step and gate_step); NAN leaves one as it is. */
 MOE_API moe_status moe_context_set_steps(moe_fit_context *context, double step,
                                          double gate_step);

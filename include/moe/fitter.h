@@ -100,8 +100,11 @@ typedef enum moe_init_strategy {
                             (on a sample of at most 5000 rows), then one M-step */
     MOE_INIT_MODEL = 2,  /* [model] the model's current parameters (restart 0);
                             further restarts use kmeans */
-    MOE_INIT_CUSTOM = 3  /* [custom] the caller's start function for every restart
+    MOE_INIT_CUSTOM = 3, /* [custom] the caller's start function for every restart
                             (moe_fitter_set_start) */
+    MOE_INIT_TENSOR = 4  /* [tensor] the tensor method's experts and gate (cqt's two stages,
+                            its default options; restart r draws the gate's start from
+                            stream r): Gaussian experts, no intercept, K <= d */
 } moe_init_strategy;
 
 typedef struct moe_fitter moe_fitter_t;
@@ -291,7 +294,7 @@ MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void
  * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
  * length is 0.
  */
-#define MOE_FIT_REPORT_VERSION 4
+#define MOE_FIT_REPORT_VERSION 5
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
@@ -325,11 +328,17 @@ typedef struct moe_fit_report {
     size_t samples_seen;           /* (4) rows the streaming session has processed (partial
                                       fits; the rows of the data for a fit) */
     size_t batches;                /* (4) partial_fit calls of the session (1 for a fit) */
+    unsigned int stages;           /* (5) MOE_STAGE_* flags: what the fit ran */
 } moe_fit_report;
+
+/* Values of moe_fit_report.stages. */
+#define MOE_STAGE_TENSOR 0x1u /* experts from the cross-moment tensor (cqt, init = tensor) */
+#define MOE_STAGE_GATE 0x2u   /* the gate fitted with the experts held (cqt; update_experts = 0) */
+#define MOE_STAGE_JOINT 0x4u  /* iterations on all parameters (em, gem, gd; cqt's refine) */
 
 #define MOE_FIT_REPORT_INIT                                                                   \
     { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
-      0.0, 0.0, 0, 0 }
+      0.0, 0.0, 0, 0, 0 }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

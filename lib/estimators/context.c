@@ -227,6 +227,17 @@ moe_status moe_context_set_result(moe_fit_context *context, size_t best_restart,
     return MOE_OK;
 }
 
+moe_status moe_context_add_stages(moe_fit_context *context, unsigned int stages)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    if ((stages & ~(MOE_STAGE_TENSOR | MOE_STAGE_GATE | MOE_STAGE_JOINT)) != 0)
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "unknown stage flags 0x%x", stages);
+    context->fitter->report.stages |= stages;
+    return MOE_OK;
+}
+
 moe_status moe_context_fail(moe_fit_context *context, moe_status status, const char *message)
 {
     if (context == NULL)

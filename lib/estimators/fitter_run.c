@@ -29,6 +29,7 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
         offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t),
         offsetof(moe_fit_report, floored_variances) + sizeof(size_t),
         offsetof(moe_fit_report, gate_step) + sizeof(double),
+        offsetof(moe_fit_report, batches) + sizeof(size_t),
         sizeof(moe_fit_report),
     };
     unsigned int version = report->version;

@@ -106,6 +106,7 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
+    moe_context_add_stages(context, settings->update_experts ? MOE_STAGE_JOINT : MOE_STAGE_GATE);
     struct moe_model *model = context->model;
     size_t n = context->data.n, K = model->n_experts;
     if (n == 0 || context->data.y == NULL)

@@ -2,6 +2,7 @@
  * Starting points (moe_context_start): the caller's model, or a hard partition of the rows
  * (k-means++ or random, estimators/init.c) turned into parameters by M-steps.
  */
+#include "estimators/cqt.h"
 #include "estimators/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
@@ -65,6 +66,8 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
         return MOE_OK;
     if (settings->init == MOE_INIT_CUSTOM)
         return custom_start(context, model, restart);
+    if (settings->init == MOE_INIT_TENSOR)
+        return cqt_start(context, model, restart);
     moe_init_strategy strategy =
         settings->init == MOE_INIT_RANDOM ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;
     moe_rng rng;

@@ -1,0 +1,528 @@
+/*
+ * cqt: the tensor estimator of Gaussian experts (docs/ARCHITECTURE.md, "The tensor
+ * estimator"), written against moe/estimator.h.
+ *
+ * Stage 1 finds the experts' directions from the cross moments of x with the cubic and
+ * quadratic transforms of y (cqt_moments.c, cqt_decompose.c); stage 2 fits the gate by EM
+ * with those experts held (cqt_gate.c), from n_init random starts in the whitened domain.
+ * With refine = 1, em then fits every parameter from that solution.
+ *
+ * What the method assumes, and what it says when the data break it:
+ *   - Gaussian experts, any link, no intercept anywhere: the model is y = g(a_k' x) + noise
+ *     with the gate softmax(W x); a model with an intercept is MOE_ERR_UNSUPPORTED.
+ *   - x roughly Gaussian and centred: the scores of the moments are Gaussian ones, and
+ *     without intercepts a mean cannot be absorbed (x whose mean is far from 0 relative to
+ *     its spread is MOE_ERR_UNSUPPORTED; centre it first).
+ *   - K <= d, and K positive directions in the second moment (else MOE_ERR_UNSUPPORTED or
+ *     MOE_ERR_NUMERICAL with the eigenvalues in the message); a covariance of x that cannot
+ *     be inverted is MOE_ERR_NUMERICAL.
+ *   - one noise variance shared by the experts, given (sigma) or estimated; experts of unit
+ *     norm in the whitened coordinates (expert_scale = natural keeps the tensor's own scale).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "estimators/cqt.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The stream of the decomposition's random starts; restarts of stage 2 use their index. */
+#define CQT_TENSOR_STREAM 0x74656e736f72ULL
+
+typedef struct cqt_settings {
+    double sigma;           /* noise standard deviation; 0: estimate */
+    cqt_preset preset;      /* ReLU constants */
+    cqt_method method;      /* decomposition */
+    size_t restarts, iterations;
+    cqt_gate_method gate;
+    double radius;          /* 0: no bound */
+    double change_tol;
+    int natural_scale;
+    int refine;
+} cqt_settings;
+
+static const cqt_settings default_settings = {
+    0.0, CQT_PRESET_EXACT, CQT_POWER, 30, 50, CQT_GATE_EM, 0.0, 1e-5, 0, 0,
+};
+
+/* ---- Options ------------------------------------------------------------------------------ */
+
+/* A decimal number in the C locale whatever the process's; nonzero if not one. */
+static int parse_real(const char *text, double *value)
+{
+    if (text == NULL || *text == '\0')
+        return 1;
+    for (const char *c = text; *c != '\0'; ++c)
+        if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' ||
+              *c == '+'))
+            return 1;
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (c_locale == (locale_t)0)
+        return 1;
+    locale_t previous = uselocale(c_locale);
+    char *end = NULL;
+    errno = 0;
+    *value = strtod(text, &end);
+    int bad = *end != '\0' || errno == ERANGE || !isfinite(*value);
+    uselocale(previous);
+    freelocale(c_locale);
+    return bad;
+}
+
+static int parse_count(const char *text, size_t low, size_t high, size_t *value)
+{
+    if (text == NULL || *text == '\0')
+        return 1;
+    size_t result = 0;
+    for (const char *c = text; *c != '\0'; ++c) {
+        if (*c < '0' || *c > '9')
+            return 1;
+        result = result * 10 + (size_t)(*c - '0');
+        if (result > high)
+            return 1;
+    }
+    if (result < low)
+        return 1;
+    *value = result;
+    return 0;
+}
+
+static int keyword(const char *text, const char *const *words, int *value)
+{
+    for (int i = 0; words[i] != NULL; ++i)
+        if (strcmp(text, words[i]) == 0) {
+            *value = i;
+            return 0;
+        }
+    return 1;
+}
+
+static moe_status cqt_set_option(void *state, const char *name, const char *value)
+{
+    cqt_settings *settings = state, next = *settings;
+    int bad = 0, word = 0;
+    static const char *const presets[] = {"exact", "paper", NULL};
+    static const char *const methods[] = {"power", "als", NULL};
+    static const char *const gates[] = {"em", "gradient", "moments", NULL};
+    static const char *const scales[] = {"unit", "natural", NULL};
+    if (strcmp(name, "sigma") == 0)
+        bad = parse_real(value, &next.sigma) || next.sigma < 0.0;
+    else if (strcmp(name, "relu_constants") == 0)
+        bad = keyword(value, presets, &word), next.preset = (cqt_preset)word;
+    else if (strcmp(name, "decomposition") == 0)
+        bad = keyword(value, methods, &word), next.method = (cqt_method)word;
+    else if (strcmp(name, "tensor_restarts") == 0)
+        bad = parse_count(value, 1, 100000, &next.restarts);
+    else if (strcmp(name, "tensor_iterations") == 0)
+        bad = parse_count(value, 1, 100000, &next.iterations);
+    else if (strcmp(name, "gate_method") == 0)
+        bad = keyword(value, gates, &word), next.gate = (cqt_gate_method)word;
+    else if (strcmp(name, "gate_radius") == 0)
+        bad = parse_real(value, &next.radius) || next.radius < 0.0;
+    else if (strcmp(name, "gate_change_tol") == 0)
+        bad = parse_real(value, &next.change_tol) || next.change_tol < 0.0;
+    else if (strcmp(name, "expert_scale") == 0)
+        bad = keyword(value, scales, &word), next.natural_scale = word;
+    else if (strcmp(name, "refine") == 0) {
+        size_t flag = 0;
+        bad = parse_count(value, 0, 1, &flag);
+        next.refine = (int)flag;
+    } else
+        return MOE_ERR_NOT_FOUND;
+    if (bad)
+        return MOE_ERR_INVALID_ARGUMENT;
+    *settings = next;
+    return MOE_OK;
+}
+
+static moe_status cqt_create(void **state)
+{
+    cqt_settings *settings = malloc(sizeof *settings);
+    if (settings == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    *settings = default_settings;
+    *state = settings;
+    return MOE_OK;
+}
+
+static void cqt_destroy(void *state)
+{
+    free(state);
+}
+
+/* ---- Stage 1 into a model ----------------------------------------------------------------- */
+
+static moe_status check_model(moe_fit_context *context, const moe_model_t *model)
+{
+    if (moe_model_family(model) != MOE_FAMILY_GAUSSIAN)
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
+                                "cqt fits Gaussian experts only: its moments are those of a "
+                                "real response");
+    if (moe_model_has_intercept(model))
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
+                                "cqt fits models without intercepts (y = g(a' x) + noise, gate "
+                                "softmax(W x)): the moment conditions hold only for experts "
+                                "through the origin of centred x; create the model with "
+                                "intercept = 0 and centre x");
+    return MOE_OK;
+}
+
+typedef struct tensor_result {
+    cqt_stage1 stage;
+    double *lambda, *theta;
+} tensor_result;
+
+static void tensor_result_free(tensor_result *result)
+{
+    cqt_stage1_free(&result->stage);
+    free(result->lambda);
+    free(result->theta);
+}
+
+/* Stage 1 and the decomposition; the experts (and the shared variance) into model. */
+static moe_status experts_from_tensor(moe_fit_context *context, moe_model_t *model,
+                                      const cqt_settings *settings, double variance_floor,
+                                      tensor_result *result)
+{
+    memset(result, 0, sizeof *result);
+    size_t K = moe_model_n_experts(model), d = moe_model_n_features(model);
+    moe_rows rows;
+    long long seed = 0;
+    moe_status status = moe_context_rows(context, &rows);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    if (status != MOE_OK)
+        return status;
+    double sigma2 = settings->sigma > 0.0 ? settings->sigma * settings->sigma : -1.0;
+    status = cqt_stage1_run(context, &rows, d, moe_model_link(model), settings->preset, sigma2,
+                            K, &result->stage);
+    if (status != MOE_OK)
+        return status;
+    cqt_stage1 *stage = &result->stage;
+    /* A centred sample has a mean of about sqrt(d / n) standard deviations. */
+    double allowed = 0.1 + 4.0 * sqrt((double)d / (double)(rows.n > 0 ? rows.n : 1));
+    if (stage->mean_distance > allowed) {
+        char message[320];
+        snprintf(message, sizeof message,
+                 "cqt: x is not centred (its mean is %.3g standard deviations from 0, more "
+                 "than %.3g): a model without intercepts cannot absorb it; subtract the mean "
+                 "of each feature first",
+                 stage->mean_distance, allowed);
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED, message);
+    }
+    result->lambda = calloc(K, sizeof(double));
+    result->theta = calloc(K * K, sizeof(double));
+    double *experts = calloc(K * d, sizeof(double)), *variances = calloc(K, sizeof(double));
+    if (result->lambda == NULL || result->theta == NULL || experts == NULL ||
+        variances == NULL) {
+        free(experts);
+        free(variances);
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate cqt's decomposition");
+    }
+    moe_rng rng;
+    moe_rng_seed(&rng, (uint64_t)seed, CQT_TENSOR_STREAM);
+    double *tensor = malloc(K * K * K * sizeof(double));
+    size_t found = 0;
+    if (tensor != NULL) {
+        memcpy(tensor, stage->tensor, K * K * K * sizeof(double));
+        found = cqt_decompose(tensor, K, settings->method, settings->restarts,
+                              settings->iterations, &rng, result->lambda, result->theta);
+        free(tensor);
+    }
+    if (found < K)
+        status = moe_context_fail(context, MOE_ERR_NUMERICAL,
+                                  "cqt: the whitened third moment has fewer than K positive "
+                                  "components: the data do not show K experts with these "
+                                  "assumptions (K too large, wrong link or noise level)");
+    for (size_t i = 0; status == MOE_OK && i < K; ++i) {
+        const double *theta = result->theta + i * K;
+        /* lambda = 1 / sqrt(pi): a weight below 1e-6 is not a component. */
+        if (!(result->lambda[i] < 1e3)) {
+            char message[256];
+            snprintf(message, sizeof message,
+                     "cqt: a component of the third moment has no weight (lambda = %g): "
+                     "fewer than K experts in the data",
+                     result->lambda[i]);
+            status = moe_context_fail(context, MOE_ERR_NUMERICAL, message);
+            break;
+        }
+        double length = 0.0;
+        for (size_t j = 0; j < K; ++j)
+            length += stage->nu[j] * theta[j] * theta[j];
+        length = sqrt(length);
+        double scale = settings->natural_scale ? result->lambda[i] : 1.0 / length;
+        for (size_t a = 0; a < d; ++a) {
+            double sum = 0.0;
+            for (size_t j = 0; j < K; ++j)
+                sum += stage->unwhiten[a * K + j] * theta[j];
+            experts[i * d + a] = scale * sum;
+        }
+    }
+    if (status == MOE_OK) {
+        double variance = stage->sigma2 > variance_floor ? stage->sigma2 : variance_floor;
+        for (size_t i = 0; i < K; ++i)
+            variances[i] = variance;
+        status = moe_model_set_experts(model, experts, K * d);
+        if (status == MOE_OK)
+            status = moe_model_set_variances(model, variances, K);
+    }
+    free(experts);
+    free(variances);
+    return status;
+}
+
+/* The absolute variance floor: the option is relative to the weighted variance of y. */
+static double absolute_floor(moe_fit_context *context, const cqt_stage1 *stage)
+{
+    double relative = 0.0;
+    moe_context_get_double(context, MOE_OPT_VARIANCE_FLOOR, &relative);
+    double spread = stage->y_second - stage->y_mean * stage->y_mean;
+    return relative * (spread > 0.0 ? spread : 1.0);
+}
+
+/* ---- The estimator -------------------------------------------------------------------------- */
+
+typedef struct forward {
+    moe_fit_context *context;
+    size_t restart, offset;
+    moe_status status;
+} forward;
+
+/* em's iterations during refinement go to cqt's trace, progress and cancel. */
+static int forward_progress(const moe_progress *progress, void *user)
+{
+    forward *state = user;
+    state->status = moe_context_iteration(state->context, state->restart,
+                                          state->offset + progress->iteration, progress->loglik);
+    return state->status != MOE_OK;
+}
+
+static moe_status refine(moe_fit_context *context, moe_model_t *model, size_t restart,
+                         size_t offset)
+{
+    moe_fitter_t *em = NULL;
+    moe_status status = moe_fitter_create(&em, "em");
+    static const moe_option copied_int[] = {MOE_OPT_MAX_ITER, MOE_OPT_SEED, MOE_OPT_THREADS,
+                                            MOE_OPT_GATE_MAX_NEWTON};
+    static const moe_option copied_real[] = {MOE_OPT_TOLERANCE, MOE_OPT_GATE_L2,
+                                             MOE_OPT_EXPERT_RIDGE, MOE_OPT_VARIANCE_FLOOR,
+                                             MOE_OPT_GATE_TOLERANCE, MOE_OPT_MIN_EXPERT_WEIGHT};
+    for (size_t i = 0; status == MOE_OK && i < sizeof copied_int / sizeof copied_int[0]; ++i) {
+        long long value = 0;
+        status = moe_context_get_int(context, copied_int[i], &value);
+        if (status == MOE_OK)
+            status = moe_fitter_set_int(em, copied_int[i], value);
+    }
+    for (size_t i = 0; status == MOE_OK && i < sizeof copied_real / sizeof copied_real[0]; ++i) {
+        double value = 0.0;
+        status = moe_context_get_double(context, copied_real[i], &value);
+        if (status == MOE_OK)
+            status = moe_fitter_set_double(em, copied_real[i], value);
+    }
+    if (status == MOE_OK)
+        status = moe_fitter_set_int(em, MOE_OPT_INIT, MOE_INIT_MODEL);
+    if (status == MOE_OK)
+        status = moe_fitter_set_int(em, MOE_OPT_N_INIT, 1);
+    forward state = {context, restart, offset, MOE_OK};
+    if (status == MOE_OK)
+        status = moe_fitter_set_progress(em, forward_progress, &state);
+    const double *X = NULL, *y = NULL, *weights = NULL;
+    size_t n = 0, ldx = 0;
+    if (status == MOE_OK)
+        status = moe_context_data(context, &n, &X, &ldx, &y, &weights);
+    if (status == MOE_OK) {
+        status = moe_fitter_fit(em, model, n, X, ldx, y, weights);
+        if (state.status != MOE_OK)
+            status = state.status; /* the outer trace's failure or a cancel */
+        else if (status != MOE_OK)
+            moe_context_fail(context, status, moe_fitter_last_error(em));
+    }
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    if (em != NULL && moe_fitter_get_report(em, &report) == MOE_OK) {
+        moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, report.inner_iterations);
+        moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, report.degenerate_events);
+        moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, report.ridge_fallbacks);
+        moe_context_count(context, MOE_COUNTER_FLOORED_VARIANCES, report.floored_variances);
+        moe_context_count(context, MOE_COUNTER_SEPARATION_EVENTS, report.separation_events);
+        if (report.monotonicity_violations > 0)
+            moe_context_note_decrease(context, report.worst_relative_decrease);
+    }
+    moe_fitter_free(em);
+    return status;
+}
+
+static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
+{
+    size_t K = moe_model_n_experts(from), d = moe_model_n_features(from);
+    double *buffer = malloc((K * d > K ? K * d : K) * sizeof(double));
+    if (buffer == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    moe_status status = moe_model_get_gate(from, buffer, K * d);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(to, buffer, K * d);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(from, buffer, K * d);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(to, buffer, K * d);
+    if (status == MOE_OK)
+        status = moe_model_get_variances(from, buffer, K);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(to, buffer, K);
+    free(buffer);
+    return status;
+}
+
+static moe_status gate_options(moe_fit_context *context, const cqt_settings *settings,
+                               const cqt_stage1 *stage, cqt_gate_options *options)
+{
+    long long max_iter = 0;
+    double step = 0.0;
+    moe_status status = moe_context_get_int(context, MOE_OPT_MAX_ITER, &max_iter);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_GATE_STEP, &step);
+    options->method = settings->gate;
+    options->radius = settings->radius;
+    options->change_tol = settings->change_tol;
+    options->max_iter = (size_t)max_iter;
+    /* 1 / L for the softmax's curvature bound 1/2 in whitened coordinates. */
+    options->step = step > 0.0 ? step : 2.0;
+    options->estimate_sigma = !(settings->sigma > 0.0);
+    options->variance_floor = absolute_floor(context, stage);
+    options->record = 1;
+    return status;
+}
+
+static moe_status cqt_fit(void *state, moe_fit_context *context)
+{
+    const cqt_settings *settings = state;
+    moe_model_t *model = moe_context_model(context);
+    moe_status status = check_model(context, model);
+    if (status != MOE_OK)
+        return status;
+    tensor_result tensor;
+    /* The floor needs y's spread, which stage 1 measures: set it after. */
+    status = experts_from_tensor(context, model, settings, 0.0, &tensor);
+    if (status == MOE_OK) {
+        moe_context_add_stages(context, MOE_STAGE_TENSOR);
+        double floor = absolute_floor(context, &tensor.stage);
+        size_t K = moe_model_n_experts(model);
+        double *current = malloc(K * sizeof(double));
+        if (current == NULL)
+            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+        if (status == MOE_OK)
+            status = moe_model_get_variances(model, current, K);
+        for (size_t k = 0; status == MOE_OK && k < K; ++k)
+            if (current[k] < floor)
+                current[k] = floor;
+        if (status == MOE_OK)
+            status = moe_model_set_variances(model, current, K);
+        free(current);
+    }
+    cqt_gate_options options;
+    long long n_init = 1, seed = 0;
+    if (status == MOE_OK)
+        status = gate_options(context, settings, &tensor.stage, &options);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_N_INIT, &n_init);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    /* The moment gate has no random start: one restart is all of it. */
+    size_t restarts = settings->gate == CQT_GATE_MOMENTS ? 1 : (size_t)n_init;
+    moe_model_t *trial = NULL, *start = NULL;
+    if (status == MOE_OK)
+        status = moe_model_clone(&trial, model);
+    if (status == MOE_OK)
+        status = moe_model_clone(&start, model);
+    double best_objective = -INFINITY;
+    size_t best = 0, best_iterations = 0;
+    int best_converged = 0;
+    for (size_t restart = 0; status == MOE_OK && restart < restarts; ++restart) {
+        moe_rng rng;
+        moe_rng_seed(&rng, (uint64_t)seed, restart);
+        status = copy_parameters(trial, start);
+        cqt_gate_result result;
+        if (status == MOE_OK)
+            status = cqt_gate_fit(context, trial, &tensor.stage, &options, &rng, restart,
+                                  &result);
+        if (status == MOE_OK && result.objective > best_objective) {
+            best_objective = result.objective;
+            best = restart;
+            best_iterations = result.iterations;
+            best_converged = result.converged;
+            status = copy_parameters(model, trial);
+        }
+    }
+    moe_model_free(trial);
+    moe_model_free(start);
+    if (status == MOE_OK) {
+        moe_context_add_stages(context, MOE_STAGE_GATE);
+        if (settings->refine) {
+            status = refine(context, model, best, best_iterations + 1);
+            if (status == MOE_OK)
+                moe_context_add_stages(context, MOE_STAGE_JOINT);
+        }
+    }
+    if (status == MOE_OK)
+        status = moe_context_set_result(context, best, best_converged);
+    tensor_result_free(&tensor);
+    return status;
+}
+
+/* ---- em's init = tensor -------------------------------------------------------------------- */
+
+moe_status cqt_start(moe_fit_context *context, moe_model_t *model, size_t restart)
+{
+    moe_status status = check_model(context, model);
+    if (status != MOE_OK)
+        return status;
+    cqt_settings settings = default_settings;
+    tensor_result tensor;
+    status = experts_from_tensor(context, model, &settings, 0.0, &tensor);
+    cqt_gate_options options;
+    if (status == MOE_OK)
+        status = gate_options(context, &settings, &tensor.stage, &options);
+    if (status == MOE_OK) {
+        /* A start, not a fit: its iterations are not the estimator's to record. */
+        options.record = 0;
+        if (options.max_iter > 50)
+            options.max_iter = 50;
+        long long seed = 0;
+        moe_context_get_int(context, MOE_OPT_SEED, &seed);
+        moe_rng rng;
+        moe_rng_seed(&rng, (uint64_t)seed, restart);
+        cqt_gate_result result;
+        status = cqt_gate_fit(context, model, &tensor.stage, &options, &rng, restart, &result);
+    }
+    if (status == MOE_OK)
+        moe_context_add_stages(context, MOE_STAGE_TENSOR | MOE_STAGE_GATE);
+    tensor_result_free(&tensor);
+    return status;
+}
+
+const moe_estimator_ops moe_estimator_cqt = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "cqt",
+    .create = cqt_create,
+    .destroy = cqt_destroy,
+    .set_option = cqt_set_option,
+    .fit = cqt_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |
+               MOE_OPTION_BIT(MOE_OPT_N_INIT) | MOE_OPTION_BIT(MOE_OPT_SEED) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_L2) | MOE_OPTION_BIT(MOE_OPT_EXPERT_RIDGE) |
+               MOE_OPTION_BIT(MOE_OPT_VARIANCE_FLOOR) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_MAX_NEWTON) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_TOLERANCE) |
+               MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_THREADS) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_STEP),
+    .flags = 0,
+    .reset = NULL,
+    .aggregate = NULL,
+    .save_state = NULL,
+    .load_state = NULL,
+};
