@@ -462,7 +462,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     if (status == MOE_OK) {
         moe_context_add_stages(context, MOE_STAGE_GATE);
         if (settings->refine) {
-            status = refine(context, model, best, best_iterations + 1);
+            status = refine(context, model, best, best_iterations);
             if (status == MOE_OK)
                 moe_context_add_stages(context, MOE_STAGE_JOINT);
         }
