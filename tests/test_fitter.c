@@ -232,7 +232,7 @@ START_TEST(option_names_and_bounds)
     ck_assert_double_eq(lower, 0.0);
     ck_assert_int_eq(moe_option_bounds(MOE_OPT_INIT, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, MOE_INIT_RANDOM);
-    ck_assert_double_eq(upper, MOE_INIT_CUSTOM);
+    ck_assert_double_eq(upper, MOE_INIT_TENSOR);
     ck_assert_int_eq(moe_option_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
