@@ -791,17 +791,27 @@ START_TEST(invalid_specs)
     expect_bad_spec(&spec, MOE_ERR_INVALID_ARGUMENT, "multinomial with one class");
     spec = base, spec.family = MOE_FAMILY_LOGISTIC, spec.link = MOE_LINK_SIGMOID;
     expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "logistic with a sigmoid link");
-    /* Reserved links are not available yet. */
-    spec = base, spec.link = MOE_LINK_SIGMOID;
-    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "sigmoid link");
-    spec = base, spec.link = MOE_LINK_RELU;
-    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "relu link");
+    spec = base, spec.family = MOE_FAMILY_MULTINOMIAL, spec.n_classes = 3;
+    spec.link = MOE_LINK_RELU;
+    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "multinomial with a relu link");
+    /* Sigmoid and ReLU are links of Gaussian experts only; a number beyond them is none. */
+    spec = base, spec.link = (moe_link)3;
+    expect_bad_spec(&spec, MOE_ERR_UNSUPPORTED, "link 3");
 
-    /* Positive controls: the defaults and an intercept-only model are valid. */
+    /* Positive controls: the defaults, both non-identity Gaussian links and an
+       intercept-only model are valid. */
     moe_model_t *out = NULL;
     EXPECT_STATUS(moe_model_create(&out, &base), MOE_OK);
     ck_assert_ptr_nonnull(out);
     moe_model_free(out);
+    moe_link links[] = {MOE_LINK_SIGMOID, MOE_LINK_RELU};
+    for (size_t l = 0; l < 2; ++l) {
+        spec = base, spec.link = links[l];
+        out = NULL;
+        EXPECT_STATUS(moe_model_create(&out, &spec), MOE_OK);
+        ck_assert_int_eq((int)moe_model_link(out), (int)links[l]);
+        moe_model_free(out);
+    }
     spec = base, spec.n_features = 0, spec.intercept = 1;
     out = NULL;
     EXPECT_STATUS(moe_model_create(&out, &spec), MOE_OK);

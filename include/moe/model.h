@@ -43,16 +43,23 @@ extern "C" {
 
 /* Expert families. Values are part of the ABI. */
 typedef enum moe_family {
-    MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(beta_k' x~, sigma_k^2) */
+    MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(g(beta_k' x~), sigma_k^2), g the link */
     MOE_FAMILY_LOGISTIC = 2,   /* y in {0, 1}: P(y = 1 | expert k) = sigma(beta_k' x~) */
     MOE_FAMILY_MULTINOMIAL = 3 /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
 } moe_family;
 
-/* Link of the Gaussian expert mean. Values are part of the ABI. */
+/*
+ * Link of the Gaussian expert mean: expert k's mean is g(beta_k' x~). Gaussian experts
+ * take any of the three; the classification families only the identity (their own
+ * logistic or softmax is part of the family). predict returns sum_k pi_k(x) g(beta_k' x~),
+ * and the log-likelihood, posterior and criteria use the same mean. The estimators em,
+ * gem and gd fit every link; for sigmoid and ReLU the expert M-step is iterative
+ * (docs/ARCHITECTURE.md). Values are part of the ABI.
+ */
 typedef enum moe_link {
-    MOE_LINK_IDENTITY = 0,
-    MOE_LINK_SIGMOID = 1, /* reserved for the tensor estimator */
-    MOE_LINK_RELU = 2     /* reserved for the tensor estimator */
+    MOE_LINK_IDENTITY = 0, /* g(t) = t */
+    MOE_LINK_SIGMOID = 1,  /* g(t) = 1 / (1 + exp(-t)): a mean in (0, 1) */
+    MOE_LINK_RELU = 2      /* g(t) = max(0, t); derivative taken as 0 at t = 0 */
 } moe_link;
 
 /*

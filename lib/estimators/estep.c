@@ -107,8 +107,7 @@ moe_status moe_estep_run(moe_estep_t *estep, const moe_model_t *model, const moe
     estep->ran = 0;
     int gate = (flags & (MOE_ESTEP_GATE_DERIVATIVES | MOE_ESTEP_PREVIOUS_TARGETS)) &&
                model->n_experts > 1;
-    int experts = (flags & MOE_ESTEP_EXPERT_STATISTICS) &&
-                  model->family_ops->statistics_size != NULL;
+    int experts = (flags & MOE_ESTEP_EXPERT_STATISTICS) && moe_family_has_statistics(model);
     /* The previous targets' sums come last in the layout, so sums laid out with them also
        serve the same request without them. */
     moe_pass_request request = {settings->threads, gate, (flags & MOE_ESTEP_PREVIOUS_TARGETS) != 0,

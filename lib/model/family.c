@@ -9,6 +9,12 @@ void moe_expert_linear(const struct moe_model *model, size_t rows, const double 
     moe_product_abt(rows, columns, model->n_inputs, block, model->experts, out);
 }
 
+int moe_family_has_statistics(const struct moe_model *model)
+{
+    return model->family_ops->statistics_size != NULL &&
+           model->family_ops->statistics_size(model) > 0;
+}
+
 size_t moe_family_statistics_work(const struct moe_model *model, size_t rows)
 {
     return rows * model->n_experts +

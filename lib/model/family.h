@@ -87,7 +87,9 @@ struct moe_family_ops {
      * behind (the expert linear predictors, rows x K), work holds
      * moe_family_statistics_work(model, rows) doubles. solve_statistics is m_step's update from the sums (which it may
      * overwrite); data and resp are there for a second pass when the one-pass formula
-     * cancels.
+     * cancels. statistics_size may return 0 for a model whose M-step has no such split
+     * (a Gaussian model with a non-identity link): callers then use m_step, and ask
+     * moe_family_has_statistics rather than test the pointer.
      */
     size_t (*statistics_size)(const struct moe_model *model);
     void (*accumulate_statistics)(const struct moe_model *model, size_t rows,
@@ -112,12 +114,18 @@ struct moe_family_ops {
     /*
      * c such that the surrogate's curvature in one expert's coefficients is at
      * most c * lambda_max(E_w[x x']) (plus the ridge): 1/sigma^2_min for Gaussian,
-     * 1/4 for logistic, 1/2 for multinomial experts (Boehning's bound).
+     * 1/4 for logistic, 1/2 for multinomial experts (Boehning's bound). For Gaussian
+     * experts with a non-identity link it bounds the Gauss-Newton part of the curvature
+     * only (sigmoid 1/(16 sigma^2_min), ReLU 1/sigma^2_min; family_gaussian.c).
      */
     double (*curvature)(const struct moe_model *model);
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
+
+/* Nonzero when the model's family sums one-pass M-step statistics for this model
+   (statistics_size present and nonzero); otherwise the M-step is m_step. */
+int moe_family_has_statistics(const struct moe_model *model);
 
 /* Scratch of accumulate_statistics for a block of `rows` rows. */
 size_t moe_family_statistics_work(const struct moe_model *model, size_t rows);

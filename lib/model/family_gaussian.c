@@ -1,10 +1,13 @@
 /*
- * Gaussian regression experts: y | x, expert k ~ N(beta_k' x~, sigma_k^2).
- * The M-step is weighted least squares per expert followed by the weighted
- * residual variance, both exact maximisers of the EM surrogate. With a ridge
- * penalty the two are a conditional maximisation (ECM): the coefficients at
- * the current variance, then the variance at the new coefficients, so the
- * penalised surrogate still never decreases.
+ * Gaussian regression experts: y | x, expert k ~ N(g(beta_k' x~), sigma_k^2), g the model's
+ * link (identity, sigmoid or ReLU; include/moe/model.h).
+ * With the identity link the M-step is weighted least squares per expert followed by the
+ * weighted residual variance, both exact maximisers of the EM surrogate. With a ridge
+ * penalty the two are a conditional maximisation (ECM): the coefficients at the current
+ * variance, then the variance at the new coefficients, so the penalised surrogate still
+ * never decreases. With another link the coefficients take Gauss-Newton steps that are
+ * kept only when they lower the weighted squared error (see link_m_step), and the variance
+ * follows in closed form as before.
  */
 #include "model/family.h"
 #include "common/alloc.h"
@@ -19,7 +22,47 @@ static const double log_two_pi = 1.8378770664093454835606594728112;
 
 static int gaussian_supports_link(moe_link link)
 {
-    return link == MOE_LINK_IDENTITY;
+    return link == MOE_LINK_IDENTITY || link == MOE_LINK_SIGMOID || link == MOE_LINK_RELU;
+}
+
+/*
+ * The link's value g(t) and slope g'(t). ReLU's slope is 1 above zero and 0 at zero and
+ * below (the subgradient convention of docs/ARCHITECTURE.md). The sigmoid comes from
+ * e = exp(-|t|), which cannot overflow, and its slope is e / (1 + e)^2 from the same e:
+ * s (1 - s) would round to zero in the tails, where the slope is tiny but not zero.
+ * A NaN predictor stays NaN in the value, so the checks downstream still see it.
+ */
+static void link_value(moe_link link, double t, double *value, double *slope)
+{
+    if (link == MOE_LINK_SIGMOID) {
+        double e = moe_exp(-fabs(t)), inverse = 1.0 / (1.0 + e);
+        *value = t >= 0.0 ? inverse : e * inverse;
+        *slope = e * inverse * inverse;
+    } else if (link == MOE_LINK_RELU) {
+        *value = t <= 0.0 ? 0.0 : t;
+        *slope = t > 0.0 ? 1.0 : 0.0;
+    } else {
+        *value = t;
+        *slope = 1.0;
+    }
+}
+
+/* means = g(linear) for a non-identity link, count values; the arrays must differ. The
+   sigmoid's exponentials go through one array call: this is the E-step's inner loop. */
+static void link_means(moe_link link, size_t count, const double *linear, double *means)
+{
+    if (link == MOE_LINK_RELU) {
+        for (size_t i = 0; i < count; ++i)
+            means[i] = linear[i] <= 0.0 ? 0.0 : linear[i];
+        return;
+    }
+    for (size_t i = 0; i < count; ++i)
+        means[i] = -fabs(linear[i]);
+    moe_exp_array(count, means, means);
+    for (size_t i = 0; i < count; ++i) {
+        double e = means[i], inverse = 1.0 / (1.0 + e);
+        means[i] = linear[i] >= 0.0 ? inverse : e * inverse;
+    }
 }
 
 static size_t gaussian_expert_free_params(const struct moe_model *model)
@@ -37,11 +80,15 @@ static moe_status gaussian_check_response(const struct moe_model *model, size_t 
     return MOE_OK; /* any finite value; finiteness is checked for every family */
 }
 
-static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *means,
+static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *linear,
                                  const double *y, double *out, double *scratch)
 {
-    (void)scratch;
     size_t K = model->n_experts;
+    const double *means = linear;
+    if (model->link != MOE_LINK_IDENTITY) {
+        link_means(model->link, rows * K, linear, scratch);
+        means = scratch;
+    }
     for (size_t k = 0; k < K; ++k) {
         double variance = model->variances[k];
         double constant = -0.5 * (log_two_pi + log(variance));
@@ -64,6 +111,11 @@ static void gaussian_predict(const struct moe_model *model, size_t rows, const d
 {
     size_t K = model->n_experts;
     moe_expert_linear(model, rows, block, scratch);
+    if (model->link != MOE_LINK_IDENTITY)
+        for (size_t i = 0; i < rows * K; ++i) {
+            double slope;
+            link_value(model->link, scratch[i], &scratch[i], &slope);
+        }
     for (size_t i = 0; i < rows; ++i)
         out[i] = moe_dot(K, gate_proba + i * K, scratch + i * K);
 }
@@ -75,11 +127,18 @@ static void gaussian_predict(const struct moe_model *model, size_t rows, const d
  * (G + shrink) delta = rhs - shrink beta, and the new residual sum of squares follows
  * without a second pass (see gaussian_solve_statistics).
  * Layout: K grams (p x p), K rhs (p), K totals, K squares.
+ * The update is the exact maximiser only for the identity link; other links have no
+ * one-pass statistics (size 0), and EM calls m_step instead (moe_family_has_statistics).
  */
-static size_t gaussian_statistics_size(const struct moe_model *model)
+static size_t identity_statistics_size(const struct moe_model *model)
 {
     size_t K = model->n_experts, p = model->n_inputs;
     return K * (p * p + p + 2);
+}
+
+static size_t gaussian_statistics_size(const struct moe_model *model)
+{
+    return model->link == MOE_LINK_IDENTITY ? identity_statistics_size(model) : 0;
 }
 
 static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
@@ -149,12 +208,330 @@ static moe_status gaussian_run(const struct moe_model *model, const moe_data *da
 {
     size_t K = model->n_experts, p = model->n_inputs;
     gaussian_pass pass = {model, data, resp, residuals_only};
-    moe_chunk_job job = {data->n, gaussian_statistics_size(model),
+    moe_chunk_job job = {data->n, identity_statistics_size(model),
                          MOE_BLOCK_ROWS * (p + 2 * K) +
                              moe_family_statistics_work(model, MOE_BLOCK_ROWS),
                          gaussian_chunk, &pass};
     size_t ignored = 0;
     return moe_run_chunks(&job, threads, statistics, &ignored, message);
+}
+
+/*
+ * The M-step for a non-identity link. At its current variance, expert k's coefficients
+ * minimise
+ *   F(beta) = sum_i v_i (y_i - g(beta'x_i))^2 + shrink ||beta without intercept||^2,
+ * v_i = w_i r_ik and shrink = N ridge sigma_k^2, the identity path's convention: F is
+ * -2 sigma_k^2 times the expert's part of the penalised surrogate, up to a constant.
+ * There is no closed form, so each expert takes Gauss-Newton steps: with e = y - g(t) and
+ * J_i = g'(t_i) x_i, (J'VJ + shrink) delta = J'Ve - shrink beta. A step is kept only when
+ * F falls; otherwise it is halved, so the surrogate never decreases and EM stays monotone.
+ * The variance then is the weighted mean square of the residuals at the new coefficients.
+ *
+ * One pass sums, per expert at given coefficients: J'VJ (upper triangle), J'Ve, sum v,
+ * sum v e^2 and sum v g'^2 (zero when no weighted row has a slope: a ReLU expert with
+ * every predictor at or below zero).
+ */
+typedef struct link_pass {
+    const struct moe_model *model;
+    const moe_data *data;
+    const double *resp;
+    const double *coefficients; /* K x p */
+    moe_link link;              /* identity: the least-squares sums */
+} link_pass;
+
+static size_t link_sums_size(size_t K, size_t p)
+{
+    return K * (p * p + p + 3);
+}
+
+/* Expert k's slots in the sums. */
+typedef struct link_sums {
+    double *gram, *rhs, *total, *squares, *slopes;
+} link_sums;
+
+static link_sums link_sums_of(double *sums, size_t K, size_t p, size_t k)
+{
+    double *rhs = sums + K * p * p, *totals = rhs + K * p;
+    link_sums out = {sums + k * p * p, rhs + k * p, totals + k, totals + K + k,
+                     totals + 2 * K + k};
+    return out;
+}
+
+static size_t link_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                         double *workspace)
+{
+    const link_pass *pass = opaque;
+    const struct moe_model *model = pass->model;
+    const moe_data *data = pass->data;
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *grams = sums, *rhs = grams + K * p * p, *totals = rhs + K * p;
+    double *squares = totals + K, *slopes = squares + K;
+    double *block = workspace, *linear = block + MOE_BLOCK_ROWS * p;
+    double *curvature = linear + MOE_BLOCK_ROWS * K, *scaled = curvature + MOE_BLOCK_ROWS * K;
+    double *scratch = scaled + MOE_BLOCK_ROWS * K;
+    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+        size_t first = start + offset;
+        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, first, count, block);
+        moe_product_abt(count, K, p, block, pass->coefficients, linear);
+        for (size_t i = 0; i < count; ++i) {
+            double weight = moe_data_weight(data, first + i);
+            for (size_t k = 0; k < K; ++k) {
+                double v = weight * pass->resp[(first + i) * K + k], value, slope;
+                link_value(pass->link, linear[i * K + k], &value, &slope);
+                double residual = data->y[first + i] - value;
+                totals[k] += v;
+                squares[k] += v * residual * residual;
+                slopes[k] += v * slope * slope;
+                curvature[i * K + k] = v * slope * slope;
+                scaled[i * K + k] = v * slope * residual;
+            }
+        }
+        moe_weighted_grams_add(count, p, K, block, curvature, scratch, grams);
+        moe_product_atb_add(count, K, p, scaled, block, rhs);
+    }
+    return 0;
+}
+
+static moe_status link_run(const struct moe_model *model, const moe_data *data,
+                           const double *resp, const double *coefficients, moe_link link,
+                           size_t threads, double *sums, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    link_pass pass = {model, data, resp, coefficients, link};
+    moe_chunk_job job = {data->n, link_sums_size(K, p),
+                         MOE_BLOCK_ROWS * (p + 3 * K) +
+                             moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K),
+                         link_chunk, &pass};
+    size_t ignored = 0;
+    return moe_run_chunks(&job, threads, sums, &ignored, message);
+}
+
+/* Halvings of one Gauss-Newton step before it counts as finding no decrease (a step is
+   given up earlier, without counting, once its predicted gain is below the tolerance). */
+#define LINK_MAX_HALVINGS 40
+
+typedef struct link_expert {
+    int active;         /* still taking steps */
+    int pending;        /* direction is being tried at `fraction` */
+    int least_squares;  /* a least-squares restart has been tried */
+    int wants_restart;  /* asks for one in this round */
+    size_t steps;       /* accepted steps */
+    size_t halvings;
+    double objective;   /* F at the accepted coefficients */
+    double fraction;
+    double decrease;    /* the step's predicted decrease of F (infinite: none) */
+    double shrink;
+    double unit;        /* 1 / (2 sigma^2 N): F to the mean surrogate's scale */
+} link_expert;
+
+static double link_penalty_norm(const struct moe_model *model, const double *beta)
+{
+    double sum = 0.0;
+    for (size_t j = (size_t)model->intercept; j < model->n_inputs; ++j)
+        sum += beta[j] * beta[j];
+    return sum;
+}
+
+/* The system (J'VJ + shrink) delta = J'Ve - shrink beta of expert k from its sums;
+   0, with delta and the ridge flag set, or -1 when it cannot be solved. */
+static int link_direction(const struct moe_model *model, link_sums sums, double shrink,
+                          const double *beta, double *matrix, double *delta, double *work,
+                          int *ridge_used)
+{
+    size_t p = model->n_inputs;
+    memcpy(matrix, sums.gram, p * p * sizeof(double));
+    moe_symmetrize_upper(p, matrix);
+    for (size_t j = 0; j < p; ++j) {
+        int penalised = j >= (size_t)model->intercept;
+        delta[j] = sums.rhs[j] - (penalised ? shrink * beta[j] : 0.0);
+        if (penalised)
+            matrix[j * p + j] += shrink;
+    }
+    return moe_solve_spd(p, matrix, delta, work, ridge_used);
+}
+
+static moe_status link_m_step(struct moe_model *model, const moe_data *data,
+                              const double *resp, const moe_expert_mstep_options *options,
+                              moe_expert_mstep_report *report, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs, size = link_sums_size(K, p);
+    double *current = moe_alloc_array(size, 1, sizeof(double));
+    double *trial_sums = moe_alloc_array(size, 1, sizeof(double));
+    double *trial = moe_alloc_array(K, p, sizeof(double));
+    double *directions = moe_alloc_array(K, p, sizeof(double));
+    double *work = moe_alloc_array(2 * p + 1, p, sizeof(double)); /* solve, then the matrix */
+    double *zero = moe_calloc_array(K, p, sizeof(double));
+    link_expert *state = calloc(K, sizeof *state);
+    moe_status status = MOE_OK;
+    if (current == NULL || trial_sums == NULL || trial == NULL || directions == NULL ||
+        work == NULL || zero == NULL || state == NULL) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+        goto done;
+    }
+    double *matrix = work + p * (p + 1);
+    status = link_run(model, data, resp, model->experts, model->link, options->threads, current,
+                      message);
+    for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+        link_expert *e = &state[k];
+        link_sums sums = link_sums_of(current, K, p, k);
+        if (!(*sums.total > options->min_weight)) {
+            report->degenerate_experts++;
+            continue;
+        }
+        e->active = 1;
+        e->shrink = options->ridge * options->total_weight * model->variances[k];
+        e->unit = 1.0 / (2.0 * model->variances[k] * options->total_weight);
+        e->objective =
+            *sums.squares + e->shrink * link_penalty_norm(model, model->experts + k * p);
+    }
+    /* Every round sets a direction for each active expert without one, then tries every
+       pending step in one pass. Each expert has at most max_newton accepted steps of at
+       most LINK_MAX_HALVINGS + 1 trials, so the rounds end. */
+    while (status == MOE_OK) {
+        int restarts = 0, pending = 0;
+        for (size_t k = 0; k < K; ++k) {
+            link_expert *e = &state[k];
+            if (!e->active || e->pending)
+                continue;
+            if (e->steps >= options->max_newton) {
+                e->active = 0;
+                continue;
+            }
+            link_sums sums = link_sums_of(current, K, p, k);
+            const double *beta = model->experts + k * p;
+            /* No slope anywhere (a ReLU expert below its kink on all its rows): Gauss-Newton
+               cannot move. Its one way out is a restart from the least-squares fit, tried
+               like any step (kept only if F falls). */
+            if (!(*sums.slopes > 0.0)) {
+                if (e->least_squares)
+                    e->active = 0;
+                else
+                    e->wants_restart = restarts = 1;
+                continue;
+            }
+            int ridge_used = 0;
+            double *delta = directions + k * p;
+            if (link_direction(model, sums, e->shrink, beta, matrix, delta, work,
+                               &ridge_used) != 0) {
+                report->line_search_failures++;
+                e->active = 0;
+                continue;
+            }
+            if (ridge_used)
+                report->ridge_fallbacks++;
+            e->decrease = moe_dot(p, delta, sums.rhs) -
+                          e->shrink * (moe_dot(p, delta, beta) -
+                                       (model->intercept ? delta[0] * beta[0] : 0.0));
+            /* The first step is always tried, as in the classification experts' Newton
+               solver: a warm start within the tolerance would otherwise never move. */
+            if (!(e->decrease > 0.0) ||
+                (e->steps > 0 && e->decrease * e->unit <=
+                                     options->tolerance * (1.0 + e->objective * e->unit))) {
+                e->active = 0;
+                continue;
+            }
+            e->pending = 1;
+            e->fraction = 1.0;
+            e->halvings = 0;
+        }
+        if (restarts) {
+            /* The least-squares sums are the identity link's at zero coefficients. */
+            status = link_run(model, data, resp, zero, MOE_LINK_IDENTITY, options->threads,
+                              trial_sums, message);
+            for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+                link_expert *e = &state[k];
+                if (!e->wants_restart)
+                    continue;
+                e->wants_restart = 0;
+                e->least_squares = 1;
+                int ridge_used = 0;
+                double *delta = directions + k * p;
+                if (link_direction(model, link_sums_of(trial_sums, K, p, k), e->shrink,
+                                   zero + k * p, matrix, delta, work, &ridge_used) != 0) {
+                    e->active = 0;
+                    continue;
+                }
+                if (ridge_used)
+                    report->ridge_fallbacks++;
+                for (size_t j = 0; j < p; ++j)
+                    delta[j] -= model->experts[k * p + j];
+                e->pending = 1;
+                e->fraction = 1.0;
+                e->halvings = 0;
+                e->decrease = INFINITY; /* no prediction: halve to the limit */
+            }
+        }
+        for (size_t k = 0; k < K; ++k)
+            pending |= state[k].pending;
+        if (status != MOE_OK || !pending)
+            break;
+        for (size_t k = 0; k < K; ++k)
+            for (size_t j = 0; j < p; ++j)
+                trial[k * p + j] = model->experts[k * p + j] +
+                                   (state[k].pending ? state[k].fraction * directions[k * p + j]
+                                                     : 0.0);
+        status = link_run(model, data, resp, trial, model->link, options->threads, trial_sums,
+                          message);
+        for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+            link_expert *e = &state[k];
+            if (!e->pending)
+                continue;
+            link_sums tried = link_sums_of(trial_sums, K, p, k);
+            double objective =
+                *tried.squares + e->shrink * link_penalty_norm(model, trial + k * p);
+            if (objective < e->objective) {
+                /* A step that gained next to nothing ends the iteration: where ReLU's kinks
+                   move, the Gauss-Newton decrement need not shrink near the optimum. */
+                double gained = (e->objective - objective) * e->unit;
+                if (gained <= options->tolerance * (1.0 + objective * e->unit))
+                    e->active = 0;
+                link_sums kept = link_sums_of(current, K, p, k);
+                memcpy(kept.gram, tried.gram, p * p * sizeof(double));
+                memcpy(kept.rhs, tried.rhs, p * sizeof(double));
+                *kept.total = *tried.total;
+                *kept.squares = *tried.squares;
+                *kept.slopes = *tried.slopes;
+                memcpy(model->experts + k * p, trial + k * p, p * sizeof(double));
+                e->objective = objective;
+                e->pending = 0;
+                e->steps++;
+                report->newton_steps++;
+                continue;
+            }
+            /* Halve while the shorter step could still gain more than the tolerance. */
+            e->fraction *= 0.5;
+            e->halvings++;
+            double scale = 1.0 + e->objective * e->unit;
+            int negligible = e->fraction * e->decrease * e->unit <= options->tolerance * scale;
+            if (negligible || e->halvings > LINK_MAX_HALVINGS) {
+                e->pending = 0;
+                e->active = 0;
+                if (!negligible && isfinite(e->decrease))
+                    report->line_search_failures++;
+            }
+        }
+    }
+    for (size_t k = 0; status == MOE_OK && options->update_variance && k < K; ++k) {
+        link_sums sums = link_sums_of(current, K, p, k);
+        if (!(*sums.total > options->min_weight))
+            continue;
+        double variance = *sums.squares / *sums.total;
+        if (!(variance >= options->variance_floor)) {
+            variance = options->variance_floor;
+            report->floored_variances++;
+        }
+        model->variances[k] = variance;
+    }
+done:
+    free(current);
+    free(trial_sums);
+    free(trial);
+    free(directions);
+    free(work);
+    free(zero);
+    free(state);
+    return status;
 }
 
 /* Below this share of the old residual sum of squares, the one-pass value of the new one is
@@ -166,6 +543,10 @@ static moe_status gaussian_solve_statistics(struct moe_model *model, const moe_d
                                             const moe_expert_mstep_options *options,
                                             moe_expert_mstep_report *report, char *message)
 {
+    /* Not reached for other links (their statistics size is 0), but if it were, data and
+       resp are all the exact M-step needs. */
+    if (model->link != MOE_LINK_IDENTITY)
+        return link_m_step(model, data, resp, options, report, message);
     size_t K = model->n_experts, p = model->n_inputs;
     double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
     double *squares = totals + K;
@@ -216,7 +597,7 @@ static moe_status gaussian_solve_statistics(struct moe_model *model, const moe_d
     }
     moe_status status = MOE_OK;
     if (options->update_variance && second_pass) {
-        size_t size = gaussian_statistics_size(model);
+        size_t size = identity_statistics_size(model);
         double *again = moe_alloc_array(size, 1, sizeof(double));
         status = again == NULL
                      ? moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step")
@@ -245,7 +626,9 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
                                   const double *resp, const moe_expert_mstep_options *options,
                                   moe_expert_mstep_report *report, char *message)
 {
-    double *statistics = moe_alloc_array(gaussian_statistics_size(model), 1, sizeof(double));
+    if (model->link != MOE_LINK_IDENTITY)
+        return link_m_step(model, data, resp, options, report, message);
+    double *statistics = moe_alloc_array(identity_statistics_size(model), 1, sizeof(double));
     if (statistics == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     moe_status status =
@@ -258,8 +641,10 @@ static moe_status gaussian_m_step(struct moe_model *model, const moe_data *data,
 }
 
 /*
- * d/dbeta_k  = (1/N) sum_i w_i r_ik (mu_ik - y_i) x_i / sigma_k^2 + ridge beta_k
+ * d/dbeta_k  = (1/N) sum_i w_i r_ik (mu_ik - y_i) g'(t_ik) x_i / sigma_k^2 + ridge beta_k
  * d/dlog s_k = (1/N) sum_i w_i r_ik (1 - (y_i - mu_ik)^2 / sigma_k^2) / 2
+ * with t_ik = beta_k'x_i and mu_ik = g(t_ik) (g' = 1 for the identity link, ReLU's
+ * subgradient convention as in link_value).
  * The sums run over row chunks (common/parallel.h): K x p coefficient sums, then K
  * log-variance sums.
  */
@@ -288,10 +673,12 @@ static size_t gradient_chunk(void *opaque, size_t start, size_t rows, double *su
             double weight = moe_data_weight(data, first + i);
             const double *r = pass->resp + (first + i) * K;
             for (size_t k = 0; k < K; ++k) {
-                double residual = data->y[first + i] - scaled[i * K + k];
+                double mean, slope;
+                link_value(model->link, scaled[i * K + k], &mean, &slope);
+                double residual = data->y[first + i] - mean;
                 double share = weight * r[k];
                 log_variances[k] += 0.5 * share * (1.0 - residual * residual * pass->precision[k]);
-                scaled[i * K + k] = -share * residual * pass->precision[k];
+                scaled[i * K + k] = -share * residual * slope * pass->precision[k];
             }
         }
         moe_product_atb_add(count, K, p, scaled, block, coefficients);
@@ -336,13 +723,22 @@ static moe_status gaussian_gradient(const struct moe_model *model, const moe_dat
     return status;
 }
 
+/*
+ * For the identity link the coefficient Hessian is E_w[r x x'] / sigma^2, so 1/sigma^2_min
+ * bounds it. For other links this bounds the Gauss-Newton part g'^2 x x' / sigma^2 only:
+ * g'^2 <= 1/16 for the sigmoid and <= 1 for ReLU. The remaining term, -e g''(t) x x' /
+ * sigma^2, depends on the residuals and has no bound of this kind (ReLU's kinks none at
+ * all), so the safe step is safe only near a fit whose residuals are small or average out;
+ * gd's Armijo search covers the rest.
+ */
 static double gaussian_curvature(const struct moe_model *model)
 {
     double smallest = model->variances[0];
     for (size_t k = 1; k < model->n_experts; ++k)
         if (model->variances[k] < smallest)
             smallest = model->variances[k];
-    return 1.0 / smallest;
+    double slope_squared = model->link == MOE_LINK_SIGMOID ? 1.0 / 16.0 : 1.0;
+    return slope_squared / smallest;
 }
 
 const struct moe_family_ops moe_family_gaussian = {

@@ -12,7 +12,7 @@
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
  *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial)
- *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu)
+ *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu; 0 unless gaussian)
  *       32     4  u32 intercept (0 or 1)
  *       36     4  u32 reserved: 0
  *       40     8  u64 n_experts K
@@ -505,14 +505,8 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     status = moe_model_allocate(&model, &spec, detail);
     if (status == MOE_ERR_OUT_OF_MEMORY)
         return moe_fail(NULL, status, "%s", detail);
-    /* A link this format defines but this build cannot fit or evaluate is a valid file
-       the library cannot use, not a damaged one. */
-    uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
-    if (status == MOE_ERR_UNSUPPORTED && spec.family == MOE_FAMILY_GAUSSIAN &&
-        (link == MOE_LINK_SIGMOID || link == MOE_LINK_RELU))
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "the model uses a feature this build of libmoe does not support: %s",
-                        detail);
+    /* Every link the header can name is valid for Gaussian experts; a classification
+       family with a link other than identity is a file no libmoe writes. */
     if (status != MOE_OK)
         return moe_fail(NULL, MOE_ERR_FORMAT, "invalid model structure: %s", detail);
     /* What is read below is exactly what the model holds, and must be exactly the payload. */

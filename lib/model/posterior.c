@@ -28,7 +28,7 @@ static pass_layout layout_of(const struct moe_model *model, const moe_pass_reque
         layout.parts = layout.size;
         layout.size += moe_softmax_hessian_parts(K, p);
     }
-    if (request->experts && model->family_ops->statistics_size != NULL) {
+    if (request->experts && moe_family_has_statistics(model)) {
         layout.experts = layout.size;
         layout.size += model->family_ops->statistics_size(model);
     }

@@ -34,7 +34,7 @@ typedef struct moe_pass_request {
     size_t threads;
     int gate;     /* gate derivatives at the model's gate, targets the new responsibilities */
     int previous; /* also with the responsibilities resp holds on entry as targets */
-    int experts;  /* the family's sufficient statistics (family has statistics_size) */
+    int experts;  /* the family's sufficient statistics (if moe_family_has_statistics) */
 } moe_pass_request;
 
 /*
