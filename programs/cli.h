@@ -47,7 +47,7 @@ void free_labels(char **classes, size_t count);
 
 /* The arguments of fit and select. */
 typedef struct fit_arguments {
-    const char *data, *response, *features, *family, *estimator, *output;
+    const char *data, *response, *features, *family, *link, *estimator, *output;
     const char *seed, *n_init, *max_iter, *tol, *threads;
     const char **options; /* NAME=VALUE */
     size_t n_options;
@@ -62,10 +62,11 @@ typedef struct fit_arguments {
    caller frees a->options. */
 int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select);
 
-/* Training data: the table, the family, and class labels for classification. */
+/* Training data: the table, the family and link, and class labels for classification. */
 typedef struct training_data {
     table data;
     moe_family family;
+    moe_link link;
     char **classes;
     size_t n_classes;
 } training_data;
@@ -99,6 +100,9 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
 
 /* Name of feature j: the stored name, or "x<j+1>". */
 const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size_t size);
+
+/* The name of a link as --link takes it ("identity", "sigmoid", "relu"). */
+const char *link_name(moe_link link);
 
 /* Classes of a model's experts: n_classes (multinomial), 2 (logistic) or 0 (Gaussian). */
 size_t model_classes(const moe_model_t *model);

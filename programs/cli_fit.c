@@ -17,6 +17,8 @@ static const char fit_help[] =
     "  --features A,B,...     the feature columns (default: every other column)\n"
     "  --family F             gaussian (default), logistic or multinomial; class\n"
     "                         labels of the last two may be any text\n"
+    "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
+    "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
     "  --estimator E          em (default), gem, gd\n"
     "  --seed S, --n-init R, --max-iter N, --tol T\n"
@@ -43,7 +45,7 @@ static const char select_help[] =
     "  --criterion C          bic (default), aic or icl (smaller is better)\n"
     "  -o, --output FILE      save the best model\n"
     "  --json                 the table as JSON\n"
-    "  and the data and fitter options of moe fit (--features, --family,\n"
+    "  and the data and fitter options of moe fit (--features, --family, --link,\n"
     "  --estimator, --seed, --n-init, --max-iter, --tol, --threads, --option,\n"
     "  --sep).\n"
     "\n"
@@ -86,6 +88,7 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
     a->k_max = 5;
     a->criterion = "bic";
     a->family = "gaussian";
+    a->link = "identity";
     a->estimator = "em";
     a->delimiter = ',';
     a->options = calloc((size_t)argc, sizeof(char *));
@@ -106,6 +109,9 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
         } else if (strcmp(arg, "--family") == 0) {
             VALUE();
             a->family = value;
+        } else if (strcmp(arg, "--link") == 0) {
+            VALUE();
+            a->link = value;
         } else if (select && (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0)) {
             VALUE();
             unsigned long low = 0, high = 0;
@@ -192,6 +198,19 @@ static int parse_family(const char *name, moe_family *family)
     return 0;
 }
 
+static int parse_link(const char *name, moe_link *link)
+{
+    if (strcmp(name, "identity") == 0)
+        *link = MOE_LINK_IDENTITY;
+    else if (strcmp(name, "sigmoid") == 0)
+        *link = MOE_LINK_SIGMOID;
+    else if (strcmp(name, "relu") == 0)
+        *link = MOE_LINK_RELU;
+    else
+        return -1;
+    return 0;
+}
+
 /* Set a fitter option from text; a usage error names it. */
 static int set_option(moe_fitter_t *fitter, const char *name, const char *value)
 {
@@ -260,7 +279,13 @@ int prepare_data(const fit_arguments *a, training_data *out)
     memset(out, 0, sizeof *out);
     if (parse_family(a->family, &out->family) != 0)
         return usage_error("--family: '%s' is not gaussian, logistic or multinomial", a->family);
+    if (parse_link(a->link, &out->link) != 0)
+        return usage_error("--link: '%s' is not identity, sigmoid or relu", a->link);
     int classification = out->family != MOE_FAMILY_GAUSSIAN;
+    /* The classification families have their own link to the class probabilities. */
+    if (classification && out->link != MOE_LINK_IDENTITY)
+        return usage_error("--link %s: only Gaussian experts take a link (--family %s)",
+                           a->link, a->family);
     char *feature_list = a->features != NULL ? strdup(a->features) : NULL;
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
@@ -309,6 +334,7 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
     const table *data = &t->data;
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = t->family;
+    spec.link = t->link;
     spec.n_experts = experts;
     spec.n_features = data->d;
     spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;

@@ -112,10 +112,16 @@ static int plot_one_covariate(FILE *out, const plot_data *p)
         }
         moe_model_get_experts(p->model, experts, K * p_inputs);
         int intercept = moe_model_has_intercept(p->model);
+        moe_link link = moe_model_link(p->model);
         for (size_t k = 0; k < K; ++k)
-            for (size_t g = 0; g < GRID; ++g)
-                curves[g * K + k] = (intercept ? experts[k * p_inputs] : 0.0) +
-                                    experts[k * p_inputs + (size_t)intercept] * grid[g];
+            for (size_t g = 0; g < GRID; ++g) {
+                double t = (intercept ? experts[k * p_inputs] : 0.0) +
+                           experts[k * p_inputs + (size_t)intercept] * grid[g];
+                /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
+                curves[g * K + k] = link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
+                                    : link == MOE_LINK_RELU  ? (t > 0.0 ? t : 0.0)
+                                                             : t;
+            }
         free(experts);
         moe_model_predict(p->model, GRID, grid, 1, predicted, GRID);
         double y_low, y_high;

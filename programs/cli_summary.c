@@ -97,6 +97,9 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
             p.intercept ? " and an intercept" : "", moe_model_n_free_params(model));
     if (response != NULL)
         fprintf(out, "response: %s\n", response);
+    moe_link link = moe_model_link(model);
+    if (family == MOE_FAMILY_GAUSSIAN)
+        fprintf(out, "link: %s\n", link_name(link));
     if (p.classes > 0) {
         fputs("classes:", out);
         for (size_t c = 0; c < p.classes; ++c)
@@ -117,8 +120,11 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
         if (family == MOE_FAMILY_LOGISTIC)
             fprintf(out, "experts: log-odds of class %s\n",
                     class_label(model, 1, buffer, sizeof buffer));
-        else
+        else if (link == MOE_LINK_IDENTITY)
             fputs("experts: regression coefficients\n", out);
+        else
+            fprintf(out, "experts: coefficients of t = x'beta, mean %s\n",
+                    link == MOE_LINK_SIGMOID ? "1 / (1 + exp(-t))" : "max(0, t)");
         print_table(out, model, &p, p.experts, p.p);
     }
     if (p.variances != NULL) {
@@ -212,10 +218,11 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
     }
     moe_family family = moe_model_family(model);
     char buffer[32];
-    fprintf(out, "{\"family\": \"%s\", \"n_experts\": %zu, \"n_features\": %zu, "
-                 "\"intercept\": %s, \"n_classes\": %zu, \"free_parameters\": %zu",
-            family_name(family), p.K, p.d, p.intercept ? "true" : "false", p.classes,
-            moe_model_n_free_params(model));
+    fprintf(out, "{\"family\": \"%s\", \"link\": \"%s\", \"n_experts\": %zu, "
+                 "\"n_features\": %zu, \"intercept\": %s, \"n_classes\": %zu, "
+                 "\"free_parameters\": %zu",
+            family_name(family), link_name(moe_model_link(model)), p.K, p.d,
+            p.intercept ? "true" : "false", p.classes, moe_model_n_free_params(model));
     fputs(", \"features\": [", out);
     for (size_t j = 0; j < p.d; ++j) {
         if (j > 0)

@@ -125,6 +125,45 @@ awk -F, 'NR == 1 { if ($0 != "expert1,expert2") exit 1; next }
 run 2 "predict --posterior without response" "$moe" predict "$work/two.moe" "$work/two.csv" --posterior
 run 2 "predict --proba on gaussian" "$moe" predict "$work/two.moe" "$work/two.csv" --proba
 
+# --- links (Gaussian experts) --------------------------------------------------
+# Two sigmoid experts: y = s(1 + 3 x) (x < 0 mostly), y = s(-1 - 2 x) (x > 0 mostly).
+awk 'BEGIN { srand(17); print "x,y";
+    for (i = 0; i < 2000; i++) {
+        x = 4 * rand() - 2; u = rand();
+        p = 1 / (1 + exp(3 * x));
+        e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+        t = (u < p) ? 1 + 3 * x : -1 - 2 * x;
+        printf "%.6f,%.6f\n", x, 1 / (1 + exp(-t)) + 0.02 * e } }' >"$work/sigmoid.csv"
+run 0 "fit --link sigmoid" "$moe" fit "$work/sigmoid.csv" --response y --link sigmoid -k 2 \
+    --seed 3 -o "$work/sigmoid.moe"
+contains "$work/out" "link: sigmoid" "fit --link sigmoid summary"
+contains "$work/out" "converged" "fit --link sigmoid summary"
+# The slopes 3 and -2 are recovered (in either order).
+checks=$((checks + 1))
+awk '$1 == "x" { if (!((($2 > 2.8 && $2 < 3.2) && ($3 < -1.8 && $3 > -2.2)) ||
+                      (($3 > 2.8 && $3 < 3.2) && ($2 < -1.8 && $2 > -2.2)))) exit 1; found = 1 }
+     END { exit found ? 0 : 1 }' "$work/out" || fail "fit --link sigmoid: slopes not recovered"
+run 0 "info of a sigmoid model" "$moe" info "$work/sigmoid.moe"
+contains "$work/out" "link: sigmoid" "info shows the link"
+run 0 "info --json of a sigmoid model" "$moe" info "$work/sigmoid.moe" --json
+contains "$work/out" '"link": "sigmoid"' "info --json shows the link"
+run 0 "fit --link sigmoid --json" "$moe" fit "$work/sigmoid.csv" --response y --link sigmoid \
+    -k 2 --seed 3 --json
+contains "$work/out" '"family": "gaussian", "link": "sigmoid"' "fit --json shows the link"
+run 0 "predict with a sigmoid model" "$moe" predict "$work/sigmoid.moe" "$work/sigmoid.csv"
+checks=$((checks + 1))
+awk -F, 'NR > 1 { if (!($1 > 0 && $1 < 1)) exit 1 }' "$work/out" ||
+    fail "predict with a sigmoid model: a mean outside (0, 1)"
+run 0 "fit --link relu" "$moe" fit "$work/two.csv" --response y --link relu -k 2 --seed 3 --json
+contains "$work/out" '"link": "relu"' "fit --link relu --json"
+run 0 "fit --json, identity link" "$moe" info "$work/two.moe" --json
+contains "$work/out" '"link": "identity"' "the identity link in JSON"
+run 2 "--link relu with --family logistic" "$moe" fit "$work/two.csv" --response y \
+    --family logistic --link relu
+contains "$work/err" "only Gaussian experts take a link" "--link with a classification family"
+run 2 "--link unknown" "$moe" fit "$work/two.csv" --response y --link tanh
+contains "$work/err" "'tanh' is not identity, sigmoid or relu" "--link unknown"
+
 # --- classification with text labels -----------------------------------------
 run 0 "fit multinomial" "$moe" fit "$work/classes.csv" --response species --family multinomial \
     -k 1 -o "$work/classes.moe"
