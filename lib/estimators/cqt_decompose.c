@@ -8,9 +8,11 @@
  *     lambda theta^(x)3. Later components inherit the earlier ones' errors, which is why the
  *     restarts are many.
  *   als: orthogonalised alternating least squares. All k factors move at once,
- *     theta_i <- T(I, theta_i, theta_i), orthonormalised (Gram-Schmidt) during the first
- *     iterations so they cannot collapse onto one component, then free; `restarts` random
- *     starts, the one with the smallest residual kept.
+ *     theta_i <- T(I, theta_i, theta_i), then Gram-Schmidt. Without it every factor would
+ *     drift to the dominant component (the update ignores the other components); with it,
+ *     which the whitened tensor's orthogonal components allow at every step, this is
+ *     simultaneous orthogonal power iteration. `restarts` random starts, the one with the
+ *     smallest residual kept.
  *
  * For an odd tensor, -theta is a component with weight -lambda: the sign is fixed by
  * making every lambda positive (the weights 1/sqrt(pi) are).
@@ -176,14 +178,12 @@ static double residual(const double *tensor, size_t k, const double *lambda,
     return sum;
 }
 
-enum { ALS_ORTHOGONAL_STEPS = 5 };
-
 static size_t decompose_als(double *tensor, size_t k, size_t restarts, size_t iterations,
                             moe_rng *rng, double *lambda, double *theta, double *work)
 {
     double *factors = work, *next = work + k * k, *weights = work + 2 * k * k;
     double best_residual = INFINITY;
-    size_t steps = iterations > ALS_ORTHOGONAL_STEPS ? iterations : ALS_ORTHOGONAL_STEPS + 1;
+    size_t steps = iterations;
     for (size_t restart = 0; restart < (restarts > 0 ? restarts : 1); ++restart) {
         for (size_t i = 0; i < k; ++i)
             random_direction(k, rng, factors + i * k);
@@ -200,8 +200,7 @@ static size_t decompose_als(double *tensor, size_t k, size_t restarts, size_t it
                     random_direction(k, rng, out);
             }
             memcpy(factors, next, k * k * sizeof(double));
-            if (step < ALS_ORTHOGONAL_STEPS)
-                orthonormalise(factors, k, rng);
+            orthonormalise(factors, k, rng);
         }
         for (size_t i = 0; i < k; ++i) {
             double value = cqt_tensor_value(tensor, k, factors + i * k);
