@@ -740,6 +740,36 @@ START_TEST(gradient_estimators_fit_link_models)
 }
 END_TEST
 
+START_TEST(link_fits_do_not_depend_on_threads)
+{
+    /* 20000 rows are five row chunks: the Gauss-Newton passes add their partial sums in
+       chunk order, so two threads must give the one-thread fit bit for bit. */
+    const link_truth *truths[] = {&sigmoid_truth, &relu_truth};
+    double *X = malloc(FN * FD * sizeof(double)), *y = malloc(FN * sizeof(double));
+    for (size_t t = 0; t < 2; ++t) {
+        link_data(truths[t], 50 + t, X, y);
+        double experts[2][FK * FP], variances[2][FK], gate[2][FK * FP];
+        for (int threads = 1; threads <= 2; ++threads) {
+            moe_model_t *model = make_model(truths[t]->link, FK, FD, 1);
+            moe_fitter_t *fitter = make_fitter("em", MOE_INIT_KMEANS, 30);
+            EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+            EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_THREADS, threads), MOE_OK);
+            EXPECT_STATUS(moe_fitter_fit(fitter, model, FN, X, FD, y, NULL), MOE_OK);
+            EXPECT_STATUS(moe_model_get_experts(model, experts[threads - 1], FK * FP), MOE_OK);
+            EXPECT_STATUS(moe_model_get_variances(model, variances[threads - 1], FK), MOE_OK);
+            EXPECT_STATUS(moe_model_get_gate(model, gate[threads - 1], FK * FP), MOE_OK);
+            moe_fitter_free(fitter);
+            moe_model_free(model);
+        }
+        ck_assert(memcmp(experts[0], experts[1], sizeof experts[0]) == 0);
+        ck_assert(memcmp(variances[0], variances[1], sizeof variances[0]) == 0);
+        ck_assert(memcmp(gate[0], gate[1], sizeof gate[0]) == 0);
+    }
+    free(X);
+    free(y);
+}
+END_TEST
+
 static Suite *links_suite(void)
 {
     Suite *suite = suite_create("links");
@@ -758,6 +788,7 @@ static Suite *links_suite(void)
     tcase_add_test(fits, em_recovers_a_relu_mixture);
     tcase_add_test(fits, em_trace_never_decreases);
     tcase_add_test(fits, gradient_estimators_fit_link_models);
+    tcase_add_test(fits, link_fits_do_not_depend_on_threads);
     suite_add_tcase(suite, fits);
     return suite;
 }

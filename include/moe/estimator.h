@@ -226,7 +226,8 @@ typedef struct moe_estep moe_estep_t;
    gradient and Hessian: what a Newton step of the gate needs, without another pass. */
 #define MOE_ESTEP_GATE_DERIVATIVES 0x1u
 /* The experts' sufficient statistics, for moe_context_update_experts (families with a
-   closed-form M-step; for others the flag is ignored). */
+   closed-form M-step: Gaussian experts with the identity link; for others the flag is
+   ignored). */
 #define MOE_ESTEP_EXPERT_STATISTICS 0x2u
 /* The gate objective and gradient at the model's gate with the responsibilities resp held
    on entry as targets (those of the previous E-step): the check of a gate step taken from
@@ -273,8 +274,9 @@ MOE_API moe_status moe_estep_gate_hessian(const moe_estep_t *estep, double *hess
 
 /*
  * The experts' M-step with responsibilities resp (n x K): each expert's exact maximiser of
- * its weighted log-likelihood minus the ridge (Gaussian: weighted least squares, then the
- * variance, floored; classification: Newton), or with inner_steps > 0 that many gradient
+ * its weighted log-likelihood minus the ridge (Gaussian: weighted least squares, or with a
+ * sigmoid or ReLU link Gauss-Newton steps that never lower it, then the variance, floored;
+ * classification: Newton), or with inner_steps > 0 that many gradient
  * steps of size `step` (0: the safe step). With `statistics` (an E-step run with
  * MOE_ESTEP_EXPERT_STATISTICS at model's experts) a closed-form M-step takes them instead of
  * a pass. Experts whose weight is below min_expert_weight stay as they are.
