@@ -56,6 +56,7 @@ typedef struct fit_arguments {
     const char *criterion;
     char delimiter;
     int json;
+    int no_intercept;     /* experts and gate without intercepts (cqt needs it) */
 } fit_arguments;
 
 /* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The

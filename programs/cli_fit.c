@@ -20,7 +20,10 @@ static const char fit_help[] =
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
     "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
-    "  --estimator E          em (default), gem, gd\n"
+    "  --estimator E          em (default), gem, gd, or cqt (the tensor method:\n"
+    "                         Gaussian experts, K <= features, needs --no-intercept\n"
+    "                         and centred features)\n"
+    "  --no-intercept         experts and gate without intercept terms\n"
     "  --seed S, --n-init R, --max-iter N, --tol T\n"
     "                         the fitter options of the same names\n"
     "  --threads N            worker threads (0: all cores; the result does not\n"
@@ -46,6 +49,7 @@ static const char select_help[] =
     "  -o, --output FILE      save the best model\n"
     "  --json                 the table as JSON\n"
     "  and the data and fitter options of moe fit (--features, --family, --link,\n"
+    "  --no-intercept,\n"
     "  --estimator, --seed, --n-init, --max-iter, --tol, --threads, --option,\n"
     "  --sep).\n"
     "\n"
@@ -112,6 +116,8 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
         } else if (strcmp(arg, "--link") == 0) {
             VALUE();
             a->link = value;
+        } else if (strcmp(arg, "--no-intercept") == 0) {
+            a->no_intercept = 1;
         } else if (select && (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0)) {
             VALUE();
             unsigned long low = 0, high = 0;
@@ -335,6 +341,7 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = t->family;
     spec.link = t->link;
+    spec.intercept = !a->no_intercept;
     spec.n_experts = experts;
     spec.n_features = data->d;
     spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;

@@ -147,6 +147,9 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
                 fit->estimator, r->n_restarts, r->n_restarts == 1 ? "" : "s",
                 r->best_restart + 1, r->iterations,
                 r->converged ? "converged" : "NOT converged", r->seconds);
+        if (r->stages & MOE_STAGE_TENSOR)
+            fprintf(out, "stages: experts from the tensor, gate with the experts held%s\n",
+                    r->stages & MOE_STAGE_JOINT ? ", then every parameter" : "");
     }
     if (fit != NULL && fit->criteria != NULL) {
         const moe_criteria *c = fit->criteria;
@@ -283,6 +286,15 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
                     r->n_restarts, r->best_restart + 1, r->iterations, r->total_iterations,
                     r->converged ? "true" : "false");
             json_number(out, r->seconds);
+            fprintf(out, ", \"stages\": [%s%s%s%s%s]",
+                    r->stages & MOE_STAGE_TENSOR ? "\"tensor\"" : "",
+                    (r->stages & MOE_STAGE_TENSOR) && (r->stages & MOE_STAGE_GATE) ? ", " : "",
+                    r->stages & MOE_STAGE_GATE ? "\"gate\"" : "",
+                    (r->stages & (MOE_STAGE_TENSOR | MOE_STAGE_GATE)) &&
+                            (r->stages & MOE_STAGE_JOINT)
+                        ? ", "
+                        : "",
+                    r->stages & MOE_STAGE_JOINT ? "\"joint\"" : "");
             separator = ", ";
         }
         if (fit->criteria != NULL) {

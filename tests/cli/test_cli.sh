@@ -164,6 +164,35 @@ contains "$work/err" "only Gaussian experts take a link" "--link with a classifi
 run 2 "--link unknown" "$moe" fit "$work/two.csv" --response y --link tanh
 contains "$work/err" "'tanh' is not identity, sigmoid or relu" "--link unknown"
 
+# --- the tensor estimator --------------------------------------------------------
+# Two linear experts along x1 and x2, the gate along x3 (orthogonal), centred Gaussian x.
+awk 'BEGIN { srand(29); print "x1,x2,x3,x4,y";
+    for (i = 0; i < 4000; i++) {
+        for (j = 1; j <= 4; j++) x[j] = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+        e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+        t = (rand() < 1 / (1 + exp(-2 * x[3]))) ? x[1] : x[2];
+        printf "%.6f,%.6f,%.6f,%.6f,%.6f\n", x[1], x[2], x[3], x[4], t + 0.1 * e } }' \
+    >"$work/tensor.csv"
+run 0 "fit --estimator cqt" "$moe" fit "$work/tensor.csv" --response y --estimator cqt \
+    --no-intercept -o "$work/tensor.moe"
+contains "$work/out" "stages: experts from the tensor, gate with the experts held" \
+    "cqt's stages in the summary"
+# Each expert's largest coefficient is one of x1, x2, above 0.9.
+checks=$((checks + 1))
+awk '$1 == "x1" && !s1++ { a = $2; b = $3 } $1 == "x2" && !s2++ { c = $2; d = $3 }
+     END { if (!((a > 0.9 && d > 0.9) || (b > 0.9 && c > 0.9))) exit 1 }' "$work/out" ||
+    fail "fit --estimator cqt: the experts x1 and x2 are not recovered"
+run 0 "fit --estimator cqt --json" "$moe" fit "$work/tensor.csv" --response y \
+    --estimator cqt --no-intercept --option refine=1 --json
+contains "$work/out" '"stages": ["tensor", "gate", "joint"]' "cqt's stages in JSON"
+run 1 "cqt with an intercept" "$moe" fit "$work/tensor.csv" --response y --estimator cqt
+contains "$work/err" "cqt fits models without intercepts" "cqt says why it refuses an intercept"
+run 1 "cqt with too many experts" "$moe" fit "$work/tensor.csv" --response y --estimator cqt \
+    --no-intercept -k 5
+run 0 "em with the tensor start" "$moe" fit "$work/tensor.csv" --response y --no-intercept \
+    --option init=tensor --json
+contains "$work/out" '"stages": ["tensor", "gate", "joint"]' "em's tensor start in JSON"
+
 # --- classification with text labels -----------------------------------------
 run 0 "fit multinomial" "$moe" fit "$work/classes.csv" --response species --family multinomial \
     -k 1 -o "$work/classes.moe"
