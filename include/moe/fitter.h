@@ -58,8 +58,9 @@ typedef enum moe_option {
                                       many gradient steps per block per iteration, default 0 */
     MOE_OPT_UPDATE_VARIANCE = 18,  /* [update_variance] 0 keeps the model's variances, default 1 */
     MOE_OPT_EXPERT_MAX_NEWTON = 19,/* [expert_max_newton] Newton steps per classification-expert
-                                      M-step, default 25 */
-    MOE_OPT_EXPERT_TOLERANCE = 20, /* [expert_tol] their Newton decrement stop, default 1e-10 */
+                                      M-step, and Gauss-Newton steps per M-step of a Gaussian
+                                      expert with a sigmoid or ReLU link, default 25 */
+    MOE_OPT_EXPERT_TOLERANCE = 20, /* [expert_tol] their decrement stop, default 1e-10 */
     MOE_OPT_GATE_SOLVER = 21,      /* [gate_solver] em's gate M-step: 0 newton (exact: Newton
                                       with step halving to gate_tol), 1 bound (one majorise-
                                       minimise step with Boehning's fixed curvature: no Hessian,

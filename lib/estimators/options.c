@@ -40,9 +40,10 @@ static const moe_option_info option_table[] = {
     {MOE_OPT_UPDATE_VARIANCE, "update_variance", 1, 0, 1, 1, NULL,
      "0 keeps the model's Gaussian variances fixed"},
     {MOE_OPT_EXPERT_MAX_NEWTON, "expert_max_newton", 1, 1, 10000, 25, NULL,
-     "Newton steps per classification-expert M-step"},
+     "Newton steps per classification-expert M-step (Gauss-Newton steps for a sigmoid or "
+     "ReLU link)"},
     {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 0, 1, 1e-10, NULL,
-     "classification-expert Newton stop: decrement / 2 <= expert_tol * (1 + |Q|)"},
+     "expert Newton and Gauss-Newton stop: decrement / 2 <= expert_tol * (1 + |Q|)"},
     {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 0, 2, 2, gate_solver_keywords,
      "em's gate M-step: newton_step (one checked Newton step per iteration), newton (exact) "
      "or bound (one fixed-curvature majorise-minimise step)"},
