@@ -639,6 +639,29 @@ START_TEST(cancel_stops_the_gate_stage)
 }
 END_TEST
 
+/* The nonlinear links: sigmoid and ReLU, k = 2, d = 10, sigma = 0.1, n = 1e5, gates not
+   orthogonal (the reference run: RegressorFit 0.997 sigmoid, 0.996 / 0.998 ReLU exact /
+   paper). Both ReLU presets are reachable and both find the experts here. */
+START_TEST(nonlinear_links)
+{
+    static const moe_link links[] = {MOE_LINK_SIGMOID, MOE_LINK_RELU, MOE_LINK_RELU};
+    static const char *const presets[] = {"exact", "exact", "paper"};
+    for (int c = 0; c < 3; ++c) {
+        tensor_truth truth;
+        tensor_truth_make(&truth, 2, 10, 0.1, links[c], 0, 9400 + (uint64_t)c);
+        const char *const options[] = {"relu_constants", presets[c], "n_init", "2", NULL};
+        fit_outcome outcome = fit_truth(&truth, 100000, 9500 + (uint64_t)c, options, NULL);
+        ck_assert_msg(outcome.status == MOE_OK, "link %d: status %d", (int)links[c],
+                      outcome.status);
+        ck_assert_msg(outcome.regressor_fit >= 0.98 && outcome.gating_fit >= 0.97,
+                      "link %d (%s): RegressorFit %.4f, GatingFit %.4f", (int)links[c],
+                      presets[c], outcome.regressor_fit, outcome.gating_fit);
+        ck_assert_uint_eq(outcome.report.monotonicity_violations, 0);
+        tensor_truth_free(&truth);
+    }
+}
+END_TEST
+
 /* ---- What the method refuses ------------------------------------------------------------- */
 
 START_TEST(assumptions_broken_give_clear_statuses)
@@ -793,6 +816,7 @@ int main(void)
     tcase_add_test(fits, deterministic_across_threads);
     tcase_add_test(fits, refinement_and_tensor_start);
     tcase_add_test(fits, cancel_stops_the_gate_stage);
+    tcase_add_test(fits, nonlinear_links);
     suite_add_tcase(suite, fits);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);
