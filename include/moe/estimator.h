@@ -182,6 +182,9 @@ MOE_API moe_status moe_context_count(moe_fit_context *context, moe_counter count
 MOE_API moe_status moe_context_note_decrease(moe_fit_context *context, double relative);
 /* Add MOE_STAGE_* flags to the report's stages: what the fit ran. */
 MOE_API moe_status moe_context_add_stages(moe_fit_context *context, unsigned int stages);
+/* Add wall time to one stage's report.stage_seconds (stage: one MOE_STAGE_* flag). */
+MOE_API moe_status moe_context_add_stage_seconds(moe_fit_context *context, unsigned int stage,
+                                                 double seconds);
 /* The step sizes last used (the report's step and gate_step); NAN leaves one as it is. */
 MOE_API moe_status moe_context_set_steps(moe_fit_context *context, double step,
                                          double gate_step);

@@ -330,6 +330,9 @@ typedef struct moe_fit_report {
                                       fits; the rows of the data for a fit) */
     size_t batches;                /* (4) partial_fit calls of the session (1 for a fit) */
     unsigned int stages;           /* (5) MOE_STAGE_* flags: what the fit ran */
+    double stage_seconds[3];       /* (5) wall time in each stage: [0] tensor, [1] gate,
+                                      [2] joint (em, gem and gd count their whole loop, starts
+                                      included, as [2], or [1] with update_experts = 0) */
 } moe_fit_report;
 
 /* Values of moe_fit_report.stages. */
@@ -339,7 +342,7 @@ typedef struct moe_fit_report {
 
 #define MOE_FIT_REPORT_INIT                                                                   \
     { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
-      0.0, 0.0, 0, 0, 0 }
+      0.0, 0.0, 0, 0, 0, { 0.0, 0.0, 0.0 } }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

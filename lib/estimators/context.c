@@ -238,6 +238,20 @@ moe_status moe_context_add_stages(moe_fit_context *context, unsigned int stages)
     return MOE_OK;
 }
 
+moe_status moe_context_add_stage_seconds(moe_fit_context *context, unsigned int stage,
+                                        double seconds)
+{
+    if (context == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
+    int index = stage == MOE_STAGE_TENSOR ? 0 : stage == MOE_STAGE_GATE ? 1
+                : stage == MOE_STAGE_JOINT ? 2 : -1;
+    if (index < 0 || !(seconds >= 0.0) || !isfinite(seconds))
+        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                        "stage 0x%x or seconds %g is not valid", stage, seconds);
+    context->fitter->report.stage_seconds[index] += seconds;
+    return MOE_OK;
+}
+
 moe_status moe_context_fail(moe_fit_context *context, moe_status status, const char *message)
 {
     if (context == NULL)

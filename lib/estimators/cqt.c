@@ -29,6 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
 
 /* The stream of the decomposition's random starts; restarts of stage 2 use their index. */
 #define CQT_TENSOR_STREAM 0x74656e736f72ULL
@@ -405,8 +413,11 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     if (status != MOE_OK)
         return status;
     tensor_result tensor;
+    double started = now_seconds();
     /* The floor needs y's spread, which stage 1 measures: set it after. */
     status = experts_from_tensor(context, model, settings, 0.0, &tensor);
+    moe_context_add_stage_seconds(context, MOE_STAGE_TENSOR, now_seconds() - started);
+    started = now_seconds();
     if (status == MOE_OK) {
         moe_context_add_stages(context, MOE_STAGE_TENSOR);
         double floor = absolute_floor(context, &tensor.stage);
@@ -459,10 +470,13 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     }
     moe_model_free(trial);
     moe_model_free(start);
+    moe_context_add_stage_seconds(context, MOE_STAGE_GATE, now_seconds() - started);
     if (status == MOE_OK) {
         moe_context_add_stages(context, MOE_STAGE_GATE);
         if (settings->refine) {
+            started = now_seconds();
             status = refine(context, model, best, best_iterations);
+            moe_context_add_stage_seconds(context, MOE_STAGE_JOINT, now_seconds() - started);
             if (status == MOE_OK)
                 moe_context_add_stages(context, MOE_STAGE_JOINT);
         }

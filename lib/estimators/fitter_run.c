@@ -7,6 +7,7 @@
 #include "estimators/fitter_impl.h"
 #include "common/alloc.h"
 #include "common/check.h"
+#include "common/clock.h"
 #include "model/family.h"
 #include "model/posterior.h"
 
@@ -69,13 +70,6 @@ moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_
     if (fitter->trace_length > 0)
         memcpy(trace, fitter->trace, fitter->trace_length * sizeof(double));
     return MOE_OK;
-}
-
-static double now_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
 /* The rows of a call: sizes, finiteness, labels (when y is given) and weights. */
@@ -286,7 +280,7 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
 {
     if (fitter == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
-    double started = now_seconds();
+    double started = moe_now_seconds();
     int partial = input->call == MOE_CALL_PARTIAL_FIT;
     int continuing = partial && fitter->session.active;
     moe_fit_report before = fitter->report;
@@ -306,7 +300,7 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         status = end_session(fitter);
     if (status != MOE_OK) {
         fitter->report.status = status;
-        fitter->report.seconds = (continuing ? before.seconds : 0.0) + now_seconds() - started;
+        fitter->report.seconds = (continuing ? before.seconds : 0.0) + moe_now_seconds() - started;
         return status;
     }
     struct moe_fit_context context;
@@ -381,7 +375,7 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     if (status == MOE_OK)
         fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
     fitter->report.status = status;
-    fitter->report.seconds = (continuing ? before.seconds : 0.0) + now_seconds() - started;
+    fitter->report.seconds = (continuing ? before.seconds : 0.0) + moe_now_seconds() - started;
     fitter->report.samples_seen = partial ? fitter->session.samples_seen : input->n;
     fitter->report.batches = partial ? fitter->session.batches : 1;
     return status;

@@ -5,6 +5,7 @@
  */
 #include "estimators/kernels.h"
 #include "common/alloc.h"
+#include "common/clock.h"
 #include "model/posterior.h"
 
 #include <math.h>
@@ -106,7 +107,9 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
-    moe_context_add_stages(context, settings->update_experts ? MOE_STAGE_JOINT : MOE_STAGE_GATE);
+    unsigned int stage = settings->update_experts ? MOE_STAGE_JOINT : MOE_STAGE_GATE;
+    moe_context_add_stages(context, stage);
+    double started = moe_now_seconds();
     struct moe_model *model = context->model;
     size_t n = context->data.n, K = model->n_experts;
     if (n == 0 || context->data.y == NULL)
@@ -162,6 +165,7 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
         memcpy(message, failure_message, MOE_MESSAGE_SIZE);
     }
 done:
+    moe_context_add_stage_seconds(context, stage, moe_now_seconds() - started);
     free(resp);
     free(labels);
     moe_model_free(best);
