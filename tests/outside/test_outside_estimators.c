@@ -111,6 +111,8 @@ static void expect_same(const outcome *a, const outcome *b, const char *what)
                   "%s: the fitted models differ", what);
     moe_fit_report x = a->report, y = b->report;
     x.seconds = y.seconds = 0.0;
+    memset(x.stage_seconds, 0, sizeof x.stage_seconds);
+    memset(y.stage_seconds, 0, sizeof y.stage_seconds);
     ck_assert_msg(memcmp(&x, &y, sizeof x) == 0,
                   "%s: the reports differ (iterations %zu/%zu, inner %zu/%zu, loglik %.17g/%.17g)",
                   what, x.iterations, y.iterations, x.inner_iterations, y.inner_iterations,
