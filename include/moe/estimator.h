@@ -90,6 +90,13 @@ typedef struct moe_estimator_ops {
     moe_status (*load_state)(void *state, const void *buffer, size_t size);
 } moe_estimator_ops;
 
+/* Option text as moe_fitter_set_option reads the library's own (decimal notation only, in
+   the C locale whatever the process's; integers without a fraction or exponent), for an
+   estimator's set_option. MOE_ERR_INVALID_ARGUMENT with a message (moe_last_error) saying
+   why, the value untouched, for anything else. */
+MOE_API moe_status moe_option_parse_real(const char *text, double *value);
+MOE_API moe_status moe_option_parse_integer(const char *text, long long *value);
+
 /* A fitter running a caller's estimator. ops is validated and copied (the
    fields of its version); the strings it points to must outlive the fitter. */
 MOE_API moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops *ops);
@@ -392,6 +399,11 @@ MOE_API moe_status moe_context_parallel(moe_fit_context *context, size_t n, size
  */
 MOE_API moe_status moe_context_start(moe_fit_context *context, moe_model_t *model,
                                      size_t restart);
+/* The same from other rows (a streaming estimator's first rows, say; NULL: the call's). The
+   partition, its M-steps and the model start use them; init = custom and init = tensor still
+   see the call's rows. */
+MOE_API moe_status moe_context_start_rows(moe_fit_context *context, moe_model_t *model,
+                                          size_t restart, const moe_rows *rows);
 
 /*
  * The loop em, gem and gd share, for any estimator that improves a model iteration by

@@ -23,8 +23,6 @@
 
 #include "estimators/cqt.h"
 
-#include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,43 +57,18 @@ static const cqt_settings default_settings = {
 
 /* ---- Options ------------------------------------------------------------------------------ */
 
-/* A decimal number in the C locale whatever the process's; nonzero if not one. */
 static int parse_real(const char *text, double *value)
 {
-    if (text == NULL || *text == '\0')
-        return 1;
-    for (const char *c = text; *c != '\0'; ++c)
-        if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' ||
-              *c == '+'))
-            return 1;
-    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (c_locale == (locale_t)0)
-        return 1;
-    locale_t previous = uselocale(c_locale);
-    char *end = NULL;
-    errno = 0;
-    *value = strtod(text, &end);
-    int bad = *end != '\0' || errno == ERANGE || !isfinite(*value);
-    uselocale(previous);
-    freelocale(c_locale);
-    return bad;
+    return moe_option_parse_real(text, value) != MOE_OK;
 }
 
 static int parse_count(const char *text, size_t low, size_t high, size_t *value)
 {
-    if (text == NULL || *text == '\0')
+    long long parsed = 0;
+    if (moe_option_parse_integer(text, &parsed) != MOE_OK || parsed < (long long)low ||
+        (unsigned long long)parsed > high)
         return 1;
-    size_t result = 0;
-    for (const char *c = text; *c != '\0'; ++c) {
-        if (*c < '0' || *c > '9')
-            return 1;
-        result = result * 10 + (size_t)(*c - '0');
-        if (result > high)
-            return 1;
-    }
-    if (result < low)
-        return 1;
-    *value = result;
+    *value = (size_t)parsed;
     return 0;
 }
 

@@ -248,3 +248,29 @@ moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name, const c
     return store_value(fitter, info, real, 0);
 }
 
+
+moe_status moe_option_parse_real(const char *text, double *value)
+{
+    if (text == NULL || value == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", text == NULL ? "text" : "value");
+    double parsed = 0.0;
+    parse_outcome outcome = parse_number(text, &parsed);
+    if (outcome != PARSED)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' %s", text, parse_problem(outcome));
+    *value = parsed;
+    return MOE_OK;
+}
+
+moe_status moe_option_parse_integer(const char *text, long long *value)
+{
+    if (text == NULL || value == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", text == NULL ? "text" : "value");
+    long long parsed = 0;
+    parse_outcome outcome = parse_integer(text, &parsed);
+    if (outcome == NOT_A_NUMBER)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' is not a decimal integer", text);
+    if (outcome != PARSED)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' %s", text, parse_problem(outcome));
+    *value = parsed;
+    return MOE_OK;
+}

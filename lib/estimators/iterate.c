@@ -134,7 +134,7 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     char failure_message[MOE_MESSAGE_SIZE] = "";
     for (size_t restart = 0; restart < settings->n_init; ++restart) {
         restart_outcome outcome = {-INFINITY, 0};
-        status = moe_start_point(context, model, restart, resp, labels);
+        status = moe_start_point(context, model, restart, &context->data, resp, labels);
         if (status == MOE_OK)
             status = run_restart(context, ops, state, settings, restart, resp, &outcome);
         /* A cancelled restart still offers its current parameters as a candidate. */

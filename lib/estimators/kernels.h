@@ -59,6 +59,7 @@ void moe_report_gate(moe_fit_context *context, const moe_gate_report *gate);
 
 /* moe_context_start with the caller's workspaces: resp n x K doubles, labels n. */
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
+                           const moe_data *data,
                            double *resp, moe_label *labels);
 
 #endif

@@ -53,9 +53,8 @@ static moe_status custom_start(moe_fit_context *context, struct moe_model *model
 }
 
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
-                           double *resp, moe_label *labels)
+                           const moe_data *data, double *resp, moe_label *labels)
 {
-    const moe_data *data = &context->data;
     char *message = context->fitter->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
@@ -133,26 +132,35 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     return status;
 }
 
-moe_status moe_context_start(moe_fit_context *context, moe_model_t *model, size_t restart)
+moe_status moe_context_start_rows(moe_fit_context *context, moe_model_t *model, size_t restart,
+                                  const moe_rows *rows)
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
     char *message = context->fitter->message;
     moe_status status = moe_context_check_model(context, model);
+    moe_data data;
+    if (status == MOE_OK)
+        status = moe_context_resolve_rows(context, rows, &data);
     if (status != MOE_OK)
         return status;
-    if (context->data.n == 0 || context->data.y == NULL)
+    if (data.n == 0 || data.y == NULL)
         return moe_fail(message, MOE_ERR_EMPTY_INPUT, "a starting point needs rows with "
                                                       "responses");
-    double *resp = moe_alloc_array(context->data.n, model->n_experts, sizeof(double));
-    moe_label *labels = moe_alloc_array(context->data.n, 1, sizeof(moe_label));
+    double *resp = moe_alloc_array(data.n, model->n_experts, sizeof(double));
+    moe_label *labels = moe_alloc_array(data.n, 1, sizeof(moe_label));
     if (resp == NULL || labels == NULL)
         status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu x %zu "
                                                           "responsibilities",
-                          context->data.n, model->n_experts);
+                          data.n, model->n_experts);
     else
-        status = moe_start_point(context, model, restart, resp, labels);
+        status = moe_start_point(context, model, restart, &data, resp, labels);
     free(resp);
     free(labels);
     return status;
+}
+
+moe_status moe_context_start(moe_fit_context *context, moe_model_t *model, size_t restart)
+{
+    return moe_context_start_rows(context, model, restart, NULL);
 }

@@ -1,0 +1,480 @@
+/*
+ * The incremental MM surrogate of a softmax-gated mixture (docs/ARCHITECTURE.md, "The
+ * streaming estimator"): per-sample statistics, their batch mean, and the closed-form
+ * minimiser.
+ *
+ * At the current theta and a sample (x, y), Jensen's inequality with the responsibilities
+ * tau gives the EM surrogate; the gate's log-sum-exp is then bounded by a quadratic with the
+ * fixed curvature B = kron(A, u u') + eps I, A >= diag(g) - g g' (the paper's A or
+ * Boehning's). Every term is linear in statistics of the sample, so a running mean of them
+ * defines a surrogate of the running objective, minimised in closed form:
+ *   gate      w = -(kron(A, M) + eps I)^-1 s1, M the mean of u u';
+ *   Gaussian  beta_k = R_k^-1 b_k, sigma_k^2 = (q_k - 2 b_k'beta_k + beta_k'R_k beta_k) / t_k;
+ *   classification experts: the same quadratic bound on their own softmax, c_k = -(kron(A_M,
+ *             R_k) + eps t_k I)^-1 v_k.
+ * Kronecker systems are solved through A's two eigenvalues: for A = a1 (I - J/m) + a2 J/m,
+ * (kron(A, M) + eps I)^-1 = kron(I - J/m, (a1 M + eps I)^-1) + kron(J/m, (a2 M + eps I)^-1),
+ * two p x p factorisations instead of one of order m p.
+ */
+#include "estimators/ismm.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BLOCK_ROWS = 256 };
+
+void ismm_bound_coefficients(ismm_bound bound, size_t m, double *a1, double *a2)
+{
+    if (bound == ISMM_BOUND_BOHNING) {
+        /* 1/2 (I - J/(m+1)) */
+        *a1 = 0.5;
+        *a2 = 0.5 / (double)(m + 1);
+    } else {
+        /* 3/4 I - J/(2m) */
+        *a1 = 0.75;
+        *a2 = 0.25;
+    }
+}
+
+static size_t free_gate_rows(const ismm_shape *shape)
+{
+    return shape->K > 0 ? shape->K - 1 : 0;
+}
+
+size_t ismm_statistics_size(const ismm_shape *shape)
+{
+    size_t K = shape->K, p = shape->p, m = free_gate_rows(shape);
+    return m * p + p * p + K + K * p * p + K * shape->rows * p + K;
+}
+
+void ismm_statistics_map(const ismm_shape *shape, double *storage, ismm_statistics *s)
+{
+    size_t K = shape->K, p = shape->p, m = free_gate_rows(shape);
+    s->gate_vector = storage;
+    s->gate_gram = s->gate_vector + m * p;
+    s->weight = s->gate_gram + p * p;
+    s->gram = s->weight + K;
+    s->vector = s->gram + K * p * p;
+    s->square = s->vector + K * shape->rows * p;
+}
+
+size_t ismm_parameters_size(const ismm_shape *shape)
+{
+    return shape->K * shape->p + shape->K * shape->rows * shape->p + shape->K;
+}
+
+void ismm_parameters_map(const ismm_shape *shape, double *storage, ismm_parameters *theta)
+{
+    theta->gate = storage;
+    theta->experts = theta->gate + shape->K * shape->p;
+    theta->variances = theta->experts + shape->K * shape->rows * shape->p;
+}
+
+/* ---- Batch statistics ---------------------------------------------------------------------- */
+
+typedef struct batch {
+    const ismm_shape *shape;
+    const ismm_surrogate *surrogate;
+    const ismm_parameters *theta;
+    const moe_rows *rows;
+} batch;
+
+static double log_sum_exp(const double *values, size_t count)
+{
+    double largest = -INFINITY;
+    for (size_t i = 0; i < count; ++i)
+        if (values[i] > largest)
+            largest = values[i];
+    if (!isfinite(largest))
+        return largest;
+    double sum = 0.0;
+    for (size_t i = 0; i < count; ++i)
+        sum += exp(values[i] - largest);
+    return largest + log(sum);
+}
+
+static size_t scratch_size(const ismm_shape *shape)
+{
+    size_t K = shape->K, p = shape->p, rows = shape->rows;
+    /* block, scaled block, gate logits, expert linear predictors, gate coefficients, expert
+       coefficients (K x rows per row), the experts' row weights, per-row work */
+    return BLOCK_ROWS * (2 * p + K + K * rows + K + K * rows + K) + 4 * K * (rows + 1) + 8;
+}
+
+/* sums: [0] total weight, [1] log-likelihood, then the statistics (not yet divided). */
+static size_t batch_chunk(void *user, size_t first, size_t count, double *sums, double *scratch)
+{
+    const batch *b = user;
+    const ismm_shape *shape = b->shape;
+    const moe_rows *rows = b->rows;
+    const ismm_parameters *theta = b->theta;
+    size_t K = shape->K, p = shape->p, d = shape->d, m = free_gate_rows(shape), R = shape->rows;
+    ismm_statistics s;
+    ismm_statistics_map(shape, sums + 2, &s);
+    double *block = scratch, *scaled = block + BLOCK_ROWS * p, *logits = scaled + BLOCK_ROWS * p;
+    double *linear = logits + BLOCK_ROWS * K, *gate_coefficients = linear + BLOCK_ROWS * K * R;
+    double *expert_coefficients = gate_coefficients + BLOCK_ROWS * K;
+    double *expert_weights = expert_coefficients + BLOCK_ROWS * K * R; /* K x BLOCK_ROWS */
+    double *work = expert_weights + BLOCK_ROWS * K;
+    double *log_gate = work, *log_total = log_gate + K, *tau = log_total + K,
+           *classes = tau + K; /* classes: K x (R + 1) */
+    double a1 = 0.0, a2 = 0.0, c1 = 0.0, c2 = 0.0;
+    ismm_bound_coefficients(b->surrogate->bound, m > 0 ? m : 1, &a1, &a2);
+    ismm_bound_coefficients(b->surrogate->bound, R, &c1, &c2);
+    const double log_two_pi = log(2.0 * 3.14159265358979323846);
+
+    for (size_t start = first; start < first + count; start += BLOCK_ROWS) {
+        size_t n_block = first + count - start < BLOCK_ROWS ? first + count - start : BLOCK_ROWS;
+        for (size_t r = 0; r < n_block; ++r) {
+            double *row = block + r * p;
+            size_t column = 0;
+            if (shape->intercept)
+                row[column++] = 1.0;
+            const double *x = rows->X != NULL ? rows->X + (start + r) * rows->ldx : NULL;
+            for (size_t j = 0; j < d; ++j)
+                row[column + j] = x[j];
+        }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)K, (int)p, 1.0,
+                    block, (int)p, theta->gate, (int)p, 0.0, logits, (int)K);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)(K * R), (int)p,
+                    1.0, block, (int)p, theta->experts, (int)p, 0.0, linear, (int)(K * R));
+        for (size_t r = 0; r < n_block; ++r) {
+            size_t i = start + r;
+            double w = rows->weights != NULL ? rows->weights[i] : 1.0, y = rows->y[i];
+            const double *eta = logits + r * K, *mu = linear + r * K * R;
+            double gate_total = log_sum_exp(eta, K);
+            for (size_t k = 0; k < K; ++k) {
+                log_gate[k] = eta[k] - gate_total;
+                double log_density;
+                if (shape->gaussian) {
+                    double variance = theta->variances[k], e = y - mu[k];
+                    log_density = -0.5 * (log_two_pi + log(variance) + e * e / variance);
+                } else {
+                    /* Class logits of expert k with the reference class last (0). */
+                    double *z = classes + k * (R + 1);
+                    for (size_t j = 0; j < R; ++j)
+                        z[j] = mu[k * R + j];
+                    z[R] = 0.0;
+                    size_t label = R == 1 ? (y > 0.5 ? 0u : 1u) : (size_t)y;
+                    double class_total = log_sum_exp(z, R + 1);
+                    log_density = z[label] - class_total;
+                    for (size_t j = 0; j <= R; ++j)
+                        z[j] = exp(z[j] - class_total); /* now the class probabilities */
+                }
+                log_total[k] = log_gate[k] + log_density;
+            }
+            double loglik = log_sum_exp(log_total, K);
+            if (!isfinite(loglik))
+                return 1 + i;
+            sums[0] += w;
+            sums[1] += w * loglik;
+            double eta_sum = 0.0;
+            for (size_t l = 0; l < m; ++l)
+                eta_sum += eta[l];
+            for (size_t k = 0; k < K; ++k) {
+                tau[k] = exp(log_total[k] - loglik);
+                s.weight[k] += w * tau[k];
+            }
+            for (size_t l = 0; l < m; ++l)
+                gate_coefficients[r * m + l] =
+                    w * (exp(log_gate[l]) - tau[l] - (a1 * eta[l] + (a2 - a1) / m * eta_sum));
+            for (size_t k = 0; k < K; ++k) {
+                double *coefficient = expert_coefficients + r * K * R + k * R;
+                if (shape->gaussian) {
+                    coefficient[0] = w * tau[k] * y;
+                    s.square[k] += w * tau[k] * y * y;
+                    continue;
+                }
+                /* tau_k [(p~ - e~_y) - A_M c_k' r] over the R free classes. With one free
+                   class (logistic) the free class is "1": its probability is that of
+                   y = 1 and the one-hot is y itself. */
+                const double *probability = classes + k * (R + 1);
+                double mu_sum = 0.0;
+                for (size_t j = 0; j < R; ++j)
+                    mu_sum += mu[k * R + j];
+                for (size_t j = 0; j < R; ++j) {
+                    double one_hot = R == 1 ? (y > 0.5 ? 1.0 : 0.0) : ((size_t)y == j ? 1.0 : 0.0);
+                    double curvature = c1 * mu[k * R + j] + (c2 - c1) / R * mu_sum;
+                    coefficient[j] = w * tau[k] * (probability[j] - one_hot - curvature);
+                }
+            }
+            for (size_t k = 0; k < K; ++k)
+                expert_weights[k * BLOCK_ROWS + r] = w * tau[k];
+        }
+        /* Gate: s1 += C' block, M += block' W block. */
+        if (m > 0)
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)p, (int)n_block,
+                        1.0, gate_coefficients, (int)m, block, (int)p, 1.0, s.gate_vector, (int)p);
+        for (size_t r = 0; r < n_block; ++r) {
+            double w = rows->weights != NULL ? rows->weights[start + r] : 1.0;
+            double root = sqrt(w);
+            for (size_t j = 0; j < p; ++j)
+                scaled[r * p + j] = root * block[r * p + j];
+        }
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0, scaled,
+                    (int)p, 1.0, s.gate_gram, (int)p);
+        for (size_t k = 0; k < K; ++k) {
+            for (size_t r = 0; r < n_block; ++r) {
+                double root = sqrt(expert_weights[k * BLOCK_ROWS + r]);
+                for (size_t j = 0; j < p; ++j)
+                    scaled[r * p + j] = root * block[r * p + j];
+            }
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0,
+                        scaled, (int)p, 1.0, s.gram + k * p * p, (int)p);
+        }
+        /* Experts' vectors: V (K R x p) += E' block. */
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(K * R), (int)p, (int)n_block,
+                    1.0, expert_coefficients, (int)(K * R), block, (int)p, 1.0, s.vector, (int)p);
+    }
+    return 0;
+}
+
+static void mirror_upper(double *matrix, size_t order)
+{
+    for (size_t a = 0; a < order; ++a)
+        for (size_t b = 0; b < a; ++b)
+            matrix[a * order + b] = matrix[b * order + a];
+}
+
+moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *shape,
+                                 const ismm_surrogate *surrogate, const ismm_parameters *theta,
+                                 const moe_rows *rows, double *storage, double *total_weight,
+                                 double *loglik)
+{
+    size_t size = ismm_statistics_size(shape);
+    double *sums = malloc((size + 2) * sizeof(double));
+    if (sums == NULL)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate ismm's batch statistics");
+    batch b = {shape, surrogate, theta, rows};
+    moe_status status = moe_context_parallel(context, rows->n, size + 2, scratch_size(shape),
+                                             batch_chunk, &b, sums);
+    if (status == MOE_OK && !(sums[0] > 0.0))
+        status = moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT,
+                                  "ismm: the batch has no weight");
+    if (status == MOE_OK) {
+        *total_weight = sums[0];
+        *loglik = sums[1];
+        for (size_t i = 0; i < size; ++i)
+            storage[i] = sums[2 + i] / sums[0];
+        ismm_statistics s;
+        ismm_statistics_map(shape, storage, &s);
+        size_t K = shape->K, p = shape->p, m = free_gate_rows(shape), R = shape->rows;
+        mirror_upper(s.gate_gram, p);
+        for (size_t k = 0; k < K; ++k)
+            mirror_upper(s.gram + k * p * p, p);
+        /* The eps terms: -eps w for the gate, -eps tau_k c_k for classification experts. */
+        for (size_t i = 0; i < m * p; ++i)
+            s.gate_vector[i] -= surrogate->eps * theta->gate[i];
+        if (!shape->gaussian)
+            for (size_t k = 0; k < K; ++k)
+                for (size_t i = 0; i < R * p; ++i)
+                    s.vector[k * R * p + i] -= surrogate->eps * s.weight[k] *
+                                               theta->experts[k * R * p + i];
+    }
+    free(sums);
+    return status;
+}
+
+/* ---- The M-step ------------------------------------------------------------------------------ */
+
+/* Solve matrix X = rhs (order x count, row-major; a column per right-hand side) for a
+   symmetric positive definite matrix (not modified): Cholesky, or the library's equilibrated
+   solve with a ridge when that fails. Nonzero if no solve works. */
+static int solve_spd(size_t order, const double *matrix, double *rhs, size_t count,
+                     size_t *ridge_fallbacks)
+{
+    double *factor = malloc(order * order * sizeof(double));
+    if (factor == NULL)
+        return 1;
+    memcpy(factor, matrix, order * order * sizeof(double));
+    lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', (lapack_int)order, (lapack_int)count,
+                                    factor, (lapack_int)order, rhs, (lapack_int)count);
+    free(factor);
+    if (info == 0)
+        return 0;
+    if (info < 0)
+        return 1;
+    /* Not positive definite in floating point: dposv may have touched rhs only after a
+       successful factorisation, so rhs still holds the right-hand sides. */
+    double *column = malloc(order * sizeof(double));
+    if (column == NULL)
+        return 1;
+    int failed = 0;
+    for (size_t c = 0; c < count && !failed; ++c) {
+        for (size_t i = 0; i < order; ++i)
+            column[i] = rhs[i * count + c];
+        int ridge = 0;
+        failed = moe_solve_symmetric(order, matrix, column, &ridge) != MOE_OK;
+        for (size_t i = 0; i < order; ++i)
+            rhs[i * count + c] = column[i];
+    }
+    free(column);
+    if (!failed)
+        ++*ridge_fallbacks;
+    return failed;
+}
+
+/*
+ * out (rows x p) = -(kron(a1 (I - J/rows) + a2 J/rows, gram) + eps I)^-1 vec(vector) by the
+ * two eigenvalues of the Kronecker factor.
+ */
+static int kronecker_solve(size_t rows, size_t p, double a1, double a2, double eps,
+                           const double *gram, const double *vector, double *out,
+                           size_t *ridge_fallbacks)
+{
+    double *matrix = malloc(p * p * sizeof(double)), *rhs = malloc(p * (rows + 1) * sizeof(double));
+    int failed = matrix == NULL || rhs == NULL;
+    if (!failed) {
+        /* Columns 0..rows-1: the rows' deviations from their mean (for a1); column rows:
+           the mean (for a2). */
+        for (size_t j = 0; j < p; ++j) {
+            double mean = 0.0;
+            for (size_t l = 0; l < rows; ++l)
+                mean += vector[l * p + j];
+            mean /= (double)rows;
+            for (size_t l = 0; l < rows; ++l)
+                rhs[j * (rows + 1) + l] = vector[l * p + j] - mean;
+            rhs[j * (rows + 1) + rows] = mean;
+        }
+        double *deviations = malloc(p * rows * sizeof(double)), *means = malloc(p * sizeof(double));
+        failed = deviations == NULL || means == NULL;
+        if (!failed) {
+            for (size_t j = 0; j < p; ++j) {
+                for (size_t l = 0; l < rows; ++l)
+                    deviations[j * rows + l] = rhs[j * (rows + 1) + l];
+                means[j] = rhs[j * (rows + 1) + rows];
+            }
+            if (rows > 1) {
+                for (size_t i = 0; i < p * p; ++i)
+                    matrix[i] = a1 * gram[i];
+                for (size_t j = 0; j < p; ++j)
+                    matrix[j * p + j] += eps;
+                failed = solve_spd(p, matrix, deviations, rows, ridge_fallbacks);
+            } else {
+                for (size_t j = 0; j < p; ++j)
+                    deviations[j] = 0.0;
+            }
+            if (!failed) {
+                for (size_t i = 0; i < p * p; ++i)
+                    matrix[i] = a2 * gram[i];
+                for (size_t j = 0; j < p; ++j)
+                    matrix[j * p + j] += eps;
+                failed = solve_spd(p, matrix, means, 1, ridge_fallbacks);
+            }
+            if (!failed)
+                for (size_t l = 0; l < rows; ++l)
+                    for (size_t j = 0; j < p; ++j)
+                        out[l * p + j] = -(deviations[j * rows + l] + means[j]);
+        }
+        free(deviations);
+        free(means);
+    }
+    free(matrix);
+    free(rhs);
+    return failed;
+}
+
+/* The same by the dense system of order rows p. */
+static int dense_solve(size_t rows, size_t p, double a1, double a2, double eps,
+                       const double *gram, const double *vector, double *out,
+                       size_t *ridge_fallbacks)
+{
+    size_t order = rows * p;
+    double *matrix = malloc(order * order * sizeof(double)), *rhs = malloc(order * sizeof(double));
+    int failed = matrix == NULL || rhs == NULL;
+    if (!failed) {
+        for (size_t l = 0; l < rows; ++l)
+            for (size_t j = 0; j < rows; ++j) {
+                double coefficient = (l == j ? a1 : 0.0) + (a2 - a1) / (double)rows;
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t b = 0; b < p; ++b)
+                        matrix[(l * p + a) * order + j * p + b] =
+                            coefficient * gram[a * p + b] + (l == j && a == b ? eps : 0.0);
+            }
+        memcpy(rhs, vector, order * sizeof(double));
+        failed = solve_spd(order, matrix, rhs, 1, ridge_fallbacks);
+        if (!failed)
+            for (size_t i = 0; i < order; ++i)
+                out[i] = -rhs[i];
+    }
+    free(matrix);
+    free(rhs);
+    return failed;
+}
+
+int ismm_gate_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
+                    ismm_gate_solve gate_solve, const double *gate_vector,
+                    const double *gate_gram, double *gate, size_t *ridge_fallbacks)
+{
+    size_t m = free_gate_rows(shape), p = shape->p;
+    if (m == 0)
+        return 0;
+    double a1 = 0.0, a2 = 0.0;
+    ismm_bound_coefficients(surrogate->bound, m, &a1, &a2);
+    int failed = gate_solve == ISMM_GATE_DENSE
+                     ? dense_solve(m, p, a1, a2, surrogate->eps, gate_gram, gate_vector, gate,
+                                   ridge_fallbacks)
+                     : kronecker_solve(m, p, a1, a2, surrogate->eps, gate_gram, gate_vector,
+                                       gate, ridge_fallbacks);
+    if (!failed)
+        memset(gate + m * p, 0, p * sizeof(double));
+    return failed;
+}
+
+int ismm_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
+               ismm_gate_solve gate_solve, const ismm_statistics *s, double variance_floor,
+               double min_weight, ismm_parameters *theta, ismm_mstep_report *report)
+{
+    size_t K = shape->K, p = shape->p, R = shape->rows;
+    if (ismm_gate_mstep(shape, surrogate, gate_solve, s->gate_vector, s->gate_gram, theta->gate,
+                        &report->ridge_fallbacks) != 0)
+        return 1;
+    double c1 = 0.0, c2 = 0.0;
+    ismm_bound_coefficients(surrogate->bound, R, &c1, &c2);
+    double *coefficients = malloc(R * p * sizeof(double));
+    if (coefficients == NULL)
+        return 1;
+    int failed = 0;
+    for (size_t k = 0; k < K && !failed; ++k) {
+        double t = s->weight[k];
+        const double *gram = s->gram + k * p * p, *vector = s->vector + k * R * p;
+        double *expert = theta->experts + k * R * p;
+        /* A dying expert keeps its parameters rather than solving a vanishing system. */
+        if (!(t > min_weight)) {
+            ++report->frozen_experts;
+            continue;
+        }
+        if (shape->gaussian) {
+            memcpy(coefficients, vector, p * sizeof(double));
+            failed = solve_spd(p, gram, coefficients, 1, &report->ridge_fallbacks);
+            if (failed)
+                break;
+            double cross = 0.0, quadratic = 0.0;
+            for (size_t a = 0; a < p; ++a) {
+                cross += vector[a] * coefficients[a];
+                double row = 0.0;
+                for (size_t b = 0; b < p; ++b)
+                    row += gram[a * p + b] * coefficients[b];
+                quadratic += coefficients[a] * row;
+            }
+            double variance = (s->square[k] - 2.0 * cross + quadratic) / t;
+            if (!(variance > variance_floor)) {
+                variance = variance_floor;
+                ++report->floored_variances;
+            }
+            memcpy(expert, coefficients, p * sizeof(double));
+            theta->variances[k] = variance;
+        } else {
+            failed = kronecker_solve(R, p, c1, c2, surrogate->eps * t, gram, vector,
+                                     coefficients, &report->ridge_fallbacks);
+            if (!failed)
+                memcpy(expert, coefficients, R * p * sizeof(double));
+        }
+    }
+    free(coefficients);
+    return failed;
+}
