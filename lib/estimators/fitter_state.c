@@ -149,6 +149,14 @@ moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer
     char *message = fitter->message;
     if (size < 24 + 4 || memcmp(bytes, state_signature, 8) != 0)
         return moe_fail(message, MOE_ERR_FORMAT, "these bytes are not a libmoe fitter state");
+    /* Size and checksum first: a damaged version field is damage (MOE_ERR_FORMAT), and only
+       an intact file of a newer format is MOE_ERR_UNSUPPORTED. */
+    if (moe_get_u64(bytes + 16) != size)
+        return moe_fail(message, MOE_ERR_FORMAT,
+                        "the fitter state declares %llu bytes, %zu are present",
+                        (unsigned long long)moe_get_u64(bytes + 16), size);
+    if (moe_crc32(bytes, size - 4) != moe_get_u32(bytes + size - 4))
+        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's checksum does not match");
     uint32_t version = moe_get_u32(bytes + 8);
     if (version != STATE_FORMAT_VERSION)
         return moe_fail(message, version > STATE_FORMAT_VERSION ? MOE_ERR_UNSUPPORTED
@@ -156,12 +164,6 @@ moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer
                         "fitter state format version %u is not supported (this libmoe reads "
                         "%u)",
                         version, STATE_FORMAT_VERSION);
-    if (moe_get_u64(bytes + 16) != size)
-        return moe_fail(message, MOE_ERR_FORMAT,
-                        "the fitter state declares %llu bytes, %zu are present",
-                        (unsigned long long)moe_get_u64(bytes + 16), size);
-    if (moe_crc32(bytes, size - 4) != moe_get_u32(bytes + size - 4))
-        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's checksum does not match");
     if (moe_get_u32(bytes + 12) != 0)
         return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's reserved flags are set");
     reader r = {bytes + 24, bytes + size - 4};

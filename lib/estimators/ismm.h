@@ -60,7 +60,7 @@ typedef struct ismm_surrogate {
 /*
  * The batch mean of the per-sample statistics at theta over `rows` (on the fitter's threads)
  * into `out` (a mean, laid out like ismm_statistics over `storage`), the rows' total weight
- * and log-likelihood at theta.
+ * and log-likelihood at theta. context NULL: on this thread, status without a message.
  */
 moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *shape,
                                  const ismm_surrogate *surrogate, const ismm_parameters *theta,

@@ -247,14 +247,27 @@ moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *sha
     size_t size = ismm_statistics_size(shape);
     double *sums = malloc((size + 2) * sizeof(double));
     if (sums == NULL)
-        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
-                                "cannot allocate ismm's batch statistics");
+        return context != NULL ? moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                                  "cannot allocate ismm's batch statistics")
+                               : MOE_ERR_OUT_OF_MEMORY;
     batch b = {shape, surrogate, theta, rows};
-    moe_status status = moe_context_parallel(context, rows->n, size + 2, scratch_size(shape),
-                                             batch_chunk, &b, sums);
+    moe_status status = MOE_OK;
+    if (context != NULL) {
+        status = moe_context_parallel(context, rows->n, size + 2, scratch_size(shape),
+                                      batch_chunk, &b, sums);
+    } else {
+        /* Without a fitter (tests of the statistics themselves): one chunk, this thread. */
+        double *scratch = malloc(scratch_size(shape) * sizeof(double));
+        memset(sums, 0, (size + 2) * sizeof(double));
+        status = scratch == NULL                                   ? MOE_ERR_OUT_OF_MEMORY
+                 : batch_chunk(&b, 0, rows->n, sums, scratch) != 0 ? MOE_ERR_NUMERICAL
+                                                                   : MOE_OK;
+        free(scratch);
+    }
     if (status == MOE_OK && !(sums[0] > 0.0))
-        status = moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT,
-                                  "ismm: the batch has no weight");
+        status = context != NULL ? moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT,
+                                                    "ismm: the batch has no weight")
+                                 : MOE_ERR_INVALID_ARGUMENT;
     if (status == MOE_OK) {
         *total_weight = sums[0];
         *loglik = sums[1];
