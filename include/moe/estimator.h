@@ -340,6 +340,15 @@ MOE_API void moe_gradient_free(moe_gradient_t *gradient);
 MOE_API moe_status moe_gradient_compute(moe_fit_context *context, moe_gradient_t *gradient,
                                         const moe_model_t *model, const moe_rows *rows,
                                         const double *resp);
+/* The gradient's values, laid out as the gate's free rows ((K - 1) p), the experts (K x
+   expert_rows x p, zero on multinomial reference rows; none in a gate-only fit), the
+   log-variances (K; none when fixed or absent): the buffer convention of moe/common.h.
+   set_values replaces them (all finite), so an optimiser can turn a gradient into its own
+   direction before moe_gradient_step. */
+MOE_API moe_status moe_gradient_values(const moe_gradient_t *gradient, double *values,
+                                       size_t capacity, size_t *length);
+MOE_API moe_status moe_gradient_set_values(moe_gradient_t *gradient, const double *values,
+                                           size_t length);
 /*
  * model = from - scale * (gate_step on the gate, expert_step on the experts, the
  * log-variance gradient clamped to [-1, 1] on the log-variances, floored at the variance

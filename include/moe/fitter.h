@@ -68,11 +68,31 @@ typedef enum moe_option {
                                       halved until it decreases the gate objective: a monotone
                                       generalised EM with exact EM's fixed points, one pass over
                                       X per iteration), default 2 */
-    MOE_OPT_UPDATE_EXPERTS = 22    /* [update_experts] 0 holds the experts (coefficients and
+    MOE_OPT_UPDATE_EXPERTS = 22,   /* [update_experts] 0 holds the experts (coefficients and
                                       variances) as the model has them and fits the gate alone
                                       (em, gem, gd; restarts start the gate from a partition
                                       of the data), default 1 */
+    MOE_OPT_OPTIMIZER = 23,        /* [optimizer] gd's update: 0 sgd (the gradient, default),
+                                      1 momentum, 2 adam, 3 adamw, 4 rmsprop; with an adaptive
+                                      one, step 0 means 0.001 */
+    MOE_OPT_BETA1 = 24,            /* [beta1] momentum's and Adam's first-moment decay,
+                                      default 0.9 */
+    MOE_OPT_BETA2 = 25,            /* [beta2] the squared gradient's decay (Adam, AdamW,
+                                      RMSProp), default 0.999 */
+    MOE_OPT_OPTIMIZER_EPS = 26,    /* [optimizer_eps] added to the root of the squared-gradient
+                                      average, default 1e-8 */
+    MOE_OPT_WEIGHT_DECAY = 27      /* [weight_decay] AdamW's decoupled decay of the coefficients
+                                      (not the log-variances), default 0.01 */
 } moe_option;
+
+/* Values of MOE_OPT_OPTIMIZER (string form in brackets). */
+typedef enum moe_optimizer {
+    MOE_OPTIMIZER_SGD = 0,      /* [sgd] */
+    MOE_OPTIMIZER_MOMENTUM = 1, /* [momentum] v = beta1 v + g, step along v */
+    MOE_OPTIMIZER_ADAM = 2,     /* [adam] bias-corrected moments, m / (sqrt(v) + eps) */
+    MOE_OPTIMIZER_ADAMW = 3,    /* [adamw] adam plus weight_decay times the coefficients */
+    MOE_OPTIMIZER_RMSPROP = 4   /* [rmsprop] g / (sqrt(v) + eps), v with beta2 */
+} moe_optimizer;
 
 /* The bit of an option in a mask of options (moe_estimator_ops.options), and
    the mask of an estimator that reads every pinned option (one that passes

@@ -9,6 +9,13 @@
  * stochastic baseline. With line_search = armijo the step is halved until the (batch)
  * objective passes the library's acceptance rule (moe_step_accepted).
  *
+ * optimizer turns each gradient g into the direction of the step (the paper's stochastic
+ * baselines): sgd g; momentum v = beta1 v + g; adam the bias-corrected moments m / (sqrt(v)
+ * + eps), m and v decayed by beta1 and beta2; adamw the same plus weight_decay times the
+ * coefficients (decoupled, not the log-variances); rmsprop g / (sqrt(v) + eps). The moments
+ * start at zero with every restart and move with every (mini-batch) step. The log-variance
+ * part of a direction is clamped to [-1, 1] like the plain gradient's.
+ *
  * Written against moe/estimator.h alone.
  */
 #include "moe/estimator.h"
@@ -29,6 +36,14 @@ typedef struct gd_state {
     double step;        /* as requested; 0: the safe step */
     int line_search, update_experts;
     size_t batch_size;
+    /* the optimiser */
+    int optimizer;
+    double beta1, beta2, eps, weight_decay;
+    size_t length;   /* of the gradient's values */
+    double *values;  /* the gradient, then the direction */
+    double *first, *second; /* moments */
+    double *coefficients;   /* the parameters in the gradient's layout (adamw) */
+    uint64_t steps;  /* since the restart began */
     uint64_t seed;
     moe_rows all;
     /* mini-batches */
@@ -56,11 +71,19 @@ static moe_status copy_parameters(gd_state *state, moe_model_t *to, const moe_mo
     return status;
 }
 
+/* The adaptive optimisers' conventional learning rate when step is 0: their direction is
+   scale-free, so the safe step of the gradient means nothing for it. */
+#define ADAPTIVE_DEFAULT_STEP 1e-3
+
 static moe_status step_size(gd_state *state, moe_fit_context *context, const moe_model_t *model,
                             double *step)
 {
     if (state->step > 0.0) {
         *step = state->step;
+        return MOE_OK;
+    }
+    if (state->optimizer != MOE_OPTIMIZER_SGD && state->optimizer != MOE_OPTIMIZER_MOMENTUM) {
+        *step = ADAPTIVE_DEFAULT_STEP;
         return MOE_OK;
     }
     double expert = 0.0, gate = 0.0;
@@ -97,6 +120,64 @@ static moe_status objective_on(gd_state *state, moe_fit_context *context,
     return status;
 }
 
+/* The model's coefficients in the gradient's layout: the gate's free rows, then the
+   experts (their log-variances are not decayed: zeros). */
+static moe_status coefficients_of(gd_state *state, const moe_model_t *model)
+{
+    size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
+    size_t gate = (K - 1) * p;
+    memset(state->coefficients, 0, state->length * sizeof(double));
+    moe_status status = moe_model_get_gate(model, state->parameters, state->parameters_size);
+    if (status == MOE_OK)
+        memcpy(state->coefficients, state->parameters, gate * sizeof(double));
+    if (status == MOE_OK && state->update_experts) {
+        size_t experts = K * moe_model_expert_rows(model) * p;
+        status = moe_model_get_experts(model, state->parameters, state->parameters_size);
+        if (status == MOE_OK && gate + experts <= state->length)
+            memcpy(state->coefficients + gate, state->parameters, experts * sizeof(double));
+    }
+    return status;
+}
+
+/* The optimiser's direction in place of the gradient. */
+static moe_status optimise(gd_state *state, const moe_model_t *model)
+{
+    if (state->optimizer == MOE_OPTIMIZER_SGD)
+        return MOE_OK;
+    size_t length = 0;
+    moe_status status = moe_gradient_values(state->gradient, state->values, state->length,
+                                            &length);
+    if (status != MOE_OK)
+        return status;
+    state->steps += 1;
+    double *g = state->values, *m = state->first, *v = state->second;
+    double b1 = state->beta1, b2 = state->beta2;
+    double correction1 = 1.0 - pow(b1, (double)state->steps);
+    double correction2 = 1.0 - pow(b2, (double)state->steps);
+    if (state->optimizer == MOE_OPTIMIZER_ADAMW && (status = coefficients_of(state, model)) != MOE_OK)
+        return status;
+    for (size_t i = 0; i < length; ++i) {
+        switch (state->optimizer) {
+        case MOE_OPTIMIZER_MOMENTUM:
+            m[i] = b1 * m[i] + g[i];
+            g[i] = m[i];
+            break;
+        case MOE_OPTIMIZER_RMSPROP:
+            v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
+            g[i] = g[i] / (sqrt(v[i]) + state->eps);
+            break;
+        default: /* adam, adamw */
+            m[i] = b1 * m[i] + (1.0 - b1) * g[i];
+            v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
+            g[i] = (m[i] / correction1) / (sqrt(v[i] / correction2) + state->eps);
+            if (state->optimizer == MOE_OPTIMIZER_ADAMW)
+                g[i] += state->weight_decay * state->coefficients[i];
+            break;
+        }
+    }
+    return moe_gradient_set_values(state->gradient, g, length);
+}
+
 /* One step on `rows`, whose posterior at the model is resp and objective (mean scale,
    minimised) is `objective`. */
 static moe_status step_on(gd_state *state, moe_fit_context *context, moe_model_t *model,
@@ -105,6 +186,8 @@ static moe_status step_on(gd_state *state, moe_fit_context *context, moe_model_t
 {
     moe_status status = moe_gradient_compute(context, state->gradient, model, rows, resp);
     double step = 0.0;
+    if (status == MOE_OK)
+        status = optimise(state, model);
     if (status == MOE_OK)
         status = step_size(state, context, model, &step);
     if (status != MOE_OK)
@@ -211,6 +294,11 @@ static moe_status gd_iterate(void *opaque, moe_fit_context *context, moe_model_t
 {
     gd_run *run = opaque;
     gd_state *state = run->state;
+    if (iteration == 1 && state->optimizer != MOE_OPTIMIZER_SGD) {
+        memset(state->first, 0, state->length * sizeof(double));
+        memset(state->second, 0, state->length * sizeof(double));
+        state->steps = 0;
+    }
     if (state->batch_size > 0 && state->batch_size < state->all.n)
         return mini_batch_epoch(run, context, model, restart, iteration);
     moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 1);
@@ -232,6 +320,10 @@ static void state_free(gd_state *state)
     free(state->batch_y);
     free(state->batch_weights);
     free(state->batch_resp);
+    free(state->values);
+    free(state->first);
+    free(state->second);
+    free(state->coefficients);
 }
 
 static moe_status state_allocate(gd_state *state, moe_fit_context *context)
@@ -265,6 +357,31 @@ static moe_status state_allocate(gd_state *state, moe_fit_context *context)
     if ((status = moe_gradient_create(context, &state->gradient)) != MOE_OK ||
         (status = moe_model_clone(&state->saved, model)) != MOE_OK)
         return status;
+    long long optimizer = 0;
+    if ((status = moe_context_get_int(context, MOE_OPT_OPTIMIZER, &optimizer)) != MOE_OK ||
+        (status = moe_context_get_double(context, MOE_OPT_BETA1, &state->beta1)) != MOE_OK ||
+        (status = moe_context_get_double(context, MOE_OPT_BETA2, &state->beta2)) != MOE_OK ||
+        (status = moe_context_get_double(context, MOE_OPT_OPTIMIZER_EPS, &state->eps)) != MOE_OK ||
+        (status = moe_context_get_double(context, MOE_OPT_WEIGHT_DECAY, &state->weight_decay)) !=
+            MOE_OK)
+        return status;
+    state->optimizer = (int)optimizer;
+    if (state->optimizer != MOE_OPTIMIZER_SGD) {
+        if (state->line_search)
+            return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
+                                    "line_search = armijo backtracks along the gradient; it does "
+                                    "not combine with an optimizer other than sgd");
+        if ((status = moe_gradient_values(state->gradient, NULL, 0, &state->length)) != MOE_OK)
+            return status;
+        size_t length = state->length > 0 ? state->length : 1;
+        state->values = calloc(length, sizeof(double));
+        state->first = calloc(length, sizeof(double));
+        state->second = calloc(length, sizeof(double));
+        state->coefficients = calloc(length, sizeof(double));
+        if (!state->values || !state->first || !state->second || !state->coefficients)
+            return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                    "cannot allocate the optimiser's moments");
+    }
     size_t n = state->all.n;
     if (state->batch_size == 0 || state->batch_size >= n)
         return MOE_OK;
@@ -323,7 +440,10 @@ const moe_estimator_ops MOE_GD_TABLE = {
     .fit = gd_fit,
     .partial_fit = NULL,
     .options = MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_STEP) |
-               MOE_OPTION_BIT(MOE_OPT_BATCH_SIZE) | MOE_OPTION_BIT(MOE_OPT_LINE_SEARCH),
+               MOE_OPTION_BIT(MOE_OPT_BATCH_SIZE) | MOE_OPTION_BIT(MOE_OPT_LINE_SEARCH) |
+               MOE_OPTION_BIT(MOE_OPT_OPTIMIZER) | MOE_OPTION_BIT(MOE_OPT_BETA1) |
+               MOE_OPTION_BIT(MOE_OPT_BETA2) | MOE_OPTION_BIT(MOE_OPT_OPTIMIZER_EPS) |
+               MOE_OPTION_BIT(MOE_OPT_WEIGHT_DECAY),
     .flags = 0,
     .reset = NULL,
     .aggregate = NULL,

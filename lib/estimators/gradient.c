@@ -282,3 +282,58 @@ moe_status moe_gradient_step(moe_fit_context *context, const moe_gradient_t *gra
         *floored = count;
     return MOE_OK;
 }
+
+static size_t gradient_length(const moe_gradient_t *gradient)
+{
+    const moe_gradient_parts *parts = &gradient->parts;
+    return parts->gate_size + parts->experts_size + parts->variances_size;
+}
+
+moe_status moe_gradient_values(const moe_gradient_t *gradient, double *values, size_t capacity,
+                               size_t *length)
+{
+    if (length != NULL)
+        *length = 0;
+    if (gradient == NULL || length == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        gradient == NULL ? "gradient" : "length");
+    size_t size = gradient_length(gradient);
+    *length = size;
+    if (values == NULL && capacity == 0)
+        return MOE_OK;
+    if (values == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "values is NULL");
+    if (capacity < size)
+        return moe_fail(NULL, MOE_ERR_BUFFER_TOO_SMALL,
+                        "the gradient has %zu values, the buffer %zu", size, capacity);
+    const moe_gradient_parts *parts = &gradient->parts;
+    memcpy(values, parts->gate, parts->gate_size * sizeof(double));
+    if (parts->experts_size > 0)
+        memcpy(values + parts->gate_size, parts->experts, parts->experts_size * sizeof(double));
+    if (parts->variances_size > 0)
+        memcpy(values + parts->gate_size + parts->experts_size, parts->log_variances,
+               parts->variances_size * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_gradient_set_values(moe_gradient_t *gradient, const double *values, size_t length)
+{
+    if (gradient == NULL || values == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        gradient == NULL ? "gradient" : "values");
+    size_t size = gradient_length(gradient);
+    if (length != size)
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "the gradient has %zu values, got %zu", size,
+                        length);
+    for (size_t i = 0; i < size; ++i)
+        if (!isfinite(values[i]))
+            return moe_fail(NULL, MOE_ERR_NON_FINITE, "value %zu is not finite", i);
+    moe_gradient_parts *parts = &gradient->parts;
+    memcpy(parts->gate, values, parts->gate_size * sizeof(double));
+    if (parts->experts_size > 0)
+        memcpy(parts->experts, values + parts->gate_size, parts->experts_size * sizeof(double));
+    if (parts->variances_size > 0)
+        memcpy(parts->log_variances, values + parts->gate_size + parts->experts_size,
+               parts->variances_size * sizeof(double));
+    return MOE_OK;
+}

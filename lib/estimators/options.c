@@ -6,6 +6,8 @@
 static const char *const init_keywords[] = {"random", "kmeans", "model", "custom", "tensor", NULL};
 static const char *const line_search_keywords[] = {"none", "armijo", NULL};
 static const char *const gate_solver_keywords[] = {"newton", "bound", "newton_step", NULL};
+static const char *const optimizer_keywords[] = {"sgd", "momentum", "adam", "adamw", "rmsprop",
+                                                 NULL};
 
 static const moe_option_info option_table[] = {
     {MOE_OPT_MAX_ITER, "max_iter", 1, 1, 1e9, 500, NULL, "maximum iterations per restart"},
@@ -49,6 +51,16 @@ static const moe_option_info option_table[] = {
      "or bound (one fixed-curvature majorise-minimise step)"},
     {MOE_OPT_UPDATE_EXPERTS, "update_experts", 1, 0, 1, 1, NULL,
      "0 holds the experts as the model has them and fits the gate alone"},
+    {MOE_OPT_OPTIMIZER, "optimizer", 1, 0, 4, 0, optimizer_keywords,
+     "gd's update: sgd, momentum, adam, adamw or rmsprop"},
+    {MOE_OPT_BETA1, "beta1", 0, 0, 0.999999, 0.9, NULL,
+     "first-moment decay of momentum, adam and adamw"},
+    {MOE_OPT_BETA2, "beta2", 0, 0, 0.999999, 0.999, NULL,
+     "squared-gradient decay of adam, adamw and rmsprop"},
+    {MOE_OPT_OPTIMIZER_EPS, "optimizer_eps", 0, 1e-300, 1, 1e-8, NULL,
+     "added to the root of the squared-gradient average"},
+    {MOE_OPT_WEIGHT_DECAY, "weight_decay", 0, 0, 1e6, 0.01, NULL,
+     "adamw's decoupled decay of the coefficients"},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)

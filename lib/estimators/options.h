@@ -4,7 +4,7 @@
 
 #include "moe/fitter.h"
 
-#define MOE_OPTION_SLOTS 23 /* highest pinned option number + 1 */
+#define MOE_OPTION_SLOTS 28 /* highest pinned option number + 1 */
 
 typedef struct moe_option_info {
     moe_option id;
