@@ -57,6 +57,8 @@ typedef struct fit_arguments {
     char delimiter;
     int json;
     int no_intercept;     /* experts and gate without intercepts (cqt needs it) */
+    const char *batch_size, *checkpoint, *resume; /* streaming fit */
+    int estimator_given;  /* --estimator appeared (streaming defaults to ismm) */
 } fit_arguments;
 
 /* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The
@@ -84,6 +86,23 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
 
 /* Ctrl-C was pressed during a fit. */
 int fit_interrupted(void);
+
+/* Progress on a terminal and Ctrl-C around a fit: the callback returns whether Ctrl-C was
+   pressed, so the library stops cleanly. */
+typedef struct fit_watch {
+    int show;
+} fit_watch;
+void fit_watch_begin(moe_fitter_t *fitter, fit_watch *watch);
+void fit_watch_end(fit_watch *watch);
+
+/* The fitter options of the arguments (--seed ... and --option); 0 or an exit code. */
+int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a);
+/* The data's feature and response names (and class labels) into the model. */
+int fit_name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes);
+
+/* moe fit with --batch-size, --checkpoint or --resume: the data streamed through
+   moe_fitter_partial_fit (cli_stream.c). */
+int run_stream_fit(const fit_arguments *a);
 
 /* What fit adds to a model's summary: the data's view of it and the fit report. */
 typedef struct fit_summary {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 static const char fit_help[] =
-    "usage: moe fit DATA.csv --response NAME [options]\n"
+    "usage: moe fit DATA.csv|- --response NAME [options]\n"
     "\n"
     "Fit a mixture of experts to a CSV file (header row, one row per observation)\n"
     "and print a summary.\n"
@@ -24,6 +24,13 @@ static const char fit_help[] =
     "                         Gaussian experts, K <= features, needs --no-intercept\n"
     "                         and centred features)\n"
     "  --no-intercept         experts and gate without intercept terms\n"
+    "  --batch-size B         stream DATA.csv (or '-', standard input) in batches of B\n"
+    "                         rows through the estimator's partial fit (ismm unless\n"
+    "                         --estimator names another): the file is never held\n"
+    "                         whole; Gaussian experts\n"
+    "  --checkpoint FILE      with streaming: save the session's state to FILE after every\n"
+    "                         piece read, at the end and on Ctrl-C\n"
+    "  --resume FILE          continue the session saved in FILE with DATA.csv's rows\n"
     "  --seed S, --n-init R, --max-iter N, --tol T\n"
     "                         the fitter options of the same names\n"
     "  --threads N            worker threads (0: all cores; the result does not\n"
@@ -70,18 +77,35 @@ static void on_interrupt(int signal_number)
     interrupted = 1;
 }
 
-typedef struct progress_state {
-    int show;
-} progress_state;
-
 static int on_progress(const moe_progress *progress, void *user_data)
 {
-    const progress_state *state = user_data;
+    const fit_watch *state = user_data;
     if (state->show)
         fprintf(stderr, "\rrestart %zu/%zu  iteration %zu  log-likelihood %.6f   ",
                 progress->restart + 1, progress->n_restarts, progress->iteration,
                 progress->loglik);
     return interrupted != 0;
+}
+
+/* The handler Ctrl-C had before the fit (one fit runs at a time). */
+static struct sigaction previous_action;
+
+void fit_watch_begin(moe_fitter_t *fitter, fit_watch *watch)
+{
+    watch->show = isatty(fileno(stderr));
+    moe_fitter_set_progress(fitter, on_progress, watch);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_action);
+}
+
+void fit_watch_end(fit_watch *watch)
+{
+    sigaction(SIGINT, &previous_action, NULL);
+    if (watch->show)
+        fputc('\n', stderr);
 }
 
 int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
@@ -118,6 +142,15 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
             a->link = value;
         } else if (strcmp(arg, "--no-intercept") == 0) {
             a->no_intercept = 1;
+        } else if (!select && strcmp(arg, "--batch-size") == 0) {
+            VALUE();
+            a->batch_size = value;
+        } else if (!select && strcmp(arg, "--checkpoint") == 0) {
+            VALUE();
+            a->checkpoint = value;
+        } else if (!select && strcmp(arg, "--resume") == 0) {
+            VALUE();
+            a->resume = value;
         } else if (select && (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0)) {
             VALUE();
             unsigned long low = 0, high = 0;
@@ -146,6 +179,7 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
             a->experts = (size_t)k;
         } else if (strcmp(arg, "--estimator") == 0) {
             VALUE();
+            a->estimator_given = 1;
             a->estimator = value;
         } else if (strcmp(arg, "--seed") == 0) {
             VALUE();
@@ -226,7 +260,7 @@ static int set_option(moe_fitter_t *fitter, const char *name, const char *value)
     return 0;
 }
 
-static int set_options(moe_fitter_t *fitter, const fit_arguments *a)
+int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a)
 {
     const char *names[] = {"seed", "n_init", "max_iter", "tol", "threads"};
     const char *values[] = {a->seed, a->n_init, a->max_iter, a->tol, a->threads};
@@ -247,7 +281,7 @@ static int set_options(moe_fitter_t *fitter, const fit_arguments *a)
     return 0;
 }
 
-static int name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes)
+int fit_name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes)
 {
     for (size_t j = 0; j < data->d; ++j)
         if (moe_model_set_name(model, MOE_NAME_FEATURE, j, data->feature_names[j]) != MOE_OK)
@@ -355,19 +389,12 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
     }
     *model_out = model;
     *fitter_out = fitter;
-    if (set_options(fitter, a) != 0)
+    if (fit_set_options(fitter, a) != 0)
         return EXIT_USAGE;
-    progress_state progress = {isatty(fileno(stderr))};
-    moe_fitter_set_progress(fitter, on_progress, &progress);
-    struct sigaction action, previous;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous);
+    fit_watch watch;
+    fit_watch_begin(fitter, &watch);
     moe_status status = moe_fitter_fit(fitter, model, data->n, data->X, data->d, data->y, NULL);
-    sigaction(SIGINT, &previous, NULL);
-    if (progress.show)
-        fputc('\n', stderr);
+    fit_watch_end(&watch);
     if (status == MOE_ERR_CANCELLED) {
         fprintf(stderr, "moe: fit interrupted; nothing saved\n");
         return EXIT_FIT_PROBLEM;
@@ -379,7 +406,7 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
                    ? EXIT_USAGE
                    : EXIT_FIT_PROBLEM;
     }
-    if (name_model(model, data, t->classes, t->n_classes) != 0)
+    if (fit_name_model(model, data, t->classes, t->n_classes) != 0)
         return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
@@ -436,7 +463,12 @@ int command_fit(int argc, char **argv)
 {
     fit_arguments arguments;
     int parsed = parse_fit_arguments(argc, argv, &arguments, 0);
-    int code = parsed < 0 ? 0 : parsed != 0 ? parsed : run_fit(&arguments);
+    int streaming = arguments.batch_size != NULL || arguments.checkpoint != NULL ||
+                    arguments.resume != NULL;
+    int code = parsed < 0    ? 0
+               : parsed != 0 ? parsed
+               : streaming   ? run_stream_fit(&arguments)
+                             : run_fit(&arguments);
     free(arguments.options);
     return code;
 }

@@ -40,6 +40,7 @@ struct table_reader {
     long *feature_of;       /* per column: feature index, or -1 */
     long response_column;
     size_t capacity;        /* rows allocated */
+    size_t discarded;       /* rows the caller has used and dropped (streaming) */
     int failed;
     char error[1024];
 };
@@ -593,7 +594,7 @@ int table_reader_end(table_reader *r, char *error, size_t error_size)
     csv_free(&r->parser);
     if (!r->failed && r->record == 0)
         fail(r, "the file is empty (no header)");
-    if (!r->failed && out->n == 0)
+    if (!r->failed && out->n == 0 && r->discarded == 0)
         fail(r, "no data rows after the header");
     for (size_t c = 0; c < r->n_columns; ++c)
         free(r->header[c]);
@@ -613,6 +614,38 @@ int table_reader_end(table_reader *r, char *error, size_t error_size)
     }
     free(r);
     return failed ? -1 : 0;
+}
+
+int table_reader_header_done(const table_reader *r)
+{
+    return r != NULL && !r->failed && r->record > 0;
+}
+
+void table_reader_discard_rows(table_reader *r)
+{
+    table *t = r->out;
+    if (t->n == 0)
+        return;
+    r->discarded += t->n;
+    /* The row being read (fields > 0) has its values at index n: move them to 0. */
+    if (r->field > 0 && r->record > 0) {
+        if (t->d > 0)
+            memmove(t->X, t->X + t->n * t->d, t->d * sizeof(double));
+        if (t->y != NULL)
+            t->y[0] = t->y[t->n];
+        if (t->labels != NULL) {
+            free(t->labels[0]);
+            t->labels[0] = t->labels[t->n];
+            t->labels[t->n] = NULL;
+            t->label_lines[0] = t->label_lines[t->n];
+        }
+    }
+    if (t->labels != NULL)
+        for (size_t i = r->field > 0 ? 1 : 0; i < t->n; ++i) {
+            free(t->labels[i]);
+            t->labels[i] = NULL;
+        }
+    t->n = 0;
 }
 
 void table_free(table *t)

@@ -72,6 +72,15 @@ table_reader *table_reader_begin(const char *name, const table_request *request,
 int table_reader_feed(table_reader *reader, const void *bytes, size_t size);
 int table_reader_end(table_reader *reader, char *error, size_t error_size);
 
+/*
+ * Streaming: whether the header has been read (out's d, feature and response names are
+ * set), and, after the caller has used out's n complete rows, forgetting them so the
+ * table never holds more than the rows of a few pieces. A row whose fields are still
+ * being read is kept. Rows are still counted for messages' line numbers.
+ */
+int table_reader_header_done(const table_reader *reader);
+void table_reader_discard_rows(table_reader *reader);
+
 void table_free(table *t);
 
 /* What table_parse_number found. */

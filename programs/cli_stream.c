@@ -1,0 +1,206 @@
+/*
+ * moe fit --batch-size B: a CSV file (or standard input) streamed through the estimator's
+ * partial fit, a piece at a time, so the file is never held whole: the table keeps the rows
+ * of one piece, the estimator its running statistics. --checkpoint saves the session's state
+ * after every piece, at the end and on Ctrl-C; --resume continues a saved session with new
+ * rows.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes read at a time. */
+enum { PIECE = 1 << 16 };
+
+static int parse_link(const char *name, moe_link *link)
+{
+    if (strcmp(name, "identity") == 0)
+        *link = MOE_LINK_IDENTITY;
+    else if (strcmp(name, "sigmoid") == 0)
+        *link = MOE_LINK_SIGMOID;
+    else if (strcmp(name, "relu") == 0)
+        *link = MOE_LINK_RELU;
+    else
+        return -1;
+    return 0;
+}
+
+typedef struct stream {
+    const fit_arguments *a;
+    moe_fitter_t *fitter;
+    moe_model_t *model;
+    table data;
+    size_t rows;
+    int interrupted;
+} stream;
+
+static int checkpoint(const stream *s)
+{
+    if (s->a->checkpoint == NULL)
+        return 0;
+    if (moe_fitter_save_state(s->fitter, s->a->checkpoint) != MOE_OK) {
+        fprintf(stderr, "moe: cannot save the checkpoint: %s\n",
+                moe_fitter_last_error(s->fitter));
+        return EXIT_FIT_PROBLEM;
+    }
+    return 0;
+}
+
+/* The model, once the header says how many features there are. */
+static int create_model(stream *s)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_GAUSSIAN;
+    if (parse_link(s->a->link, &spec.link) != 0)
+        return usage_error("--link: '%s' is not identity, sigmoid or relu", s->a->link);
+    spec.intercept = !s->a->no_intercept;
+    spec.n_experts = s->a->experts;
+    spec.n_features = s->data.d;
+    if (moe_model_create(&s->model, &spec) != MOE_OK)
+        return usage_error("cannot create the model: %s", moe_last_error());
+    if (fit_name_model(s->model, &s->data, NULL, 0) != 0)
+        return usage_error("cannot name the model: %s", moe_model_last_error(s->model));
+    return 0;
+}
+
+/* The complete rows read so far, through the partial fit. */
+static int consume(stream *s)
+{
+    table *t = &s->data;
+    if (t->n == 0)
+        return 0;
+    moe_status status = moe_fitter_partial_fit(s->fitter, s->model, t->n, t->X, t->d, t->y, NULL);
+    if (status == MOE_ERR_CANCELLED) {
+        s->interrupted = 1;
+        return EXIT_FIT_PROBLEM;
+    }
+    if (status != MOE_OK) {
+        fprintf(stderr, "moe: the fit failed after %zu rows: %s\n", s->rows,
+                moe_fitter_last_error(s->fitter));
+        return status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
+                       status == MOE_ERR_DIMENSION
+                   ? EXIT_USAGE
+                   : EXIT_FIT_PROBLEM;
+    }
+    s->rows += t->n;
+    return checkpoint(s);
+}
+
+int run_stream_fit(const fit_arguments *a)
+{
+    if (strcmp(a->family, "gaussian") != 0)
+        return usage_error("streaming (--batch-size, --checkpoint, --resume) fits Gaussian "
+                           "experts; fit classification data in memory");
+    if (a->batch_size == NULL)
+        return usage_error("--checkpoint and --resume stream the data: give --batch-size");
+    stream s;
+    memset(&s, 0, sizeof s);
+    s.a = a;
+    /* Streaming needs an estimator with a partial fit: ismm unless one was named. */
+    const char *estimator = a->estimator_given ? a->estimator : "ismm";
+    if (moe_fitter_create(&s.fitter, estimator) != MOE_OK)
+        return usage_error("--estimator: %s", moe_last_error());
+    int code = 0;
+    if (moe_fitter_set_option(s.fitter, "batch_size", a->batch_size) != MOE_OK)
+        code = usage_error("--batch-size %s: %s", a->batch_size, moe_fitter_last_error(s.fitter));
+    if (code == 0)
+        code = fit_set_options(s.fitter, a);
+    if (code == 0 && a->resume != NULL && moe_fitter_load_state(s.fitter, a->resume) != MOE_OK)
+        code = usage_error("--resume %s: %s", a->resume, moe_fitter_last_error(s.fitter));
+    FILE *file = NULL;
+    int from_stdin = strcmp(a->data, "-") == 0;
+    if (code == 0) {
+        file = from_stdin ? stdin : fopen(a->data, "rb");
+        if (file == NULL)
+            code = usage_error("cannot open %s", a->data);
+    }
+    table_request request = {a->response, 0, NULL, 0, a->delimiter, 1};
+    const char **features = NULL;
+    char *feature_list = NULL;
+    if (a->features != NULL) {
+        feature_list = strdup(a->features);
+        size_t count = 0;
+        char *token = feature_list != NULL ? strtok(feature_list, ",") : NULL;
+        features = calloc(strlen(a->features) + 1, sizeof *features);
+        while (token != NULL && features != NULL) {
+            features[count++] = token;
+            token = strtok(NULL, ",");
+        }
+        request.features = features;
+        request.n_features = count;
+    }
+    const char *name = from_stdin ? "standard input" : a->data;
+    table_reader *reader = code == 0 ? table_reader_begin(name, &request, &s.data) : NULL;
+    if (code == 0 && reader == NULL)
+        code = usage_error("out of memory");
+    fit_watch watch;
+    fit_watch_begin(s.fitter, &watch);
+    unsigned char *piece = malloc(PIECE);
+    if (code == 0 && piece == NULL)
+        code = usage_error("out of memory");
+    int reading = code == 0;
+    while (reading) {
+        size_t got = fread(piece, 1, PIECE, file);
+        if (got > 0 && table_reader_feed(reader, piece, got) != 0)
+            break; /* the reader's message comes with table_reader_end */
+        if (s.model == NULL && table_reader_header_done(reader) && (code = create_model(&s)) != 0)
+            break;
+        if (s.model != NULL && (code = consume(&s)) != 0)
+            break;
+        if (s.model != NULL)
+            table_reader_discard_rows(reader);
+        if (got < PIECE)
+            reading = 0;
+    }
+    if (file != NULL && ferror(file) && code == 0)
+        code = usage_error("%s: read error", name);
+    char error[1024];
+    if (reader != NULL && table_reader_end(reader, error, sizeof error) != 0 && code == 0)
+        code = usage_error("%s", error);
+    /* A header the last piece completed. */
+    if (code == 0 && s.model == NULL)
+        code = create_model(&s);
+    if (code == 0)
+        code = consume(&s);
+    fit_watch_end(&watch);
+    if (s.interrupted) {
+        /* A cancelled call changed nothing: the checkpoint holds the rows before it. */
+        fprintf(stderr, "moe: fit interrupted after %zu rows%s\n", s.rows,
+                a->checkpoint != NULL ? "; the session is saved in the checkpoint" : "");
+        checkpoint(&s);
+    }
+    if (code == 0) {
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(s.fitter, &report);
+        /* A stream has no convergence test: the text summary says what was streamed
+           instead of the report's converged flag (the JSON keeps the report as it is). */
+        fit_summary summary = {NULL, NULL, a->json ? &report : NULL,
+                               moe_fitter_estimator_name(s.fitter), report.samples_seen};
+        if (a->json)
+            print_summary_json(stdout, s.model, &summary);
+        else {
+            print_summary(stdout, s.model, &summary);
+            printf("\nfit: %s, streamed %zu rows in pieces of %d KiB (session: %zu rows, %zu "
+                   "partial fits), %.3f s\n",
+                   moe_fitter_estimator_name(s.fitter), s.rows, PIECE / 1024,
+                   report.samples_seen, report.batches, report.seconds);
+        }
+        if (a->output != NULL && moe_model_save(s.model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
+    }
+    if (file != NULL && !from_stdin)
+        fclose(file);
+    free(piece);
+    free(features);
+    free(feature_list);
+    table_free(&s.data);
+    moe_model_free(s.model);
+    moe_fitter_free(s.fitter);
+    return code;
+}
