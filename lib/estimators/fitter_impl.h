@@ -18,6 +18,7 @@ const moe_estimator_ops *moe_builtin_find(const char *name);
 extern const moe_estimator_ops moe_estimator_em;
 extern const moe_estimator_ops moe_estimator_cqt;
 extern const moe_estimator_ops moe_estimator_ismm;
+extern const moe_estimator_ops moe_estimator_ot;
 extern const moe_estimator_ops moe_estimator_gem;
 extern const moe_estimator_ops moe_estimator_gd;
 

@@ -12,9 +12,12 @@
 /* estimators/estep.c: the expert statistics of the last run, if it summed them. */
 double *moe_estep_expert_statistics(const moe_estep_t *estep, const moe_data **data);
 
-/* The common entry of the kernels that change a model with rows and responsibilities. */
+/* The common entry of the kernels that change a model with rows and responsibilities. The
+   gate's kernels need x and the responsibilities only: an aggregation's support rows may
+   come without responses. */
 static moe_status entry(moe_fit_context *context, const moe_model_t *model, const moe_rows *rows,
-                        const double *resp, const moe_fit_settings **settings, moe_data *data)
+                        const double *resp, const moe_fit_settings **settings, moe_data *data,
+                        int needs_response)
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
@@ -29,7 +32,7 @@ static moe_status entry(moe_fit_context *context, const moe_model_t *model, cons
         return status;
     if (resp == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "resp is NULL");
-    if (data->n == 0 || data->y == NULL)
+    if (data->n == 0 || (needs_response && data->y == NULL))
         return moe_fail(message, MOE_ERR_EMPTY_INPUT, "an M-step needs rows with responses");
     return MOE_OK;
 }
@@ -41,7 +44,7 @@ moe_status moe_context_update_experts(moe_fit_context *context, moe_model_t *mod
 {
     const moe_fit_settings *settings = NULL;
     moe_data data;
-    moe_status status = entry(context, model, rows, resp, &settings, &data);
+    moe_status status = entry(context, model, rows, resp, &settings, &data, 1);
     if (status != MOE_OK)
         return status;
     char *message = context->fitter->message;
@@ -74,7 +77,7 @@ moe_status moe_context_gate_newton(moe_fit_context *context, moe_model_t *model,
 {
     const moe_fit_settings *settings = NULL;
     moe_data data;
-    moe_status status = entry(context, model, rows, resp, &settings, &data);
+    moe_status status = entry(context, model, rows, resp, &settings, &data, 0);
     if (status != MOE_OK)
         return status;
     moe_gate_options options = settings->gate;
@@ -92,7 +95,7 @@ moe_status moe_context_gate_gradient_steps(moe_fit_context *context, moe_model_t
 {
     const moe_fit_settings *settings = NULL;
     moe_data data;
-    moe_status status = entry(context, model, rows, resp, &settings, &data);
+    moe_status status = entry(context, model, rows, resp, &settings, &data, 0);
     if (status != MOE_OK)
         return status;
     if (!(step >= 0.0))
@@ -110,7 +113,7 @@ moe_status moe_context_gate_gradient(moe_fit_context *context, const moe_model_t
 {
     const moe_fit_settings *settings = NULL;
     moe_data data;
-    moe_status status = entry(context, model, rows, resp, &settings, &data);
+    moe_status status = entry(context, model, rows, resp, &settings, &data, 0);
     if (status != MOE_OK)
         return status;
     size_t m = (model->n_experts - 1) * model->n_inputs;

@@ -9,6 +9,7 @@ static const moe_estimator_ops *const builtins[] = {
     &moe_estimator_gd,
     &moe_estimator_cqt,
     &moe_estimator_ismm,
+    &moe_estimator_ot,
 };
 
 const moe_estimator_ops *moe_builtin_find(const char *name)

@@ -1,0 +1,325 @@
+/*
+ * ot: distributed learning by optimal-transport aggregation (docs/ARCHITECTURE.md,
+ * "Distributed learning"), written against the public headers.
+ *
+ * fit: the rows are split into `shards` parts by a permutation from the seed; each part is
+ * fitted by a local em (its own fitter, with this fitter's options), the parts at once on
+ * the threads; the local models are then reduced into the working model (ot_reduce.c) on a
+ * support sample of N / shards rows drawn from all the rows with the same seed. One shard
+ * returns its local fit as it is.
+ *
+ * aggregate (moe_fitter_aggregate): the reduction of the caller's models on the caller's
+ * support rows: what a coordinator does with models fitted elsewhere (libmoe_mpi gathers
+ * them from the ranks).
+ */
+#include "estimators/ot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct ot_settings {
+    size_t shards;
+    size_t support; /* 0: N / shards */
+    ot_method method;
+    ot_gate_targets gate_targets;
+    size_t restarts;
+} ot_settings;
+
+static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1};
+
+static int parse_count(const char *text, size_t low, size_t high, size_t *value)
+{
+    long long parsed = 0;
+    if (moe_option_parse_integer(text, &parsed) != MOE_OK || parsed < (long long)low ||
+        (unsigned long long)parsed > high)
+        return 1;
+    *value = (size_t)parsed;
+    return 0;
+}
+
+static moe_status ot_set_option(void *opaque, const char *name, const char *value)
+{
+    ot_settings *settings = opaque, next = *settings;
+    int bad = 0;
+    if (strcmp(name, "shards") == 0)
+        bad = parse_count(value, 1, 1u << 20, &next.shards);
+    else if (strcmp(name, "support") == 0)
+        bad = parse_count(value, 0, (size_t)1 << 40, &next.support);
+    else if (strcmp(name, "reduction_restarts") == 0)
+        bad = parse_count(value, 1, 10000, &next.restarts);
+    else if (strcmp(name, "reduction") == 0) {
+        if (strcmp(value, "transport") == 0)
+            next.method = OT_TRANSPORT;
+        else if (strcmp(value, "middle") == 0)
+            next.method = OT_MIDDLE;
+        else if (strcmp(value, "average") == 0)
+            next.method = OT_AVERAGE;
+        else
+            bad = 1;
+    } else if (strcmp(name, "gate_targets") == 0) {
+        if (strcmp(value, "plan") == 0)
+            next.gate_targets = OT_GATE_PLAN;
+        else if (strcmp(value, "posterior") == 0)
+            next.gate_targets = OT_GATE_POSTERIOR;
+        else
+            bad = 1;
+    } else
+        return MOE_ERR_NOT_FOUND;
+    if (bad)
+        return MOE_ERR_INVALID_ARGUMENT;
+    *settings = next;
+    return MOE_OK;
+}
+
+static moe_status ot_create(void **out)
+{
+    ot_settings *settings = malloc(sizeof *settings);
+    if (settings == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    *settings = default_settings;
+    *out = settings;
+    return MOE_OK;
+}
+
+static void ot_destroy(void *state)
+{
+    free(state);
+}
+
+static moe_status reduction_options(moe_fit_context *context, const ot_settings *settings,
+                                    ot_options *options)
+{
+    long long max_iter = 0, seed = 0;
+    double tolerance = 0.0;
+    moe_status status = moe_context_get_int(context, MOE_OPT_MAX_ITER, &max_iter);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_TOLERANCE, &tolerance);
+    options->method = settings->method;
+    options->gate_targets = settings->gate_targets;
+    options->max_iter = (size_t)max_iter;
+    options->restarts = settings->restarts;
+    options->tolerance = tolerance;
+    options->seed = (uint64_t)seed;
+    return status;
+}
+
+static moe_status ot_aggregate(void *state, moe_fit_context *context)
+{
+    size_t count = 0;
+    const moe_model_t *const *models = NULL;
+    const double *weights = NULL;
+    moe_rows support;
+    ot_options options;
+    moe_status status = moe_context_models(context, &count, &models, &weights);
+    if (status == MOE_OK)
+        status = moe_context_rows(context, &support);
+    if (status == MOE_OK)
+        status = reduction_options(context, state, &options);
+    if (status != MOE_OK)
+        return status;
+    return ot_reduce(context, moe_context_model(context), count, models, weights, &support,
+                     &options);
+}
+
+/* The pinned options a local em takes from this fitter. */
+static const moe_option passed_on[] = {
+    MOE_OPT_MAX_ITER,      MOE_OPT_TOLERANCE,       MOE_OPT_N_INIT,          MOE_OPT_SEED,
+    MOE_OPT_INIT,          MOE_OPT_GATE_L2,         MOE_OPT_EXPERT_RIDGE,    MOE_OPT_VARIANCE_FLOOR,
+    MOE_OPT_GATE_MAX_NEWTON, MOE_OPT_GATE_TOLERANCE, MOE_OPT_MIN_EXPERT_WEIGHT};
+
+typedef struct shard {
+    moe_fitter_t *fitter;
+    moe_model_t *model;
+    double *X, *y, *w;
+    size_t n;
+    moe_status status;
+    char message[512];
+} shard;
+
+static moe_status ot_fit(void *state, moe_fit_context *context)
+{
+    const ot_settings *settings = state;
+    moe_model_t *model = moe_context_model(context);
+    const double *X = NULL, *y = NULL, *weights = NULL;
+    size_t n = 0, ldx = 0, d = moe_model_n_features(model);
+    long long seed = 0, threads = 1;
+    moe_status status = moe_context_data(context, &n, &X, &ldx, &y, &weights);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_THREADS, &threads);
+    if (status != MOE_OK)
+        return status;
+    size_t M = settings->shards;
+    if (M > n)
+        return moe_context_fail(context, MOE_ERR_TOO_FEW_SAMPLES, "more shards than rows");
+    size_t *order = malloc(n * sizeof(size_t));
+    shard *parts = calloc(M, sizeof(shard));
+    if (order == NULL || parts == NULL) {
+        free(order);
+        free(parts);
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the shards");
+    }
+    moe_rng rng;
+    moe_rng_seed(&rng, (uint64_t)seed, 0x73686172ULL); /* "shar" */
+    for (size_t i = 0; i < n; ++i)
+        order[i] = i;
+    for (size_t i = n; i > 1; --i) {
+        size_t j = moe_rng_below(&rng, i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    /* Shards as contiguous rows, the local fitters with this fitter's options. */
+    for (size_t m = 0; m < M && status == MOE_OK; ++m) {
+        shard *part = &parts[m];
+        size_t first = m * n / M, last = (m + 1) * n / M;
+        part->n = last - first;
+        part->X = malloc(part->n * (d > 0 ? d : 1) * sizeof(double));
+        part->y = malloc(part->n * sizeof(double));
+        part->w = malloc(part->n * sizeof(double));
+        if (!part->X || !part->y || !part->w) {
+            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        for (size_t i = 0; i < part->n; ++i) {
+            size_t row = order[first + i];
+            if (d > 0)
+                memcpy(part->X + i * d, X + row * ldx, d * sizeof(double));
+            part->y[i] = y[row];
+            part->w[i] = weights != NULL ? weights[row] : 1.0;
+        }
+        status = moe_fitter_create(&part->fitter, "em");
+        for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
+            double value = 0.0;
+            status = moe_context_get_double(context, passed_on[o], &value);
+            if (status == MOE_OK)
+                status = moe_fitter_set_double(part->fitter, passed_on[o], value);
+        }
+        if (status == MOE_OK)
+            status = moe_model_clone(&part->model, model);
+    }
+    free(order);
+    /* The local fits, each on one thread. */
+    if (status == MOE_OK) {
+        long long m_count = (long long)M;
+#ifdef _OPENMP
+        int workers = threads > 0 ? (int)threads : 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers > 0 ? workers : omp_get_max_threads())
+#endif
+        for (long long m = 0; m < m_count; ++m) {
+            shard *part = &parts[m];
+            part->status = moe_fitter_fit(part->fitter, part->model, part->n, part->X, d, part->y,
+                                          part->w);
+            if (part->status != MOE_OK)
+                snprintf(part->message, sizeof part->message, "%s",
+                         moe_fitter_last_error(part->fitter));
+        }
+        for (size_t m = 0; m < M && status == MOE_OK; ++m)
+            if (parts[m].status != MOE_OK) {
+                char message[700];
+                snprintf(message, sizeof message, "the local fit of shard %zu failed: %s", m,
+                         parts[m].message);
+                status = moe_context_fail(context, parts[m].status, message);
+            }
+    }
+    for (size_t m = 0; status == MOE_OK && m < M; ++m) {
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        if (moe_fitter_get_report(parts[m].fitter, &report) == MOE_OK) {
+            moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, report.inner_iterations);
+            moe_context_count(context, MOE_COUNTER_SEPARATION_EVENTS, report.separation_events);
+        }
+    }
+    if (status == MOE_OK && M == 1) {
+        /* One shard is the local fit itself. */
+        moe_rows all;
+        status = moe_context_rows(context, &all);
+        const moe_model_t *only = parts[0].model;
+        size_t K = moe_model_n_experts(only), p = moe_model_n_inputs(only);
+        double *buffer = malloc(K * p * sizeof(double));
+        if (status == MOE_OK && buffer == NULL)
+            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+        if (status == MOE_OK && (status = moe_model_get_gate(only, buffer, K * p)) == MOE_OK)
+            status = moe_model_set_gate(model, buffer, K * p);
+        if (status == MOE_OK && (status = moe_model_get_experts(only, buffer, K * p)) == MOE_OK)
+            status = moe_model_set_experts(model, buffer, K * p);
+        if (status == MOE_OK && (status = moe_model_get_variances(only, buffer, K)) == MOE_OK)
+            status = moe_model_set_variances(model, buffer, K);
+        free(buffer);
+    } else if (status == MOE_OK) {
+        /* The support: N / M rows (or the option) drawn from all rows, without replacement. */
+        size_t S = settings->support > 0 ? settings->support : n / M;
+        if (S > n)
+            S = n;
+        if (S == 0)
+            S = 1;
+        double *support_X = malloc(S * (d > 0 ? d : 1) * sizeof(double));
+        double *support_y = malloc(S * sizeof(double));
+        const moe_model_t **models = malloc(M * sizeof *models);
+        double *shares = malloc(M * sizeof(double));
+        if (!support_X || !support_y || !models || !shares)
+            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+        if (status == MOE_OK) {
+            moe_rng_seed(&rng, (uint64_t)seed, 0x737570ULL); /* "sup" */
+            /* selection sampling: each row in turn, kept with probability needed / left */
+            size_t taken = 0;
+            for (size_t i = 0; i < n && taken < S; ++i)
+                if (moe_rng_below(&rng, n - i) < S - taken) {
+                    if (d > 0)
+                        memcpy(support_X + taken * d, X + i * ldx, d * sizeof(double));
+                    support_y[taken++] = y[i];
+                }
+            double total = 0.0;
+            for (size_t m = 0; m < M; ++m)
+                total += (double)parts[m].n;
+            for (size_t m = 0; m < M; ++m) {
+                models[m] = parts[m].model;
+                shares[m] = (double)parts[m].n / total;
+            }
+            moe_rows support = {S, d > 0 ? support_X : NULL, d, support_y, NULL};
+            ot_options options;
+            status = reduction_options(context, settings, &options);
+            if (status == MOE_OK)
+                status = ot_reduce(context, model, M, models, shares, &support, &options);
+        }
+        free(support_X);
+        free(support_y);
+        free(models);
+        free(shares);
+    }
+    for (size_t m = 0; m < M; ++m) {
+        moe_fitter_free(parts[m].fitter);
+        moe_model_free(parts[m].model);
+        free(parts[m].X);
+        free(parts[m].y);
+        free(parts[m].w);
+    }
+    free(parts);
+    return status;
+}
+
+const moe_estimator_ops moe_estimator_ot = {
+    .abi_version = MOE_ESTIMATOR_ABI_VERSION,
+    .name = "ot",
+    .create = ot_create,
+    .destroy = ot_destroy,
+    .set_option = ot_set_option,
+    .fit = ot_fit,
+    .partial_fit = NULL,
+    .options = MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |
+               MOE_OPTION_BIT(MOE_OPT_N_INIT) | MOE_OPTION_BIT(MOE_OPT_SEED) |
+               MOE_OPTION_BIT(MOE_OPT_INIT) | MOE_OPTION_BIT(MOE_OPT_GATE_L2) |
+               MOE_OPTION_BIT(MOE_OPT_EXPERT_RIDGE) | MOE_OPTION_BIT(MOE_OPT_VARIANCE_FLOOR) |
+               MOE_OPTION_BIT(MOE_OPT_GATE_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_GATE_TOLERANCE) |
+               MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_THREADS),
+    .flags = 0,
+    .reset = NULL,
+    .aggregate = ot_aggregate,
+    .save_state = NULL,
+    .load_state = NULL,
+};

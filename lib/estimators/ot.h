@@ -1,0 +1,43 @@
+/*
+ * The distributed estimator ot (docs/ARCHITECTURE.md, "Distributed learning"), in pieces:
+ *   ot_reduce.c  the reduction of several fitted mixtures into one with K experts: the
+ *                transport MM on a supporting sample, the reduced gate by soft-label softmax
+ *                regression, and the paper's two baselines (middle model, weighted average)
+ *   ot.c         the estimator: shards, local fits on the threads, the reduction; and
+ *                moe_fitter_aggregate's operation
+ * Both reach models and data through the public headers only.
+ */
+#ifndef MOE_LIB_OT_H
+#define MOE_LIB_OT_H
+
+#include "moe/estimator.h"
+
+typedef enum ot_method {
+    OT_TRANSPORT = 0, /* the reduction estimator R: transport MM, then the gate */
+    OT_MIDDLE = 1,    /* Mid: the local model closest to all the others */
+    OT_AVERAGE = 2    /* W: the component-wise weighted average of canonically ordered models */
+} ot_method;
+
+typedef enum ot_gate_targets {
+    OT_GATE_PLAN = 0,     /* the plan's marginals a_sk (the paper) */
+    OT_GATE_POSTERIOR = 1 /* a_sk N(y_s; mu_k, v_k), normalised (the authors' code) */
+} ot_gate_targets;
+
+typedef struct ot_options {
+    ot_method method;
+    ot_gate_targets gate_targets;
+    size_t max_iter, restarts;
+    double tolerance;
+    uint64_t seed;
+} ot_options;
+
+/*
+ * Reduce `count` models (weights summing to 1) into `target` (its K, its structure) on the
+ * support rows (the transport method needs them; y only for posterior gate targets).
+ * Records the negated transport objective per MM iteration on restart r's trace.
+ */
+moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
+                     const moe_model_t *const *models, const double *weights,
+                     const moe_rows *support, const ot_options *options);
+
+#endif

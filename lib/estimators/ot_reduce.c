@@ -1,0 +1,583 @@
+/*
+ * The reduction of M fitted mixtures of Gaussian experts into one with K experts
+ * (docs/ARCHITECTURE.md, "Distributed learning").
+ *
+ * The weighted average of the local models is an L-component mixture, L = sum K_m, with
+ * gates pih_l(x) = lambda_m pi_k^(m)(x). The reduced experts minimise the relaxed expected
+ * transport cost R(g) = E_x sum_l pih_l(x) min_k KL(phih_l(.|x) || phi_k(.|x)) over the
+ * support rows, by majorisation-minimisation: with the assignment z_l(x) = argmin_k of the
+ * current experts fixed, the majoriser separates by expert and its minimiser is closed form,
+ *   beta_k = (sum_s D_k(s) x_s x_s')^-1 sum_s x_s T_k(s),
+ *   sigma_k^2 = sum_s sum_l w_kl(s) (sigmah_l^2 + (x_s'beta_k - x_s'betah_l)^2) / sum_s D_k(s),
+ * with w_kl(s) = pih_l(x_s) 1{z_l(x_s) = k}, D_k = sum_l w_kl, T_k = sum_l w_kl x_s'betah_l.
+ * (The scalar variance update: the paper's matrix form of it is not the minimiser.) R never
+ * increases. The reduced gate is the soft-label softmax regression of the final plan's
+ * marginals a_sk = sum_l w_kl(s) on x_s, by the library's gate Newton kernel.
+ *
+ * Memory: the assignments (L x S bytes of expert indices), the masses and local means (L x S
+ * doubles each); never the L x K x S plan.
+ */
+#include "estimators/ot.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pool {
+    size_t L, K, p, S;
+    double *beta_hat;  /* L x p */
+    double *variance_hat; /* L */
+    double *mass;      /* L x S: pih_l(x_s) */
+    double *local_mean;/* L x S: x_s' betah_l */
+    double *design;    /* S x p */
+} pool;
+
+static void pool_free(pool *pl)
+{
+    free(pl->beta_hat);
+    free(pl->variance_hat);
+    free(pl->mass);
+    free(pl->local_mean);
+    free(pl->design);
+}
+
+static moe_status fail(moe_fit_context *context, moe_status status, const char *message)
+{
+    return moe_context_fail(context, status, message);
+}
+
+static moe_status build_pool(moe_fit_context *context, const moe_model_t *target, size_t count,
+                             const moe_model_t *const *models, const double *weights,
+                             const moe_rows *support, pool *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    size_t d = moe_model_n_features(target), p = moe_model_n_inputs(target);
+    int intercept = moe_model_has_intercept(target);
+    size_t L = 0;
+    for (size_t m = 0; m < count; ++m)
+        L += moe_model_n_experts(models[m]);
+    pl->L = L;
+    pl->K = moe_model_n_experts(target);
+    pl->p = p;
+    pl->S = support->n;
+    size_t S = support->n;
+    pl->beta_hat = malloc(L * p * sizeof(double));
+    pl->variance_hat = malloc(L * sizeof(double));
+    pl->mass = malloc(L * S * sizeof(double));
+    pl->local_mean = malloc(L * S * sizeof(double));
+    pl->design = malloc(S * p * sizeof(double));
+    double *proba = NULL;
+    size_t largest = 0;
+    for (size_t m = 0; m < count; ++m)
+        if (moe_model_n_experts(models[m]) > largest)
+            largest = moe_model_n_experts(models[m]);
+    proba = malloc(S * largest * sizeof(double));
+    if (!pl->beta_hat || !pl->variance_hat || !pl->mass || !pl->local_mean || !pl->design ||
+        !proba) {
+        free(proba);
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction's pool");
+    }
+    for (size_t s = 0; s < S; ++s) {
+        double *row = pl->design + s * p;
+        size_t column = 0;
+        if (intercept)
+            row[column++] = 1.0;
+        for (size_t j = 0; j < d; ++j)
+            row[column + j] = support->X[s * support->ldx + j];
+    }
+    size_t l = 0;
+    moe_status status = MOE_OK;
+    for (size_t m = 0; m < count && status == MOE_OK; ++m) {
+        size_t Km = moe_model_n_experts(models[m]);
+        status = moe_model_get_experts(models[m], pl->beta_hat + l * p, Km * p);
+        if (status == MOE_OK)
+            status = moe_model_get_variances(models[m], pl->variance_hat + l, Km);
+        if (status == MOE_OK && S > 0)
+            status = moe_model_gate_proba(models[m], S, support->X, support->ldx, proba, S * Km);
+        for (size_t k = 0; status == MOE_OK && k < Km; ++k)
+            for (size_t s = 0; s < S; ++s)
+                pl->mass[(l + k) * S + s] = weights[m] * proba[s * Km + k];
+        l += Km;
+    }
+    free(proba);
+    if (status != MOE_OK)
+        return fail(context, status, "cannot read a local model");
+    /* local means: (L x p) x (p x S) */
+    if (S > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L, (int)S, (int)p, 1.0,
+                    pl->beta_hat, (int)p, pl->design, (int)p, 0.0, pl->local_mean, (int)S);
+    return MOE_OK;
+}
+
+/* KL(N(a, u) || N(b, v)) */
+static double kl(double mean_from, double variance_from, double mean_to, double variance_to)
+{
+    double difference = mean_to - mean_from;
+    return 0.5 * (log(variance_to / variance_from) + variance_from / variance_to +
+                  difference * difference / variance_to - 1.0);
+}
+
+/* k-means++ then Lloyd on the pooled coefficient vectors: the MM's starting experts. */
+static void initial_experts(const pool *pl, moe_rng *rng, double *beta, double *variance)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p;
+    size_t *label = calloc(L, sizeof(size_t));
+    double *distance = malloc(L * sizeof(double));
+    size_t first = moe_rng_below(rng, L);
+    memcpy(beta, pl->beta_hat + first * p, p * sizeof(double));
+    for (size_t c = 1; c < K; ++c) {
+        double total = 0.0;
+        for (size_t l = 0; l < L; ++l) {
+            double best = INFINITY;
+            for (size_t j = 0; j < c; ++j) {
+                double sum = 0.0;
+                for (size_t a = 0; a < p; ++a) {
+                    double e = pl->beta_hat[l * p + a] - beta[j * p + a];
+                    sum += e * e;
+                }
+                best = sum < best ? sum : best;
+            }
+            distance[l] = best;
+            total += best;
+        }
+        size_t chosen = moe_rng_below(rng, L);
+        if (total > 0.0) {
+            double u = moe_rng_uniform(rng) * total;
+            for (chosen = 0; chosen + 1 < L && (u -= distance[chosen]) > 0.0; ++chosen)
+                ;
+        }
+        memcpy(beta + c * p, pl->beta_hat + chosen * p, p * sizeof(double));
+    }
+    for (int iteration = 0; iteration < 100; ++iteration) {
+        int moved = 0;
+        for (size_t l = 0; l < L; ++l) {
+            double best = INFINITY;
+            size_t arg = 0;
+            for (size_t c = 0; c < K; ++c) {
+                double sum = 0.0;
+                for (size_t a = 0; a < p; ++a) {
+                    double e = pl->beta_hat[l * p + a] - beta[c * p + a];
+                    sum += e * e;
+                }
+                if (sum < best) {
+                    best = sum;
+                    arg = c;
+                }
+            }
+            moved |= iteration == 0 || label[l] != arg;
+            label[l] = arg;
+        }
+        if (!moved)
+            break;
+        for (size_t c = 0; c < K; ++c) {
+            size_t members = 0;
+            double *centre = beta + c * p;
+            double sum_variance = 0.0;
+            memset(centre, 0, p * sizeof(double));
+            for (size_t l = 0; l < L; ++l)
+                if (label[l] == c) {
+                    for (size_t a = 0; a < p; ++a)
+                        centre[a] += pl->beta_hat[l * p + a];
+                    sum_variance += pl->variance_hat[l];
+                    ++members;
+                }
+            if (members == 0) {
+                /* An empty cluster takes a random pooled component. */
+                size_t l = moe_rng_below(rng, L);
+                memcpy(centre, pl->beta_hat + l * p, p * sizeof(double));
+                variance[c] = pl->variance_hat[l];
+                continue;
+            }
+            for (size_t a = 0; a < p; ++a)
+                centre[a] /= (double)members;
+            variance[c] = sum_variance / (double)members;
+        }
+    }
+    free(label);
+    free(distance);
+}
+
+/* Assignments and the objective at the current experts. */
+static double assign(const pool *pl, const double *beta, const double *variance,
+                     unsigned short *label, double *means)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)K, (int)p, 1.0, pl->design,
+                (int)p, beta, (int)p, 0.0, means, (int)K);
+    double objective = 0.0;
+    for (size_t l = 0; l < L; ++l)
+        for (size_t s = 0; s < S; ++s) {
+            double best = INFINITY;
+            unsigned short arg = 0;
+            for (size_t k = 0; k < K; ++k) {
+                double cost = kl(pl->local_mean[l * S + s], pl->variance_hat[l], means[s * K + k],
+                                 variance[k]);
+                if (cost < best) { /* ties go to the lowest k */
+                    best = cost;
+                    arg = (unsigned short)k;
+                }
+            }
+            label[l * S + s] = arg;
+            objective += pl->mass[l * S + s] * best;
+        }
+    return objective;
+}
+
+/* The majoriser's minimiser; experts that receive no mass are reported (1 + their count). */
+static size_t update(const pool *pl, const unsigned short *label, double *beta, double *variance,
+                     double floor, size_t *dead)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
+    double *gram = calloc(p * p, sizeof(double)), *rhs = calloc(p, sizeof(double));
+    double *D = calloc(S, sizeof(double)), *T = calloc(S, sizeof(double));
+    size_t ridge = 0;
+    *dead = 0;
+    for (size_t k = 0; k < K; ++k) {
+        memset(D, 0, S * sizeof(double));
+        memset(T, 0, S * sizeof(double));
+        for (size_t l = 0; l < L; ++l)
+            for (size_t s = 0; s < S; ++s)
+                if (label[l * S + s] == k) {
+                    double w = pl->mass[l * S + s];
+                    D[s] += w;
+                    T[s] += w * pl->local_mean[l * S + s];
+                }
+        double total = 0.0;
+        memset(gram, 0, p * p * sizeof(double));
+        memset(rhs, 0, p * sizeof(double));
+        for (size_t s = 0; s < S; ++s) {
+            if (D[s] == 0.0)
+                continue;
+            total += D[s];
+            const double *x = pl->design + s * p;
+            for (size_t a = 0; a < p; ++a) {
+                rhs[a] += x[a] * T[s];
+                for (size_t b = 0; b < p; ++b)
+                    gram[a * p + b] += D[s] * x[a] * x[b];
+            }
+        }
+        if (!(total > 1e-300)) {
+            ++*dead;
+            continue;
+        }
+        int ridge_used = 0;
+        if (moe_solve_symmetric(p, gram, rhs, &ridge_used) != MOE_OK)
+            continue;
+        ridge += ridge_used != 0;
+        memcpy(beta + k * p, rhs, p * sizeof(double));
+        double sum = 0.0;
+        for (size_t l = 0; l < L; ++l)
+            for (size_t s = 0; s < S; ++s)
+                if (label[l * S + s] == k) {
+                    double mean = 0.0;
+                    for (size_t a = 0; a < p; ++a)
+                        mean += pl->design[s * p + a] * beta[k * p + a];
+                    double e = mean - pl->local_mean[l * S + s];
+                    sum += pl->mass[l * S + s] * (pl->variance_hat[l] + e * e);
+                }
+        double v = sum / total;
+        variance[k] = v > floor ? v : floor;
+    }
+    free(gram);
+    free(rhs);
+    free(D);
+    free(T);
+    return ridge;
+}
+
+/* An expert that received no mass restarts at the pooled component carrying the largest
+   transported cost, so it can take it over. */
+static void reseed(const pool *pl, const unsigned short *label, const double *beta,
+                   const double *variance, double *beta_out, double *variance_out, size_t k,
+                   const double *means)
+{
+    size_t L = pl->L, K = pl->K, S = pl->S, p = pl->p;
+    double worst = -1.0;
+    size_t chosen = 0;
+    for (size_t l = 0; l < L; ++l) {
+        double sum = 0.0;
+        for (size_t s = 0; s < S; ++s) {
+            size_t j = label[l * S + s];
+            sum += pl->mass[l * S + s] * kl(pl->local_mean[l * S + s], pl->variance_hat[l],
+                                            means[s * K + j], variance[j]);
+        }
+        if (sum > worst) {
+            worst = sum;
+            chosen = l;
+        }
+    }
+    (void)beta;
+    memcpy(beta_out + k * p, pl->beta_hat + chosen * p, p * sizeof(double));
+    variance_out[k] = pl->variance_hat[chosen];
+}
+
+/* The transport reduction: experts by MM from each restart, the best objective kept, then
+   the gate. */
+static moe_status transport(moe_fit_context *context, moe_model_t *target, const pool *pl,
+                            const moe_rows *support, const ot_options *options)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
+    if (S == 0)
+        return fail(context, MOE_ERR_EMPTY_INPUT,
+                    "the transport reduction needs support rows (x of the data)");
+    if (L < K)
+        return fail(context, MOE_ERR_UNSUPPORTED,
+                    "the local models have fewer experts in all than the reduced model");
+    unsigned short *label = malloc(L * S * sizeof(unsigned short));
+    double *beta = malloc(K * p * sizeof(double)), *variance = malloc(K * sizeof(double));
+    double *best_beta = malloc(K * p * sizeof(double)), *best_variance = malloc(K * sizeof(double));
+    double *means = malloc(S * K * sizeof(double)), *targets = malloc(S * K * sizeof(double));
+    moe_status status = MOE_OK;
+    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets)
+        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+    double smallest = INFINITY;
+    for (size_t i = 0; i < L; ++i)
+        smallest = pl->variance_hat[i] < smallest ? pl->variance_hat[i] : smallest;
+    double floor = 1e-6 * smallest;
+    double best_objective = INFINITY;
+    size_t best_restart = 0;
+    for (size_t restart = 0; status == MOE_OK && restart < options->restarts; ++restart) {
+        moe_rng rng;
+        moe_rng_seed(&rng, options->seed, 0x6f74ULL + restart);
+        initial_experts(pl, &rng, beta, variance);
+        double previous = INFINITY, objective = INFINITY;
+        for (size_t t = 0; status == MOE_OK; ++t) {
+            objective = assign(pl, beta, variance, label, means);
+            double scale = (double)S + fabs(objective);
+            if (objective > previous + 1e-12 * scale)
+                moe_context_note_decrease(context, (objective - previous) / scale);
+            status = moe_context_iteration(context, restart, t, -objective);
+            if (status != MOE_OK || t >= options->max_iter ||
+                fabs(previous - objective) <= options->tolerance * scale)
+                break;
+            previous = objective;
+            size_t dead = 0;
+            size_t ridge = update(pl, label, beta, variance, floor, &dead);
+            moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
+            if (dead > 0) {
+                for (size_t k = 0; k < K; ++k) {
+                    int empty = 1;
+                    for (size_t i = 0; i < L * S && empty; ++i)
+                        empty = label[i] != k || pl->mass[i] == 0.0;
+                    if (empty)
+                        reseed(pl, label, beta, variance, beta, variance, k, means);
+                }
+                moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, dead);
+                previous = INFINITY; /* a re-seeded expert restarts the descent */
+            }
+        }
+        if (status == MOE_OK && objective < best_objective) {
+            best_objective = objective;
+            best_restart = restart;
+            memcpy(best_beta, beta, K * p * sizeof(double));
+            memcpy(best_variance, variance, K * sizeof(double));
+        }
+    }
+    if (status == MOE_OK) {
+        /* The plan at the reduced experts, and its marginals as the gate's targets. */
+        assign(pl, best_beta, best_variance, label, means);
+        memset(targets, 0, S * K * sizeof(double));
+        for (size_t l = 0; l < L; ++l)
+            for (size_t s = 0; s < S; ++s)
+                targets[s * K + label[l * S + s]] += pl->mass[l * S + s];
+        if (options->gate_targets == OT_GATE_POSTERIOR) {
+            if (K > 256)
+                status = fail(context, MOE_ERR_UNSUPPORTED,
+                              "posterior gate targets take at most 256 experts");
+            else if (support->y == NULL)
+                status = fail(context, MOE_ERR_INVALID_ARGUMENT,
+                              "posterior gate targets need the support rows' responses");
+            for (size_t s = 0; status == MOE_OK && s < S; ++s) {
+                double largest = -INFINITY, logs[256], total = 0.0;
+                for (size_t k = 0; k < K; ++k) {
+                    double e = support->y[s] - means[s * K + k];
+                    logs[k] = targets[s * K + k] > 0.0
+                                  ? log(targets[s * K + k]) - 0.5 * log(best_variance[k]) -
+                                        0.5 * e * e / best_variance[k]
+                                  : -INFINITY;
+                    largest = logs[k] > largest ? logs[k] : largest;
+                }
+                for (size_t k = 0; k < K; ++k)
+                    total += targets[s * K + k] = isfinite(largest) ? exp(logs[k] - largest) : 1.0;
+                for (size_t k = 0; k < K; ++k)
+                    targets[s * K + k] /= total;
+            }
+        }
+        /* The targets sum to the weights' total, 1, per row; rounding aside, normalise. */
+        for (size_t s = 0; status == MOE_OK && s < S; ++s) {
+            double total = 0.0;
+            for (size_t k = 0; k < K; ++k)
+                total += targets[s * K + k];
+            for (size_t k = 0; k < K; ++k)
+                targets[s * K + k] /= total;
+        }
+        double *gate = calloc(K * p, sizeof(double));
+        if (status == MOE_OK && gate == NULL)
+            status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+        if (status == MOE_OK)
+            status = moe_model_set_experts(target, best_beta, K * p);
+        if (status == MOE_OK)
+            status = moe_model_set_variances(target, best_variance, K);
+        if (status == MOE_OK)
+            status = moe_model_set_gate(target, gate, K * p);
+        moe_rows rows = *support;
+        if (status == MOE_OK && K > 1)
+            status = moe_context_gate_newton(context, target, &rows, targets, 0);
+        free(gate);
+        if (status == MOE_OK)
+            status = moe_context_set_result(context, best_restart, 1);
+    }
+    free(label);
+    free(beta);
+    free(variance);
+    free(best_beta);
+    free(best_variance);
+    free(means);
+    free(targets);
+    return status;
+}
+
+/* ---- The baselines ---------------------------------------------------------------------- */
+
+static moe_status copy_model(moe_model_t *to, const moe_model_t *from)
+{
+    size_t K = moe_model_n_experts(from), p = moe_model_n_inputs(from);
+    double *buffer = malloc(K * p * sizeof(double));
+    if (buffer == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    moe_status status = moe_model_get_gate(from, buffer, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(to, buffer, K * p);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(from, buffer, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(to, buffer, K * p);
+    if (status == MOE_OK)
+        status = moe_model_get_variances(from, buffer, K);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(to, buffer, K);
+    free(buffer);
+    return status;
+}
+
+static moe_status same_k(moe_fit_context *context, const moe_model_t *target, size_t count,
+                         const moe_model_t *const *models)
+{
+    for (size_t m = 0; m < count; ++m)
+        if (moe_model_n_experts(models[m]) != moe_model_n_experts(target))
+            return fail(context, MOE_ERR_UNSUPPORTED,
+                        "the middle and average reductions need local models with the reduced "
+                        "model's number of experts");
+    return MOE_OK;
+}
+
+/* W: canonical order aligns the labels, then every parameter is averaged with the weights. */
+static moe_status average(moe_fit_context *context, moe_model_t *target, size_t count,
+                          const moe_model_t *const *models, const double *weights)
+{
+    moe_status status = same_k(context, target, count, models);
+    if (status != MOE_OK)
+        return status;
+    size_t K = moe_model_n_experts(target), p = moe_model_n_inputs(target);
+    double *sum = calloc(2 * K * p + K, sizeof(double)), *part = malloc((2 * K * p + K) * sizeof(double));
+    if (sum == NULL || part == NULL)
+        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t m = 0; m < count && status == MOE_OK; ++m) {
+        moe_model_t *ordered = NULL;
+        status = moe_model_clone(&ordered, models[m]);
+        if (status == MOE_OK)
+            status = moe_model_canonicalize(ordered);
+        if (status == MOE_OK)
+            status = moe_model_get_gate(ordered, part, K * p);
+        if (status == MOE_OK)
+            status = moe_model_get_experts(ordered, part + K * p, K * p);
+        if (status == MOE_OK)
+            status = moe_model_get_variances(ordered, part + 2 * K * p, K);
+        for (size_t i = 0; status == MOE_OK && i < 2 * K * p + K; ++i)
+            sum[i] += weights[m] * part[i];
+        moe_model_free(ordered);
+    }
+    if (status == MOE_OK)
+        status = moe_model_set_gate(target, sum, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(target, sum + K * p, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(target, sum + 2 * K * p, K);
+    free(sum);
+    free(part);
+    if (status == MOE_OK)
+        status = moe_context_iteration(context, 0, 0, 0.0);
+    return status;
+}
+
+/* Mid: the local model m* minimising sum_m lambda_m R(fhat_m -> fhat_m*) on the support. */
+static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t count,
+                         const moe_model_t *const *models, const double *weights,
+                         const pool *pl)
+{
+    moe_status status = same_k(context, target, count, models);
+    if (status != MOE_OK)
+        return status;
+    if (pl->S == 0)
+        return fail(context, MOE_ERR_EMPTY_INPUT, "the middle reduction needs support rows");
+    size_t K = pl->K, S = pl->S;
+    double best = INFINITY;
+    size_t chosen = 0;
+    for (size_t target_m = 0; target_m < count; ++target_m) {
+        double total = 0.0;
+        for (size_t m = 0; m < count; ++m) {
+            if (m == target_m || weights[m] == 0.0)
+                continue;
+            /* source weights pi_k^(m)(x) (mass / lambda_m), each to its cheapest target */
+            for (size_t k = 0; k < K; ++k) {
+                size_t l = m * K + k;
+                for (size_t s = 0; s < S; ++s) {
+                    double cheapest = INFINITY;
+                    for (size_t j = 0; j < K; ++j) {
+                        size_t t = target_m * K + j;
+                        double cost = kl(pl->local_mean[l * S + s], pl->variance_hat[l],
+                                         pl->local_mean[t * S + s], pl->variance_hat[t]);
+                        cheapest = cost < cheapest ? cost : cheapest;
+                    }
+                    total += pl->mass[l * S + s] * cheapest;
+                }
+            }
+        }
+        if (total < best) {
+            best = total;
+            chosen = target_m;
+        }
+    }
+    status = copy_model(target, models[chosen]);
+    if (status == MOE_OK)
+        status = moe_context_iteration(context, 0, 0, -best);
+    return status;
+}
+
+moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
+                     const moe_model_t *const *models, const double *weights,
+                     const moe_rows *support, const ot_options *options)
+{
+    if (moe_model_family(target) != MOE_FAMILY_GAUSSIAN ||
+        moe_model_link(target) != MOE_LINK_IDENTITY)
+        return fail(context, MOE_ERR_UNSUPPORTED,
+                    "the transport reduction is derived for Gaussian experts with the identity "
+                    "link (the paper's logistic update is not an exact minimiser)");
+    if (moe_model_n_experts(target) > 65535)
+        return fail(context, MOE_ERR_UNSUPPORTED, "too many experts for the reduction");
+    if (options->method == OT_AVERAGE)
+        return average(context, target, count, models, weights);
+    pool pl;
+    moe_rows empty = {0, NULL, moe_model_n_features(target), NULL, NULL};
+    moe_status status =
+        build_pool(context, target, count, models, weights, support != NULL ? support : &empty,
+                   &pl);
+    if (status == MOE_OK)
+        status = options->method == OT_MIDDLE
+                     ? middle(context, target, count, models, weights, &pl)
+                     : transport(context, target, &pl, support, options);
+    pool_free(&pl);
+    return status;
+}

@@ -1,0 +1,337 @@
+/*
+ * The distributed estimator ot and the reduction behind moe_fitter_aggregate
+ * (docs/ARCHITECTURE.md, "Distributed learning"): the transport objective never increases,
+ * a single model and identical models are fixed points, the reduced model approaches the
+ * truth as the data grow, the baselines, dead components, threads, and what is refused.
+ */
+#include "support/runner.h"
+#include "support/synthetic.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { D = 3, P = 4 };
+
+/* Two experts: y = 1 + 2 x3 or -1 + x1 - x3, the gate 2 x1 - x2, sd 0.5. */
+static void sample(size_t n, uint64_t seed, double **X, double **y)
+{
+    test_rng rng = {seed * 31 + 7};
+    *X = malloc(n * D * sizeof(double));
+    *y = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; ++i) {
+        double *x = *X + i * D;
+        for (int j = 0; j < D; ++j)
+            x[j] = test_normal(&rng);
+        int first = test_uniform(&rng) < 1.0 / (1.0 + exp(-(2.0 * x[0] - x[1])));
+        (*y)[i] = (first ? 1.0 + 2.0 * x[2] : -1.0 + x[0] - x[2]) + 0.5 * test_normal(&rng);
+    }
+}
+
+static const double truth_experts[2 * P] = {-1, 1, 0, -1, 1, 0, 0, 2};
+
+static moe_model_t *gaussian(size_t K)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = D;
+    moe_model_t *model = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    return model;
+}
+
+static moe_model_t *random_model(size_t K, test_rng *rng)
+{
+    moe_model_t *model = gaussian(K);
+    double gate[8 * P] = {0}, experts[8 * P], variances[8];
+    for (size_t k = 0; k < K; ++k) {
+        for (int j = 0; j < P; ++j) {
+            experts[k * P + j] = 2.0 * test_normal(rng);
+            if (k + 1 < K)
+                gate[k * P + j] = test_normal(rng);
+        }
+        variances[k] = 0.2 + test_uniform(rng);
+    }
+    moe_model_set_gate(model, gate, K * P);
+    moe_model_set_experts(model, experts, K * P);
+    moe_model_set_variances(model, variances, K);
+    return model;
+}
+
+static moe_fitter_t *ot_fitter(const char *const *options)
+{
+    moe_fitter_t *fitter = NULL;
+    ck_assert_int_eq(moe_fitter_create(&fitter, "ot"), MOE_OK);
+    for (size_t i = 0; options != NULL && options[i] != NULL; i += 2)
+        ck_assert_msg(moe_fitter_set_option(fitter, options[i], options[i + 1]) == MOE_OK,
+                      "%s = %s: %s", options[i], options[i + 1], moe_fitter_last_error(fitter));
+    return fitter;
+}
+
+/* Expert error to the truth, matched by the better of the two orders. */
+static double expert_error(const moe_model_t *model)
+{
+    double experts[2 * P];
+    moe_model_get_experts(model, experts, 2 * P);
+    double same = 0.0, swapped = 0.0;
+    for (int j = 0; j < P; ++j) {
+        same += pow(experts[j] - truth_experts[j], 2) + pow(experts[P + j] - truth_experts[P + j], 2);
+        swapped += pow(experts[j] - truth_experts[P + j], 2) + pow(experts[P + j] - truth_experts[j], 2);
+    }
+    return sqrt(same < swapped ? same : swapped);
+}
+
+/* Reducing random local models (three experts each) to two: the transport objective never
+   increases, whatever the start. */
+START_TEST(transport_objective_never_increases)
+{
+    test_rng rng = {17};
+    double *X, *y;
+    sample(500, 3, &X, &y);
+    for (int trial = 0; trial < 6; ++trial) {
+        moe_model_t *locals[4];
+        for (int m = 0; m < 4; ++m)
+            locals[m] = random_model(3, &rng);
+        moe_model_t *target = gaussian(2);
+        char seed[8];
+        snprintf(seed, sizeof seed, "%d", trial);
+        const char *const options[] = {"seed", seed, "tol", "0", "max_iter", "200", NULL};
+        moe_fitter_t *fitter = ot_fitter(options);
+        ck_assert_msg(moe_fitter_aggregate(fitter, target, 4, (const moe_model_t *const *)locals,
+                                           NULL, 500, X, D, NULL, NULL) == MOE_OK,
+                      "%s", moe_fitter_last_error(fitter));
+        size_t length = 0;
+        moe_fitter_get_trace(fitter, NULL, 0, &length);
+        double *trace = malloc(length * sizeof(double));
+        moe_fitter_get_trace(fitter, trace, length, &length);
+        ck_assert_uint_ge(length, 2);
+        for (size_t t = 1; t < length; ++t)
+            ck_assert_msg(trace[t] >= trace[t - 1] - 1e-9 * fabs(trace[t - 1]),
+                          "trial %d: the objective rose from %.12g to %.12g", trial, -trace[t - 1],
+                          -trace[t]);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        ck_assert_uint_eq(report.monotonicity_violations, 0);
+        double parameters[2 * P];
+        moe_model_get_gate(target, parameters, 2 * P);
+        for (int i = 0; i < 2 * P; ++i)
+            ck_assert(isfinite(parameters[i]));
+        free(trace);
+        moe_model_free(target);
+        moe_fitter_free(fitter);
+        for (int m = 0; m < 4; ++m)
+            moe_model_free(locals[m]);
+    }
+    free(X);
+    free(y);
+}
+END_TEST
+
+/* One model, or several copies of it, reduced to its own number of experts: the same
+   experts and variances, and the gate its own to the Newton tolerance. */
+START_TEST(a_model_is_its_own_reduction)
+{
+    test_rng rng = {23};
+    double *X, *y;
+    sample(2000, 4, &X, &y);
+    moe_model_t *model = random_model(3, &rng);
+    for (int copies = 1; copies <= 3; copies += 2) {
+        const moe_model_t *locals[3] = {model, model, model};
+        moe_model_t *target = gaussian(3);
+        moe_fitter_t *fitter = ot_fitter(NULL);
+        ck_assert_int_eq(moe_fitter_aggregate(fitter, target, (size_t)copies, locals, NULL, 2000,
+                                              X, D, NULL, NULL),
+                         MOE_OK);
+        /* Both in canonical order: compare directly. */
+        moe_model_t *ordered = NULL;
+        moe_model_clone(&ordered, model);
+        moe_model_canonicalize(ordered);
+        double a[3 * P], b[3 * P];
+        moe_model_get_experts(ordered, a, 3 * P);
+        moe_model_get_experts(target, b, 3 * P);
+        for (int i = 0; i < 3 * P; ++i)
+            ck_assert_msg(fabs(a[i] - b[i]) < 1e-9, "copies %d: expert %d %.12g vs %.12g", copies,
+                          i, a[i], b[i]);
+        moe_model_get_variances(ordered, a, 3);
+        moe_model_get_variances(target, b, 3);
+        for (int i = 0; i < 3; ++i)
+            ck_assert_double_eq_tol(a[i], b[i], 1e-9);
+        moe_model_get_gate(ordered, a, 3 * P);
+        moe_model_get_gate(target, b, 3 * P);
+        for (int i = 0; i < 3 * P; ++i)
+            ck_assert_msg(fabs(a[i] - b[i]) < 1e-4, "copies %d: gate %d %.8g vs %.8g", copies, i,
+                          a[i], b[i]);
+        moe_model_free(ordered);
+        moe_model_free(target);
+        moe_fitter_free(fitter);
+    }
+    moe_model_free(model);
+    free(X);
+    free(y);
+}
+END_TEST
+
+/* ot on the data: close to em's fit, better with more data, the same for any thread count,
+   and one shard is em's fit. */
+START_TEST(fits_approach_the_truth)
+{
+    static const size_t sizes[] = {4000, 16000, 64000};
+    double errors[3];
+    for (int s = 0; s < 3; ++s) {
+        double *X, *y;
+        sample(sizes[s], 10 + (uint64_t)s, &X, &y);
+        const char *const options[] = {"shards", "4", "n_init", "2", NULL};
+        moe_fitter_t *fitter = ot_fitter(options);
+        moe_model_t *model = gaussian(2);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, sizes[s], X, D, y, NULL), MOE_OK);
+        errors[s] = expert_error(model);
+        if (s == 1) {
+            /* threads change nothing */
+            const char *const threaded[] = {"shards", "4", "n_init", "2", "threads", "2", NULL};
+            moe_fitter_t *other = ot_fitter(threaded);
+            moe_model_t *again = gaussian(2);
+            ck_assert_int_eq(moe_fitter_fit(other, again, sizes[s], X, D, y, NULL), MOE_OK);
+            unsigned char first[2048], second[2048];
+            size_t a = 0, b = 0;
+            moe_model_save_buffer(model, first, sizeof first, &a);
+            moe_model_save_buffer(again, second, sizeof second, &b);
+            ck_assert(a == b && memcmp(first, second, a) == 0);
+            moe_model_free(again);
+            moe_fitter_free(other);
+        }
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+        free(X);
+        free(y);
+    }
+    ck_assert_msg(errors[0] > errors[1] && errors[1] > errors[2] && errors[2] < 0.05,
+                  "expert errors %g, %g, %g", errors[0], errors[1], errors[2]);
+}
+END_TEST
+
+/* The baselines: the average of copies is the model; the middle one of three is chosen. */
+START_TEST(baselines)
+{
+    test_rng rng = {29};
+    double *X, *y;
+    sample(1000, 5, &X, &y);
+    moe_model_t *model = random_model(2, &rng);
+    moe_model_canonicalize(model);
+    const moe_model_t *copies[2] = {model, model};
+    const char *const average[] = {"reduction", "average", NULL};
+    moe_fitter_t *fitter = ot_fitter(average);
+    moe_model_t *target = gaussian(2);
+    ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, copies, NULL, 0, NULL, D, NULL, NULL),
+                     MOE_OK);
+    double a[2 * P], b[2 * P];
+    moe_model_get_experts(model, a, 2 * P);
+    moe_model_get_experts(target, b, 2 * P);
+    for (int i = 0; i < 2 * P; ++i)
+        ck_assert_double_eq_tol(a[i], b[i], 1e-12);
+    moe_fitter_free(fitter);
+    /* Three models on a line of expert coefficients: the middle one is the middle. */
+    moe_model_t *models[3];
+    for (int m = 0; m < 3; ++m) {
+        moe_model_clone(&models[m], model);
+        double experts[2 * P];
+        moe_model_get_experts(model, experts, 2 * P);
+        for (int i = 0; i < 2 * P; ++i)
+            experts[i] += 0.3 * (m - 1);
+        moe_model_set_experts(models[m], experts, 2 * P);
+    }
+    const char *const middle[] = {"reduction", "middle", NULL};
+    fitter = ot_fitter(middle);
+    ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)models,
+                                          NULL, 1000, X, D, NULL, NULL),
+                     MOE_OK);
+    moe_model_get_experts(models[1], a, 2 * P);
+    moe_model_get_experts(target, b, 2 * P);
+    for (int i = 0; i < 2 * P; ++i)
+        ck_assert_double_eq_tol(a[i], b[i], 1e-12);
+    moe_fitter_free(fitter);
+    for (int m = 0; m < 3; ++m)
+        moe_model_free(models[m]);
+    moe_model_free(target);
+    moe_model_free(model);
+    free(X);
+    free(y);
+}
+END_TEST
+
+/* A reduced component no local component reaches is re-seeded and counted, never NaN; and
+   what the reduction refuses. */
+START_TEST(dead_components_and_refusals)
+{
+    test_rng rng = {31};
+    double *X, *y;
+    sample(800, 6, &X, &y);
+    /* Four local experts, all equal: the second reduced expert has nothing to take. */
+    moe_model_t *flat = random_model(2, &rng);
+    double experts[2 * P], variances[2] = {0.5, 0.5};
+    moe_model_get_experts(flat, experts, 2 * P);
+    memcpy(experts + P, experts, P * sizeof(double));
+    moe_model_set_experts(flat, experts, 2 * P);
+    moe_model_set_variances(flat, variances, 2);
+    const moe_model_t *locals[2] = {flat, flat};
+    moe_fitter_t *fitter = ot_fitter(NULL);
+    moe_model_t *target = gaussian(2);
+    ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 800, X, D, NULL, NULL),
+                     MOE_OK);
+    double parameters[2 * P];
+    moe_model_get_experts(target, parameters, 2 * P);
+    for (int i = 0; i < 2 * P; ++i)
+        ck_assert(isfinite(parameters[i]));
+    /* Refused: the transport without support rows, more experts than the locals hold, a
+       logistic model, posterior targets without responses, averages of unequal K. */
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 0, NULL, D, NULL, NULL),
+                  MOE_ERR_EMPTY_INPUT);
+    moe_model_t *five = gaussian(5);
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, five, 2, locals, NULL, 800, X, D, NULL, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "gate_targets", "posterior"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 800, X, D, NULL, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 800, X, D, y, NULL),
+                     MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "reduction", "average"), MOE_OK);
+    moe_model_t *three = random_model(3, &rng);
+    const moe_model_t *mixed[2] = {flat, three};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, target, 2, mixed, NULL, 800, X, D, NULL, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_LOGISTIC;
+    spec.n_features = D;
+    moe_model_t *logistic = NULL;
+    ck_assert_int_eq(moe_model_create(&logistic, &spec), MOE_OK);
+    const moe_model_t *logistic_locals[1] = {logistic};
+    EXPECT_STATUS(moe_fitter_aggregate(fitter, logistic, 1, logistic_locals, NULL, 800, X, D,
+                                       NULL, NULL),
+                  MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", "0"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "reduction", "median"), MOE_ERR_INVALID_ARGUMENT);
+    moe_model_free(logistic);
+    moe_model_free(three);
+    moe_model_free(five);
+    moe_model_free(target);
+    moe_model_free(flat);
+    moe_fitter_free(fitter);
+    free(X);
+    free(y);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("ot");
+    TCase *cases = tcase_create("reduction");
+    tcase_set_timeout(cases, 300);
+    tcase_add_test(cases, transport_objective_never_increases);
+    tcase_add_test(cases, a_model_is_its_own_reduction);
+    tcase_add_test(cases, fits_approach_the_truth);
+    tcase_add_test(cases, baselines);
+    tcase_add_test(cases, dead_components_and_refusals);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}
