@@ -1,0 +1,338 @@
+/*
+ * libmoe_mpi: the collective fit of include/moe/mpi.h over libmoe's public API.
+ *
+ * Order of the collective, so that no rank can wait forever: local fits; an allreduce of
+ * every rank's status (the smallest failing rank then broadcasts its message); gathers of
+ * the model sizes, the model bytes, the support counts and rows; root's reduction; a
+ * broadcast of root's status; a broadcast of the result's bytes. Every step is a
+ * collective every rank reaches whatever happened before it.
+ */
+#include "moe/mpi.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MESSAGE_SIZE = 512 };
+
+static _Thread_local char last_error[MESSAGE_SIZE];
+
+const char *moe_mpi_last_error(void)
+{
+    return last_error;
+}
+
+static moe_status fail(moe_status status, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(last_error, sizeof last_error, format, arguments);
+    va_end(arguments);
+    return status;
+}
+
+moe_status moe_mpi_support_counts(size_t ranks, const size_t *rows, size_t support,
+                                  size_t *counts)
+{
+    if (rows == NULL || counts == NULL)
+        return fail(MOE_ERR_NULL_POINTER, "rows or counts is NULL");
+    double total = 0.0;
+    for (size_t r = 0; r < ranks; ++r)
+        total += (double)rows[r];
+    double before = 0.0;
+    for (size_t r = 0; r < ranks; ++r) {
+        double after = before + (double)rows[r];
+        size_t low = total > 0.0 ? (size_t)((double)support * before / total) : 0;
+        size_t high = total > 0.0 ? (size_t)((double)support * after / total) : 0;
+        counts[r] = high - low;
+        if (counts[r] > rows[r])
+            counts[r] = rows[r];
+        before = after;
+    }
+    return MOE_OK;
+}
+
+moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, size_t count,
+                                size_t *indices)
+{
+    if (indices == NULL && count > 0)
+        return fail(MOE_ERR_NULL_POINTER, "indices is NULL");
+    if (count > n)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "%zu rows asked of %zu", count, n);
+    moe_rng rng;
+    moe_rng_seed(&rng, seed, 0x6d7069ULL + (uint64_t)rank); /* "mpi" */
+    size_t taken = 0;
+    for (size_t i = 0; i < n && taken < count; ++i)
+        if (moe_rng_below(&rng, n - i) < count - taken)
+            indices[taken++] = i;
+    return MOE_OK;
+}
+
+/* The pinned options a rank's em takes from the fitter. */
+static const moe_option passed_on[] = {
+    MOE_OPT_MAX_ITER,        MOE_OPT_TOLERANCE,      MOE_OPT_N_INIT,           MOE_OPT_SEED,
+    MOE_OPT_INIT,            MOE_OPT_GATE_L2,        MOE_OPT_EXPERT_RIDGE,     MOE_OPT_VARIANCE_FLOOR,
+    MOE_OPT_GATE_MAX_NEWTON, MOE_OPT_GATE_TOLERANCE, MOE_OPT_MIN_EXPERT_WEIGHT, MOE_OPT_THREADS};
+
+static moe_status local_fit(moe_fitter_t *fitter, moe_model_t *local, size_t n, const double *X,
+                            size_t ldx, const double *y, const double *weights, char *message)
+{
+    moe_fitter_t *em = NULL;
+    moe_status status = moe_fitter_create(&em, "em");
+    for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
+        double value = 0.0;
+        status = moe_fitter_get_double(fitter, passed_on[o], &value);
+        if (status == MOE_OK)
+            status = moe_fitter_set_double(em, passed_on[o], value);
+    }
+    if (status == MOE_OK)
+        status = moe_fitter_fit(em, local, n, X, ldx, y, weights);
+    snprintf(message, MESSAGE_SIZE, "%s",
+             status == MOE_OK ? "" : (em != NULL ? moe_fitter_last_error(em) : moe_last_error()));
+    moe_fitter_free(em);
+    return status;
+}
+
+/* Copy a model's parameters into another of the same structure. */
+static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
+{
+    size_t K = moe_model_n_experts(from), size = K * moe_model_n_inputs(from) *
+                                                 moe_model_expert_rows(from);
+    if (size < K * moe_model_n_inputs(from))
+        size = K * moe_model_n_inputs(from);
+    double *buffer = malloc((size > K ? size : K) * sizeof(double));
+    if (buffer == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    moe_status status = moe_model_get_gate(from, buffer, size);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(to, buffer, K * moe_model_n_inputs(from));
+    if (status == MOE_OK)
+        status = moe_model_get_experts(from, buffer, size);
+    if (status == MOE_OK)
+        status = moe_model_set_experts(to, buffer, size);
+    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
+        status = moe_model_get_variances(from, buffer, K);
+        if (status == MOE_OK)
+            status = moe_model_set_variances(to, buffer, K);
+    }
+    free(buffer);
+    return status;
+}
+
+/* Every rank learns whether any failed; the smallest failing rank's status and message. */
+static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *message)
+{
+    int mine[2] = {status != MOE_OK ? 0 : 1, rank}, worst[2];
+    /* MINLOC over (ok flag, rank): a failure (0) wins, then the smallest rank. */
+    MPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MINLOC, comm);
+    if (worst[0] == 1)
+        return MOE_OK;
+    int code = (int)status;
+    char text[MESSAGE_SIZE];
+    snprintf(text, sizeof text, "%s", message);
+    MPI_Bcast(&code, 1, MPI_INT, worst[1], comm);
+    MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, worst[1], comm);
+    text[MESSAGE_SIZE - 1] = '\0';
+    return fail((moe_status)code, "rank %d: %s", worst[1], text);
+}
+
+moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
+                       size_t n, const double *X, size_t ldx, const double *y,
+                       const double *weights, size_t support)
+{
+    last_error[0] = '\0';
+    int rank = 0, size = 1;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    if (root < 0 || root >= size)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
+    char message[MESSAGE_SIZE] = "";
+    moe_status status = MOE_OK;
+    if (fitter == NULL || model == NULL) {
+        status = MOE_ERR_NULL_POINTER;
+        snprintf(message, sizeof message, "fitter or model is NULL");
+    } else if (strcmp(moe_fitter_estimator_name(fitter), "ot") != 0) {
+        status = MOE_ERR_INVALID_ARGUMENT;
+        snprintf(message, sizeof message, "the fitter must be an \"ot\" fitter, not \"%s\"",
+                 moe_fitter_estimator_name(fitter));
+    }
+    /* 1. the local fit */
+    moe_model_t *local = NULL;
+    if (status == MOE_OK && (status = moe_model_clone(&local, model)) != MOE_OK)
+        snprintf(message, sizeof message, "%s", moe_last_error());
+    if (status == MOE_OK)
+        status = local_fit(fitter, local, n, X, ldx, y, weights, message);
+    /* 2. agreement */
+    status = agree(comm, rank, status, message);
+    if (status != MOE_OK) {
+        moe_model_free(local);
+        return status;
+    }
+    if (size == 1) {
+        status = copy_parameters(model, local);
+        moe_model_free(local);
+        return status == MOE_OK ? MOE_OK : fail(status, "cannot copy the local fit");
+    }
+    /* 3. the models and the support to root */
+    unsigned long long rows_here = n, model_size = 0;
+    size_t needed = 0;
+    moe_model_save_buffer(local, NULL, 0, &needed);
+    model_size = needed;
+    unsigned char *bytes = malloc(model_size > 0 ? model_size : 1);
+    size_t written = 0;
+    int ok = bytes != NULL && moe_model_save_buffer(local, bytes, model_size, &written) == MOE_OK &&
+             model_size < INT_MAX;
+    unsigned long long *all_rows = malloc((size_t)size * sizeof *all_rows);
+    unsigned long long *all_sizes = malloc((size_t)size * sizeof *all_sizes);
+    size_t *rows_as_size = malloc((size_t)size * sizeof(size_t));
+    size_t *counts = malloc((size_t)size * sizeof(size_t));
+    int *byte_counts = malloc((size_t)size * sizeof(int)), *displacements = malloc((size_t)size * sizeof(int));
+    ok = ok && all_rows && all_sizes && rows_as_size && counts && byte_counts && displacements;
+    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    unsigned char *gathered = NULL;
+    double *support_rows = NULL, *gathered_support = NULL;
+    moe_model_t **models = NULL;
+    double *shares = NULL;
+    unsigned char *result = NULL;
+    if (status != MOE_OK)
+        goto done;
+    MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1, MPI_UNSIGNED_LONG_LONG,
+                  comm);
+    MPI_Gather(&model_size, 1, MPI_UNSIGNED_LONG_LONG, all_sizes, 1, MPI_UNSIGNED_LONG_LONG, root,
+               comm);
+    size_t total_rows = 0;
+    for (int r = 0; r < size; ++r) {
+        rows_as_size[r] = (size_t)all_rows[r];
+        total_rows += rows_as_size[r];
+    }
+    size_t S = support > 0 ? support : total_rows / (size_t)size;
+    moe_mpi_support_counts((size_t)size, rows_as_size, S, counts);
+    double seed = 0.0;
+    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    size_t d = moe_model_n_features(model), width = d + 1, mine = counts[rank];
+    size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
+    support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
+    ok = indices != NULL && support_rows != NULL &&
+         moe_mpi_support_rows((uint64_t)seed, rank, n, mine, indices) == MOE_OK &&
+         mine * width < INT_MAX;
+    for (size_t i = 0; ok && i < mine; ++i) {
+        for (size_t j = 0; j < d; ++j)
+            support_rows[i * width + j] = X[indices[i] * ldx + j];
+        support_rows[i * width + d] = y[indices[i]];
+    }
+    free(indices);
+    if (rank == root) {
+        size_t total_bytes = 0;
+        for (int r = 0; r < size; ++r) {
+            byte_counts[r] = (int)all_sizes[r];
+            displacements[r] = (int)total_bytes;
+            total_bytes += (size_t)all_sizes[r];
+        }
+        gathered = malloc(total_bytes > 0 ? total_bytes : 1);
+        gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
+        ok = ok && gathered != NULL && gathered_support != NULL && total_bytes < INT_MAX &&
+             S * width < INT_MAX;
+    }
+    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                   "out of memory (or more than 2^31 bytes) for the gather");
+    if (status != MOE_OK)
+        goto done;
+    MPI_Gatherv(bytes, (int)model_size, MPI_UNSIGNED_CHAR, gathered, byte_counts, displacements,
+                MPI_UNSIGNED_CHAR, root, comm);
+    if (rank == root) {
+        size_t at = 0;
+        for (int r = 0; r < size; ++r) {
+            byte_counts[r] = (int)(counts[r] * width);
+            displacements[r] = (int)at;
+            at += counts[r] * width;
+        }
+    }
+    MPI_Gatherv(support_rows, (int)(mine * width), MPI_DOUBLE, gathered_support, byte_counts,
+                displacements, MPI_DOUBLE, root, comm);
+    /* 4. root reduces; everyone learns its status, then the result */
+    int root_status = MOE_OK;
+    char root_message[MESSAGE_SIZE] = "";
+    unsigned long long result_size = 0;
+    if (rank == root) {
+        models = calloc((size_t)size, sizeof *models);
+        shares = malloc((size_t)size * sizeof(double));
+        double *support_X = malloc((S > 0 ? S : 1) * (d > 0 ? d : 1) * sizeof(double));
+        double *support_y = malloc((S > 0 ? S : 1) * sizeof(double));
+        root_status = models && shares && support_X && support_y ? MOE_OK : MOE_ERR_OUT_OF_MEMORY;
+        size_t offset = 0;
+        for (int r = 0; root_status == MOE_OK && r < size; ++r) {
+            root_status = moe_model_load_buffer(&models[r], gathered + offset, (size_t)all_sizes[r]);
+            offset += (size_t)all_sizes[r];
+            shares[r] = (double)rows_as_size[r] / (double)total_rows;
+        }
+        for (size_t i = 0; root_status == MOE_OK && i < S; ++i) {
+            for (size_t j = 0; j < d; ++j)
+                support_X[i * (d > 0 ? d : 1) + j] = gathered_support[i * width + j];
+            support_y[i] = gathered_support[i * width + d];
+        }
+        if (root_status == MOE_OK) {
+            root_status = moe_fitter_aggregate(fitter, model, (size_t)size,
+                                               (const moe_model_t *const *)models, shares, S,
+                                               d > 0 ? support_X : NULL, d, support_y, NULL);
+            if (root_status != MOE_OK)
+                snprintf(root_message, sizeof root_message, "%s", moe_fitter_last_error(fitter));
+        }
+        if (root_status == MOE_OK) {
+            size_t result_bytes = 0;
+            moe_model_save_buffer(model, NULL, 0, &result_bytes);
+            result = malloc(result_bytes);
+            result_size = result_bytes;
+            if (result == NULL ||
+                moe_model_save_buffer(model, result, result_bytes, &result_bytes) != MOE_OK)
+                root_status = MOE_ERR_OUT_OF_MEMORY;
+        }
+        free(support_X);
+        free(support_y);
+    }
+    MPI_Bcast(&root_status, 1, MPI_INT, root, comm);
+    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, root, comm);
+    root_message[MESSAGE_SIZE - 1] = '\0';
+    if (root_status != MOE_OK) {
+        status = fail((moe_status)root_status, "the reduction at rank %d failed: %s", root,
+                      root_message);
+        goto done;
+    }
+    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, root, comm);
+    if (rank != root)
+        result = malloc(result_size > 0 ? result_size : 1);
+    ok = result != NULL && result_size < INT_MAX;
+    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (status != MOE_OK)
+        goto done;
+    MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, root, comm);
+    if (rank != root) {
+        moe_model_t *received = NULL;
+        status = moe_model_load_buffer(&received, result, (size_t)result_size);
+        if (status == MOE_OK)
+            status = copy_parameters(model, received);
+        moe_model_free(received);
+        if (status != MOE_OK)
+            fail(status, "cannot read root's model");
+    }
+done:
+    if (models != NULL)
+        for (int r = 0; r < size; ++r)
+            moe_model_free(models[r]);
+    free(models);
+    free(shares);
+    free(result);
+    free(gathered);
+    free(gathered_support);
+    free(support_rows);
+    free(bytes);
+    free(all_rows);
+    free(all_sizes);
+    free(rows_as_size);
+    free(counts);
+    free(byte_counts);
+    free(displacements);
+    moe_model_free(local);
+    return status;
+}

@@ -1,0 +1,198 @@
+/*
+ * libmoe_mpi under mpirun (tests/CMakeLists.txt runs it with 1, 2 and 4 ranks):
+ *   fit   every rank fits its block of one generated data set; every rank returns the same
+ *         model, bit for bit; it recovers the truth; and rank 0 replays the collective in one
+ *         process (the same local fits, the same support rows, moe_fitter_aggregate) and
+ *         gets the same model, bit for bit.
+ *   bad   the last rank's rows hold a NaN: every rank returns the same error status, names
+ *         that rank, and nobody hangs.
+ * Prints "N passed, N failed" on rank 0; exit status 0 when everything passed.
+ */
+#include <moe/moe.h>
+#include <moe/mpi.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 24000, D = 3, P = 4 };
+
+static int passed = 0, failed = 0;
+
+static void expect(int rank, int ok, const char *what)
+{
+    if (ok)
+        ++passed;
+    else {
+        ++failed;
+        fprintf(stderr, "rank %d: FAIL: %s\n", rank, what);
+    }
+}
+
+/* The whole data set, the same on every rank (x ~ N(0, I), two experts, sd 0.5). */
+static void generate(double *X, double *y)
+{
+    moe_rng rng;
+    moe_rng_seed(&rng, 99, 0);
+    for (size_t i = 0; i < N; ++i) {
+        double *x = X + i * D;
+        for (int j = 0; j < D; ++j)
+            x[j] = moe_rng_normal(&rng);
+        int first = moe_rng_uniform(&rng) < 1.0 / (1.0 + exp(-(2.0 * x[0] - x[1])));
+        y[i] = (first ? 1.0 + 2.0 * x[2] : -1.0 + x[0] - x[2]) + 0.5 * moe_rng_normal(&rng);
+    }
+}
+
+static moe_model_t *gaussian(void)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = 2;
+    spec.n_features = D;
+    moe_model_t *model = NULL;
+    moe_model_create(&model, &spec);
+    return model;
+}
+
+static moe_fitter_t *ot_fitter(void)
+{
+    moe_fitter_t *fitter = NULL;
+    moe_fitter_create(&fitter, "ot");
+    moe_fitter_set_option(fitter, "seed", "7");
+    moe_fitter_set_option(fitter, "n_init", "2");
+    return fitter;
+}
+
+/* Rank r's block of rows (uneven on purpose: the last rank has fewer). */
+static void block(int rank, int size, size_t *first, size_t *count)
+{
+    size_t base = N / (size_t)size;
+    *first = (size_t)rank * base;
+    *count = rank == size - 1 ? N - *first - (size > 1 ? base / 3 : 0) : base;
+}
+
+static size_t model_bytes(const moe_model_t *model, unsigned char *buffer)
+{
+    size_t written = 0;
+    moe_model_save_buffer(model, buffer, 4096, &written);
+    return written;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int bad = argc > 1 && strcmp(argv[1], "bad") == 0;
+    double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
+    generate(X, y);
+    size_t first = 0, count = 0;
+    block(rank, size, &first, &count);
+    double *local_y = malloc(count * sizeof(double));
+    memcpy(local_y, y + first, count * sizeof(double));
+    if (bad && rank == size - 1)
+        local_y[count / 2] = NAN;
+    moe_fitter_t *fitter = ot_fitter();
+    moe_model_t *model = gaussian();
+    moe_status status =
+        moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, count, X + first * D, D, local_y, NULL, 0);
+    if (bad) {
+        expect(rank, status == MOE_ERR_NON_FINITE, "a NaN on the last rank is MOE_ERR_NON_FINITE");
+        char expected[32];
+        snprintf(expected, sizeof expected, "rank %d", size - 1);
+        expect(rank, strstr(moe_mpi_last_error(), expected) != NULL,
+               "the message names the rank whose rows are bad");
+        int codes[2] = {(int)status, -(int)status}, extremes[2];
+        MPI_Allreduce(codes, extremes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        expect(rank, extremes[0] == -extremes[1], "every rank returns the same status");
+    } else {
+        expect(rank, status == MOE_OK, moe_mpi_last_error());
+        unsigned char mine[4096], roots[4096];
+        size_t length = model_bytes(model, mine);
+        memcpy(roots, mine, length);
+        unsigned long long root_length = length;
+        MPI_Bcast(&root_length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        MPI_Bcast(roots, (int)root_length, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+        expect(rank, root_length == length && memcmp(roots, mine, length) == 0,
+               "every rank holds root's model, bit for bit");
+        double experts[2 * P];
+        moe_model_get_experts(model, experts, 2 * P);
+        static const double truth[2 * P] = {-1, 1, 0, -1, 1, 0, 0, 2};
+        double error = 0.0;
+        for (int i = 0; i < 2 * P; ++i)
+            error += fabs(experts[i] - truth[i]);
+        expect(rank, error < 0.15, "the experts are the truth's");
+        if (rank == 0 && size > 1) {
+            /* The collective replayed in one process. */
+            moe_model_t **locals = calloc((size_t)size, sizeof *locals);
+            size_t *rows = malloc((size_t)size * sizeof(size_t)), *counts = malloc((size_t)size * sizeof(size_t));
+            double *shares = malloc((size_t)size * sizeof(double));
+            size_t total = 0;
+            for (int r = 0; r < size; ++r) {
+                size_t f, c;
+                block(r, size, &f, &c);
+                rows[r] = c;
+                total += c;
+            }
+            moe_mpi_support_counts((size_t)size, rows, total / (size_t)size, counts);
+            size_t S = 0;
+            for (int r = 0; r < size; ++r)
+                S += counts[r];
+            double *support_X = malloc(S * D * sizeof(double)), *support_y = malloc(S * sizeof(double));
+            size_t at = 0;
+            for (int r = 0; r < size; ++r) {
+                size_t f, c;
+                block(r, size, &f, &c);
+                moe_fitter_t *em = NULL;
+                moe_fitter_create(&em, "em");
+                moe_fitter_set_option(em, "seed", "7");
+                moe_fitter_set_option(em, "n_init", "2");
+                locals[r] = gaussian();
+                moe_fitter_fit(em, locals[r], c, X + f * D, D, y + f, NULL);
+                moe_fitter_free(em);
+                shares[r] = (double)c / (double)total;
+                size_t *indices = malloc((counts[r] > 0 ? counts[r] : 1) * sizeof(size_t));
+                moe_mpi_support_rows(7, r, c, counts[r], indices);
+                for (size_t i = 0; i < counts[r]; ++i, ++at) {
+                    memcpy(support_X + at * D, X + (f + indices[i]) * D, D * sizeof(double));
+                    support_y[at] = y[f + indices[i]];
+                }
+                free(indices);
+            }
+            moe_fitter_t *reducer = ot_fitter();
+            moe_model_t *replayed = gaussian();
+            moe_status replay = moe_fitter_aggregate(reducer, replayed, (size_t)size,
+                                                     (const moe_model_t *const *)locals, shares, S,
+                                                     support_X, D, support_y, NULL);
+            unsigned char bytes[4096];
+            size_t replay_length = model_bytes(replayed, bytes);
+            expect(rank, replay == MOE_OK && replay_length == length &&
+                             memcmp(bytes, mine, length) == 0,
+                   "the collective equals the reduction in one process");
+            for (int r = 0; r < size; ++r)
+                moe_model_free(locals[r]);
+            free(locals);
+            free(rows);
+            free(counts);
+            free(shares);
+            free(support_X);
+            free(support_y);
+            moe_model_free(replayed);
+            moe_fitter_free(reducer);
+        }
+    }
+    int sums[2] = {passed, failed}, totals[2];
+    MPI_Reduce(sums, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%d passed, %d failed\n", totals[0], totals[1]);
+    int any = failed, all_failed = 0;
+    MPI_Allreduce(&any, &all_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    free(X);
+    free(y);
+    free(local_y);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    MPI_Finalize();
+    return all_failed == 0 ? 0 : 1;
+}
