@@ -1,0 +1,142 @@
+/*
+ * moe-mpi: the moe tool's fit across the ranks of an MPI job (libmoe_mpi).
+ *
+ *   mpirun -np 4 moe-mpi fit 'part%d.csv' --response y -k 3 -o model.moe
+ *   mpirun -np 4 moe-mpi fit data.csv --response y -k 3 -o model.moe
+ *
+ * With a printf-style %d (or %02d, ...) in the path every rank reads its own file (the rank
+ * number formatted in); otherwise every rank reads the one file and keeps its block of rows.
+ * Every rank fits its rows with em, the root reduces them by optimal transport, and every
+ * rank holds the result; rank 0 alone prints the summary and writes the model. Takes moe
+ * fit's options (Gaussian experts only); the ot fitter's own options go through --option.
+ * Exit status as moe fit's, the same on every rank.
+ */
+#include "../cli.h"
+
+#include <moe/mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [moe fit options]\n"
+    "\n"
+    "Fit across the ranks of an MPI job: each rank fits its rows (its own file when the\n"
+    "path holds %d, else its block of the one file), the root reduces the local models by\n"
+    "optimal transport (the ot estimator), and rank 0 prints the summary and writes -o.\n"
+    "Gaussian experts only. Exit status: 0 fitted, 1 the fit failed, 2 usage or input error\n"
+    "(on every rank).\n";
+
+/* The path of this rank's file, when the path is a pattern. */
+static int rank_path(const char *pattern, int rank, char *out, size_t size)
+{
+    const char *percent = strchr(pattern, '%');
+    if (percent == NULL)
+        return 0;
+    /* One conversion, %d with an optional zero-padded width. */
+    const char *at = percent + 1;
+    while (*at >= '0' && *at <= '9')
+        ++at;
+    if (*at != 'd' || strchr(at + 1, '%') != NULL)
+        return -1;
+    char format[64];
+    snprintf(format, sizeof format, "%.*s", (int)(at - percent + 1), percent);
+    int written = snprintf(out, size, "%.*s", (int)(percent - pattern), pattern);
+    written += snprintf(out + written, size - (size_t)written, format, rank);
+    snprintf(out + written, size - (size_t)written, "%s", at + 1);
+    return 1;
+}
+
+static int run(int rank, int size, const fit_arguments *a)
+{
+    /* Every rank enters the collective whatever happened before it: a rank whose data or
+       options failed enters with no fitter, and every rank then returns the failure. */
+    char path[4096];
+    int code = 0, pattern = rank_path(a->data, rank, path, sizeof path);
+    if (pattern < 0)
+        code = usage_error("%s: a pattern takes one %%d conversion", a->data);
+    if (code == 0 && strcmp(a->family, "gaussian") != 0)
+        code = usage_error("moe-mpi fits Gaussian experts (--family gaussian)");
+    fit_arguments local = *a;
+    local.data = pattern > 0 ? path : a->data;
+    training_data t;
+    memset(&t, 0, sizeof t);
+    if (code == 0)
+        code = prepare_data(&local, &t);
+    table *data = &t.data;
+    size_t first = 0, count = data->n;
+    if (code == 0 && !pattern) {
+        first = (size_t)rank * data->n / (size_t)size;
+        count = (size_t)(rank + 1) * data->n / (size_t)size - first;
+    }
+    moe_model_t *model = NULL;
+    moe_fitter_t *fitter = NULL;
+    if (code == 0) {
+        moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+        spec.n_experts = a->experts;
+        spec.n_features = data->d;
+        spec.intercept = !a->no_intercept;
+        if (moe_model_create(&model, &spec) != MOE_OK)
+            code = usage_error("cannot create the model: %s", moe_last_error());
+    }
+    if (code == 0 && moe_fitter_create(&fitter, "ot") != MOE_OK)
+        code = usage_error("%s", moe_last_error());
+    if (code == 0)
+        code = fit_set_options(fitter, a);
+    int ready = code == 0;
+    moe_status status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model,
+                                    ready ? count : 0, ready ? data->X + first * data->d : NULL,
+                                    ready ? data->d : 0, ready ? data->y + first : NULL, NULL, 0);
+    if (ready && status != MOE_OK) {
+        fprintf(stderr, "moe-mpi: rank %d: the fit failed: %s\n", rank, moe_mpi_last_error());
+        code = status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
+                       status == MOE_ERR_NULL_POINTER
+                   ? EXIT_USAGE
+                   : EXIT_FIT_PROBLEM;
+    }
+    if (code == 0 && rank == 0) {
+        fit_name_model(model, data, NULL, 0);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        fit_summary summary = {NULL, NULL, &report, "ot (MPI)", data->n};
+        if (a->json)
+            print_summary_json(stdout, model, &summary);
+        else {
+            print_summary(stdout, model, &summary);
+            printf("ranks: %d\n", size);
+        }
+        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
+    }
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    free_training_data(&t);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int code = 0;
+    if (argc < 2 || strcmp(argv[1], "fit") != 0) {
+        if (rank == 0)
+            fputs(usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+        code = argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;
+    } else {
+        fit_arguments arguments;
+        int parsed = parse_fit_arguments(argc - 1, argv + 1, &arguments, 0);
+        code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments);
+        free(arguments.options);
+    }
+    /* The same exit status on every rank. */
+    int worst = code;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return worst;
+}

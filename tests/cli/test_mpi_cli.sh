@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# moe-mpi under mpirun: one file split over the ranks, one file per rank (a %d pattern),
+# the summary and model written once, and a missing file on every rank giving status 2
+# everywhere without a hang.
+#
+#   tests/cli/test_mpi_cli.sh MPIEXEC "FLAGS" PATH/TO/moe-mpi PATH/TO/moe
+set -uo pipefail
+export LC_ALL=C
+mpiexec=$1
+flags=$2
+tool=$3
+moe=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+checks=0
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Two experts (1 + 2 b and -1 - 2 c) under the gate 6 a.
+generate() { # ROWS SEED
+    awk -v n="$1" -v seed="$2" 'BEGIN { srand(seed); print "a,b,c,y";
+        for (i = 0; i < n; i++) {
+            a = 2 * rand() - 1; b = 2 * rand() - 1; c = 2 * rand() - 1;
+            z = (rand() < 1 / (1 + exp(-6 * a)));
+            e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+            printf "%.6f,%.6f,%.6f,%.6f\n", a, b, c, (z ? 1 + 2 * b : -1 - 2 * c) + 0.3 * e } }'
+}
+generate 8000 5 >"$work/all.csv"
+generate 3000 6 >"$work/part0.csv"
+generate 4000 7 >"$work/part1.csv"
+
+# shellcheck disable=SC2086 # the flags are words
+for case in "all.csv" "part%d.csv"; do
+    checks=$((checks + 1))
+    (cd "$work" && $mpiexec $flags -np 2 "$tool" fit "$case" --response y -o model.moe \
+        >out 2>err) || { fail "$case: exit status $?"; sed 's/^/    /' "$work/err" | head; }
+    checks=$((checks + 1))
+    [[ $(grep -c "^fit: ot (MPI)" "$work/out") -eq 1 ]] || fail "$case: not one summary"
+    checks=$((checks + 1))
+    "$moe" info "$work/model.moe" >"$work/info" || fail "$case: the model does not load"
+    # The slopes 2 (b) and -2 (c) are recovered, one per expert.
+    checks=$((checks + 1))
+    awk '$1 == "b" && !sb++ { b1 = $2; b2 = $3 } $1 == "c" && !sc++ { c1 = $2; c2 = $3 }
+         END { ok = ((b1 > 1.8 && c2 < -1.8) || (b2 > 1.8 && c1 < -1.8)); exit ok ? 0 : 1 }' \
+        "$work/info" || fail "$case: slopes not recovered"
+    rm -f "$work/model.moe"
+done
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit "missing%d.csv" --response y \
+    >out 2>err)
+status=$?
+[[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
+
+echo "$checks passed, $failures failed" | sed "s/^$checks passed/$((checks - failures)) passed/"
+[[ $failures -eq 0 ]]
