@@ -129,6 +129,61 @@ int main(int argc, char **argv)
     static const char *const shard_counts[] = {"2", "4", "8"};
     for (int s = 0; s < 3; ++s)
         run("ot", shard_counts[s], n, X, y, threads, n_init);
+
+    /* The pieces of a distributed fit, for a model of M machines: one shard's em (the
+       slowest of the first four), the bytes a local model takes, and the reduction of all M
+       local models on the N/M support rows at the coordinator. */
+    printf("\n%4s %14s %12s %14s %14s\n", "M", "shard rows", "shard em s", "model bytes",
+           "reduction s");
+    size_t train = n * 9 / 10;
+    static const size_t counts[] = {8, 64};
+    for (int c = 0; c < 2; ++c) {
+        size_t M = counts[c];
+        moe_model_t **locals = malloc(M * sizeof *locals);
+        double *shares = malloc(M * sizeof(double)), slowest = 0.0;
+        size_t bytes = 0;
+        for (size_t m = 0; m < M; ++m) {
+            size_t first = m * train / M, last = (m + 1) * train / M;
+            moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+            spec.n_experts = K;
+            spec.n_features = D;
+            moe_model_create(&locals[m], &spec);
+            moe_fitter_t *em = NULL;
+            moe_fitter_create(&em, "em");
+            moe_fitter_set_option(em, "n_init", n_init);
+            moe_fitter_set_option(em, "tol", "1e-6");
+            char seed[32];
+            snprintf(seed, sizeof seed, "%zu", m);
+            moe_fitter_set_option(em, "seed", seed);
+            double start = now();
+            moe_fitter_fit(em, locals[m], last - first, X + first * D, D, y + first, NULL);
+            double seconds = now() - start;
+            if (m < 4 && seconds > slowest)
+                slowest = seconds;
+            moe_fitter_free(em);
+            shares[m] = (double)(last - first) / (double)train;
+            moe_model_save_buffer(locals[m], NULL, 0, &bytes);
+        }
+        moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+        spec.n_experts = K;
+        spec.n_features = D;
+        moe_model_t *reduced = NULL;
+        moe_model_create(&reduced, &spec);
+        moe_fitter_t *ot = NULL;
+        moe_fitter_create(&ot, "ot");
+        double start = now();
+        moe_fitter_aggregate(ot, reduced, M, (const moe_model_t *const *)locals, shares,
+                             train / M, X, D, y, NULL);
+        double reduction = now() - start;
+        printf("%4zu %14zu %12.3f %14zu %14.3f\n", M, train / M, slowest, bytes, reduction);
+        fflush(stdout);
+        moe_fitter_free(ot);
+        moe_model_free(reduced);
+        for (size_t m = 0; m < M; ++m)
+            moe_model_free(locals[m]);
+        free(locals);
+        free(shares);
+    }
     free(X);
     free(y);
     return 0;
