@@ -243,6 +243,27 @@ MOE_API moe_status moe_model_criteria(const moe_model_t *model, size_t n, const 
 MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
 
 /*
+ * The observed information of the free parameters on data (the negative Hessian of the
+ * weighted log-likelihood, exact: Louis' identity row by row), and its inverse, the
+ * asymptotic covariance of the maximum-likelihood estimate: standard errors are the roots
+ * of its diagonal. P = moe_model_n_free_params(model) parameters, in this order: the gate's
+ * free rows ((K - 1) x p, the last expert the reference), the experts' free rows (K x R x p,
+ * R = 1, or classes - 1 for multinomial experts, the last class the reference), then the K
+ * variances of Gaussian experts; p = inputs, intercept first. out holds P x P values
+ * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
+ * information of the likelihood alone. Gaussian experts with the identity link only
+ * (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns MOE_ERR_NUMERICAL with a message
+ * when the information is not positive definite (an expert without data, separation, or
+ * parameters that are not a maximum), never a matrix of garbage.
+ */
+MOE_API moe_status moe_model_information(const moe_model_t *model, size_t n, const double *X,
+                                         size_t ldx, const double *y, const double *weights,
+                                         double *information, size_t length);
+MOE_API moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                                  const double *y, const double *weights, double *covariance,
+                                  size_t length);
+
+/*
  * Persistence. The format is portable (little-endian IEEE-754, fixed-width
  * integers), versioned and protected by a CRC-32; loaders check every byte
  * and return MOE_ERR_FORMAT for anything that is not a valid model.

@@ -1,0 +1,308 @@
+/*
+ * The observed information of a model's free parameters on data, and its inverse
+ * (docs/ARCHITECTURE.md, "Standard errors").
+ *
+ * Per row, with responsibilities r_k, complete-data scores s_k = grad log(pi_k f_k) and
+ * Hessians H_k (Louis' identity row by row, exact):
+ *   hess l = sum_k r_k (H_k + s_k s_k') - sbar sbar',  sbar = sum_k r_k s_k,
+ *   I = -sum_i v_i hess l_i = sum_i v_i [ -sum_k r_k H_k - sum_k r_k s_k s_k' + sbar sbar' ].
+ * The -H parts are weighted Gram matrices of x~ (the gate's (diag pi - pi pi') (x) x~ x~', the
+ * same for every k; each expert's own); the score parts are rank updates of row blocks
+ * (syrk). Parameters, in this order: the gate's free rows ((K - 1) x p), the experts' free
+ * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts).
+ */
+#include "model/family.h"
+#include "model/gate.h"
+#include "common/alloc.h"
+#include "common/check.h"
+#include "common/linalg.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct layout {
+    size_t K, p, R, P;
+    size_t experts, variances; /* offsets */
+    int gaussian, classes;     /* classes: multinomial with R free classes */
+} layout;
+
+static layout layout_of(const struct moe_model *model)
+{
+    layout l;
+    l.K = model->n_experts;
+    l.p = model->n_inputs;
+    l.gaussian = model->family == MOE_FAMILY_GAUSSIAN;
+    l.classes = model->family == MOE_FAMILY_MULTINOMIAL;
+    l.R = l.classes ? model->n_classes - 1 : 1;
+    l.experts = (l.K - 1) * l.p;
+    l.variances = l.experts + l.K * l.R * l.p;
+    l.P = l.variances + (l.gaussian ? l.K : 0);
+    return l;
+}
+
+static double log_sum_exp(const double *v, size_t n)
+{
+    double largest = -INFINITY;
+    for (size_t i = 0; i < n; ++i)
+        largest = v[i] > largest ? v[i] : largest;
+    if (!isfinite(largest))
+        return largest;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        sum += exp(v[i] - largest);
+    return largest + log(sum);
+}
+
+/* information (P x P, upper triangle) += what rows [start, start + rows) contribute. */
+static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
+                      size_t start, size_t rows, double *block, double *scores, double *mean_score,
+                      double *weights, double *information)
+{
+    size_t K = l->K, p = l->p, R = l->R, P = l->P;
+    moe_data_load_block(data, start, rows, block);
+    memset(mean_score, 0, rows * P * sizeof(double));
+    double logits[64 * 2], probability[64], log_f[64], r[64];
+    double classes_linear[257], class_probability[257];
+    for (int k_pass = 0; k_pass < (int)K; ++k_pass) {
+        size_t k = (size_t)k_pass;
+        memset(scores, 0, rows * P * sizeof(double));
+        for (size_t i = 0; i < rows; ++i) {
+            const double *x = block + i * p;
+            size_t row = start + i;
+            double v = data->weights != NULL ? data->weights[row] : 1.0, y = data->y[row];
+            /* gate */
+            for (size_t a = 0; a < K; ++a) {
+                double sum = 0.0;
+                for (size_t j = 0; j < p; ++j)
+                    sum += model->gate[a * p + j] * x[j];
+                logits[a] = sum;
+            }
+            double total = log_sum_exp(logits, K);
+            for (size_t a = 0; a < K; ++a)
+                probability[a] = exp(logits[a] - total);
+            /* experts' log densities */
+            for (size_t c = 0; c < K; ++c) {
+                const double *beta = model->experts + c * model->expert_rows * p;
+                if (l->gaussian) {
+                    double mean = 0.0;
+                    for (size_t j = 0; j < p; ++j)
+                        mean += beta[j] * x[j];
+                    double variance = model->variances[c], e = y - mean;
+                    log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
+                                       e * e / variance);
+                } else {
+                    /* class logits, reference last (logistic: class 1 free, 0 reference) */
+                    double z[257];
+                    for (size_t q = 0; q < R; ++q) {
+                        double sum = 0.0;
+                        for (size_t j = 0; j < p; ++j)
+                            sum += beta[q * p + j] * x[j];
+                        z[q] = sum;
+                    }
+                    z[R] = 0.0;
+                    size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
+                    log_f[c] = z[label] - log_sum_exp(z, R + 1);
+                }
+            }
+            double joint[64];
+            for (size_t c = 0; c < K; ++c)
+                joint[c] = log(probability[c]) + log_f[c];
+            double loglik = log_sum_exp(joint, K);
+            if (!isfinite(loglik))
+                return 1;
+            for (size_t c = 0; c < K; ++c)
+                r[c] = exp(joint[c] - loglik);
+            double *s = scores + i * P;
+            /* s_k: gate block (delta_ka - pi_a) x~, expert k's block */
+            for (size_t a = 0; a + 1 < K; ++a)
+                for (size_t j = 0; j < p; ++j)
+                    s[a * p + j] = ((a == k ? 1.0 : 0.0) - probability[a]) * x[j];
+            const double *beta = model->experts + k * model->expert_rows * p;
+            double *se = s + l->experts + k * R * p;
+            if (l->gaussian) {
+                double mean = 0.0;
+                for (size_t j = 0; j < p; ++j)
+                    mean += beta[j] * x[j];
+                double variance = model->variances[k], e = y - mean;
+                for (size_t j = 0; j < p; ++j)
+                    se[j] = e * x[j] / variance;
+                s[l->variances + k] = -0.5 / variance + 0.5 * e * e / (variance * variance);
+                /* -H_k of the expert, weighted v r_k: Gram, cross column, scalar. */
+                double w = v * r[k];
+                double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t b = a; b < p; ++b)
+                        beta_block[a * P + b] += w * x[a] * x[b] / variance;
+                for (size_t a = 0; a < p; ++a)
+                    information[(l->experts + k * p + a) * P + l->variances + k] +=
+                        w * e * x[a] / (variance * variance);
+                information[(l->variances + k) * P + l->variances + k] +=
+                    w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
+            } else {
+                for (size_t q = 0; q < R; ++q) {
+                    double sum = 0.0;
+                    for (size_t j = 0; j < p; ++j)
+                        sum += beta[q * p + j] * x[j];
+                    classes_linear[q] = sum;
+                }
+                classes_linear[R] = 0.0;
+                double ctotal = log_sum_exp(classes_linear, R + 1);
+                for (size_t q = 0; q <= R; ++q)
+                    class_probability[q] = exp(classes_linear[q] - ctotal);
+                size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
+                for (size_t q = 0; q < R; ++q)
+                    for (size_t j = 0; j < p; ++j)
+                        se[q * p + j] = ((q == label ? 1.0 : 0.0) - class_probability[q]) * x[j];
+                double w = v * r[k];
+                for (size_t q1 = 0; q1 < R; ++q1)
+                    for (size_t q2 = q1; q2 < R; ++q2) {
+                        double c = w * ((q1 == q2 ? class_probability[q1] : 0.0) -
+                                        class_probability[q1] * class_probability[q2]);
+                        double *out = information + (l->experts + (k * R + q1) * p) * P +
+                                      l->experts + (k * R + q2) * p;
+                        for (size_t a = 0; a < p; ++a)
+                            for (size_t b = (q1 == q2 ? a : 0); b < p; ++b)
+                                out[a * P + b] += c * x[a] * x[b];
+                    }
+            }
+            /* sbar += r_k s_k; the gate's -H (the same for every k) once, at k = 0 */
+            double *m = mean_score + i * P;
+            for (size_t j = 0; j < P; ++j)
+                m[j] += r[k] * s[j];
+            if (k == 0)
+                for (size_t a = 0; a + 1 < K; ++a)
+                    for (size_t b = a; b + 1 < K; ++b) {
+                        double c = v * ((a == b ? probability[a] : 0.0) -
+                                        probability[a] * probability[b]);
+                        double *out = information + (a * p) * P + b * p;
+                        for (size_t i2 = 0; i2 < p; ++i2)
+                            for (size_t j2 = (a == b ? i2 : 0); j2 < p; ++j2)
+                                out[i2 * P + j2] += c * x[i2] * x[j2];
+                    }
+            weights[i] = v;
+            /* scale s_k by sqrt(v r_k) for the rank update */
+            double scale = sqrt(v * r[k]);
+            for (size_t j = 0; j < P; ++j)
+                s[j] *= scale;
+        }
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)P, (int)rows, -1.0, scores,
+                    (int)P, 1.0, information, (int)P);
+    }
+    for (size_t i = 0; i < rows; ++i) {
+        double scale = sqrt(weights[i]);
+        for (size_t j = 0; j < P; ++j)
+            mean_score[i * P + j] *= scale;
+    }
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)P, (int)rows, 1.0, mean_score,
+                (int)P, 1.0, information, (int)P);
+    return 0;
+}
+
+static moe_status information_of(const moe_model_t *model, size_t n, const double *X,
+                                 size_t ldx, const double *y, const double *weights,
+                                 double *out, size_t length)
+{
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    if (model->family == MOE_FAMILY_GAUSSIAN && model->link != MOE_LINK_IDENTITY)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the information is derived for the identity link only");
+    if (model->n_experts > 64 || (model->family == MOE_FAMILY_MULTINOMIAL &&
+                                  model->n_classes > 256))
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the information takes at most 64 experts and 256 classes");
+    layout l = layout_of(model);
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
+    if (l.P > 0 && (length / l.P < l.P))
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "the output holds %zu values, %zu x %zu needed",
+                        length, l.P, l.P);
+    moe_status status = moe_check_design(NULL, n, X, ldx, model->n_features);
+    if (status == MOE_OK)
+        status = moe_check_response_values(NULL, n, y);
+    if (status == MOE_OK)
+        status = model->family_ops->check_response(model, n, y, NULL);
+    if (status == MOE_OK)
+        status = moe_check_weights(NULL, n, weights);
+    if (status != MOE_OK)
+        return status;
+    if (n == 0)
+        return moe_fail(NULL, MOE_ERR_EMPTY_INPUT, "no rows");
+    moe_data data = {n, model->n_features, model->n_features == 0 ? 0 : ldx, model->intercept,
+                     X, y, weights};
+    size_t B = MOE_BLOCK_ROWS, P = l.P;
+    double *block = moe_alloc_array(B, l.p > 0 ? l.p : 1, sizeof(double));
+    double *scores = moe_alloc_array(B, P, sizeof(double));
+    double *mean = moe_alloc_array(B, P, sizeof(double));
+    double *row_weights = moe_alloc_array(B, 1, sizeof(double));
+    double *information = calloc(P * P, sizeof(double));
+    if (!block || !scores || !mean || !row_weights || !information)
+        status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
+    for (size_t start = 0; status == MOE_OK && start < n; start += B) {
+        size_t rows = n - start < B ? n - start : B;
+        if (accumulate(model, &l, &data, start, rows, block, scores, mean, row_weights,
+                       information) != 0)
+            status = moe_fail(NULL, MOE_ERR_NUMERICAL,
+                              "a row in rows %zu..%zu has zero likelihood under every expert",
+                              start, start + rows - 1);
+    }
+    if (status == MOE_OK) {
+        for (size_t a = 0; a < P; ++a)
+            for (size_t b = 0; b < a; ++b)
+                information[a * P + b] = information[b * P + a];
+        memcpy(out, information, P * P * sizeof(double));
+    }
+    free(block);
+    free(scores);
+    free(mean);
+    free(row_weights);
+    free(information);
+    return status;
+}
+
+moe_status moe_model_information(const moe_model_t *model, size_t n, const double *X,
+                                 size_t ldx, const double *y, const double *weights,
+                                 double *information, size_t length)
+{
+    return information_of(model, n, X, ldx, y, weights, information, length);
+}
+
+moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                          const double *y, const double *weights, double *covariance,
+                          size_t length)
+{
+    moe_status status = information_of(model, n, X, ldx, y, weights, covariance, length);
+    if (status != MOE_OK)
+        return status;
+    size_t P = layout_of(model).P;
+    if (P == 0)
+        return MOE_OK;
+    /* The information of a fit that is not a maximum, or of a degenerate one, need not be
+       positive definite: then there is no covariance to report. */
+    double *copy = malloc(P * P * sizeof(double));
+    if (copy == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    memcpy(copy, covariance, P * P * sizeof(double));
+    lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', (lapack_int)P, copy, (lapack_int)P);
+    if (info == 0)
+        info = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'U', (lapack_int)P, copy, (lapack_int)P);
+    if (info != 0) {
+        free(copy);
+        return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                        "the observed information is not positive definite (parameter %d): "
+                        "an expert without data, separation, or a point that is not a "
+                        "maximum; standard errors are not defined",
+                        (int)info);
+    }
+    for (size_t a = 0; a < P; ++a)
+        for (size_t b = 0; b < P; ++b)
+            covariance[a * P + b] = a <= b ? copy[a * P + b] : copy[b * P + a];
+    free(copy);
+    for (size_t i = 0; i < P * P; ++i)
+        if (!isfinite(covariance[i]))
+            return moe_fail(NULL, MOE_ERR_NUMERICAL, "the covariance is not finite");
+    return MOE_OK;
+}
