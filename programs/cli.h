@@ -59,6 +59,7 @@ typedef struct fit_arguments {
     int no_intercept;     /* experts and gate without intercepts (cqt needs it) */
     const char *batch_size, *checkpoint, *resume; /* streaming fit */
     int estimator_given;  /* --estimator appeared (streaming defaults to ismm) */
+    int intervals;        /* --intervals: 95% Wald intervals beside the standard errors */
 } fit_arguments;
 
 /* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The
@@ -111,6 +112,9 @@ typedef struct fit_summary {
     const moe_fit_report *report;  /* NULL: not shown */
     const char *estimator;
     size_t n;                      /* rows fitted */
+    const double *standard_errors; /* moe_model_n_free_params values in the order of
+                                      moe_model_vcov, or NULL: not shown */
+    int intervals;                 /* also 95% Wald intervals */
 } fit_summary;
 
 /* A readable summary of the model (and of the fit, when `fit` is not NULL). */

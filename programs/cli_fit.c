@@ -2,6 +2,7 @@
 
 #include "cli.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ static const char fit_help[] =
     "                         Gaussian experts, K <= features, needs --no-intercept\n"
     "                         and centred features)\n"
     "  --no-intercept         experts and gate without intercept terms\n"
+    "  --intervals            95% Wald intervals beside the standard errors\n"
     "  --batch-size B         stream DATA.csv (or '-', standard input) in batches of B\n"
     "                         rows through the estimator's partial fit (ismm unless\n"
     "                         --estimator names another): the file is never held\n"
@@ -142,6 +144,8 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
             a->link = value;
         } else if (strcmp(arg, "--no-intercept") == 0) {
             a->no_intercept = 1;
+        } else if (!select && strcmp(arg, "--intervals") == 0) {
+            a->intervals = 1;
         } else if (!select && strcmp(arg, "--batch-size") == 0) {
             VALUE();
             a->batch_size = value;
@@ -430,7 +434,7 @@ static int run_fit(const fit_arguments *a)
         return code;
     moe_model_t *model = NULL;
     moe_fitter_t *fitter = NULL;
-    double *mean = NULL;
+    double *mean = NULL, *standard_errors = NULL;
     code = fit_model(a, &t, a->experts, &model, &fitter);
     if (code == 0) {
         moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -441,8 +445,25 @@ static int run_fit(const fit_arguments *a)
                                                &criteria) == MOE_OK;
         mean = malloc(a->experts * sizeof(double));
         int have_mean = mean != NULL && mean_gate(model, data, mean) == 0;
+        /* Standard errors from the observed information at the fit (unpenalised). */
+        size_t P = moe_model_n_free_params(model);
+        double *covariance = P <= 4000 ? malloc(P * P * sizeof(double)) : NULL;
+        standard_errors = covariance != NULL ? malloc(P * sizeof(double)) : NULL;
+        if (standard_errors != NULL &&
+            moe_model_vcov(model, data->n, data->X, data->d, data->y, NULL, covariance, P * P) ==
+                MOE_OK) {
+            for (size_t j = 0; j < P; ++j)
+                standard_errors[j] = sqrt(covariance[j * P + j]);
+        } else {
+            fprintf(stderr, "moe: note: no standard errors: %s\n",
+                    P > 4000 ? "more than 4000 free parameters" : moe_last_error());
+            free(standard_errors);
+            standard_errors = NULL;
+        }
+        free(covariance);
         fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
-                               &report, moe_fitter_estimator_name(fitter), data->n};
+                               &report, moe_fitter_estimator_name(fitter), data->n,
+                               standard_errors, a->intervals};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else
@@ -453,6 +474,7 @@ static int run_fit(const fit_arguments *a)
         }
     }
     free(mean);
+    free(standard_errors);
     moe_fitter_free(fitter);
     moe_model_free(model);
     free_training_data(&t);

@@ -81,6 +81,76 @@ static void print_table(FILE *out, const moe_model_t *model, const parameters *p
     }
 }
 
+/* The estimates in the order of moe_model_vcov and a label for each ("gate 1: x", "expert
+   2: x", "expert 2 class a: x", "expert 1: variance"); count values. */
+static size_t inference_rows(const moe_model_t *model, const parameters *p, double *estimates,
+                             char (*labels)[96])
+{
+    size_t count = 0;
+    char input[32], cls[32];
+    for (size_t a = 0; a + 1 < p->K; ++a)
+        for (size_t j = 0; j < p->p; ++j) {
+            estimates[count] = p->gate[a * p->p + j];
+            snprintf(labels[count++], 96, "gate %zu: %s", a + 1,
+                     input_label(model, p, j, input, sizeof input));
+        }
+    size_t free_rows = moe_model_family(model) == MOE_FAMILY_MULTINOMIAL ? p->rows - 1 : 1;
+    for (size_t k = 0; k < p->K; ++k)
+        for (size_t q = 0; q < free_rows; ++q)
+            for (size_t j = 0; j < p->p; ++j) {
+                estimates[count] = p->experts[(k * p->rows + q) * p->p + j];
+                if (free_rows > 1)
+                    snprintf(labels[count++], 96, "expert %zu class %s: %s", k + 1,
+                             class_label(model, q, cls, sizeof cls),
+                             input_label(model, p, j, input, sizeof input));
+                else
+                    snprintf(labels[count++], 96, "expert %zu: %s", k + 1,
+                             input_label(model, p, j, input, sizeof input));
+            }
+    if (p->variances != NULL)
+        for (size_t k = 0; k < p->K; ++k) {
+            estimates[count] = p->variances[k];
+            snprintf(labels[count++], 96, "expert %zu: variance", k + 1);
+        }
+    return count;
+}
+
+/* Two-sided normal p-value of z. */
+static double p_value(double z)
+{
+    return erfc(fabs(z) / sqrt(2.0));
+}
+
+static void print_inference(FILE *out, const moe_model_t *model, const parameters *p,
+                            const fit_summary *fit)
+{
+    size_t P = moe_model_n_free_params(model);
+    double *estimates = malloc(P * sizeof(double));
+    char (*labels)[96] = malloc(P * sizeof *labels);
+    if (estimates == NULL || labels == NULL) {
+        free(estimates);
+        free(labels);
+        return;
+    }
+    size_t count = inference_rows(model, p, estimates, labels);
+    fprintf(out, "\nstandard errors (observed information):\n  %-32s %14s %12s %9s %10s",
+            "parameter", "estimate", "std. error", "z", "p");
+    if (fit->intervals)
+        fprintf(out, " %12s %12s", "95% lower", "95% upper");
+    fputc('\n', out);
+    for (size_t j = 0; j < count; ++j) {
+        double se = fit->standard_errors[j], z = estimates[j] / se;
+        fprintf(out, "  %-32.32s %14.6g %12.4g %9.3f %10.3g", labels[j], estimates[j], se, z,
+                p_value(z));
+        if (fit->intervals)
+            fprintf(out, " %12.6g %12.6g", estimates[j] - 1.959963984540054 * se,
+                    estimates[j] + 1.959963984540054 * se);
+        fputc('\n', out);
+    }
+    free(estimates);
+    free(labels);
+}
+
 void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
 {
     parameters p;
@@ -141,6 +211,8 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
     }
     fprintf(out, "\ngate: log-odds against expert %zu\n", p.K);
     print_table(out, model, &p, p.gate, p.p);
+    if (fit != NULL && fit->standard_errors != NULL)
+        print_inference(out, model, &p, fit);
     if (fit != NULL && fit->report != NULL) {
         const moe_fit_report *r = fit->report;
         fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %zu iterations, %s, %.3f s\n",
@@ -309,6 +381,38 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
             json_number(out, c->icl);
         }
         fputc('}', out);
+    }
+    if (fit != NULL && fit->standard_errors != NULL) {
+        size_t P = moe_model_n_free_params(model);
+        double *estimates = malloc(P * sizeof(double));
+        char (*labels)[96] = malloc(P * sizeof *labels);
+        if (estimates != NULL && labels != NULL) {
+            size_t count = inference_rows(model, &p, estimates, labels);
+            fputs(", \"inference\": [", out);
+            for (size_t j = 0; j < count; ++j) {
+                double se = fit->standard_errors[j], z = estimates[j] / se;
+                fputs(j > 0 ? ", {\"parameter\": " : "{\"parameter\": ", out);
+                json_string(out, labels[j]);
+                fputs(", \"estimate\": ", out);
+                json_number(out, estimates[j]);
+                fputs(", \"se\": ", out);
+                json_number(out, se);
+                fputs(", \"z\": ", out);
+                json_number(out, z);
+                fputs(", \"p\": ", out);
+                json_number(out, p_value(z));
+                if (fit->intervals) {
+                    fputs(", \"lower\": ", out);
+                    json_number(out, estimates[j] - 1.959963984540054 * se);
+                    fputs(", \"upper\": ", out);
+                    json_number(out, estimates[j] + 1.959963984540054 * se);
+                }
+                fputc('}', out);
+            }
+            fputc(']', out);
+        }
+        free(estimates);
+        free(labels);
     }
     fputs("}\n", out);
     free_parameters(&p);

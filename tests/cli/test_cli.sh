@@ -164,6 +164,20 @@ contains "$work/err" "only Gaussian experts take a link" "--link with a classifi
 run 2 "--link unknown" "$moe" fit "$work/two.csv" --response y --link tanh
 contains "$work/err" "'tanh' is not identity, sigmoid or relu" "--link unknown"
 
+# --- standard errors ---------------------------------------------------------------
+run 0 "fit --intervals" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 --intervals
+contains "$work/out" "standard errors (observed information):" "fit prints standard errors"
+contains "$work/out" "95% lower" "--intervals adds the interval columns"
+# Every expert's slope (2 and -1) lies in its 95% interval (either order).
+checks=$((checks + 1))
+awk '$1 == "expert" && $3 == "x" { if ($4 - 1.96 * $5 < 2 && 2 < $4 + 1.96 * $5) two = 1;
+                                   if ($4 - 1.96 * $5 < -1 && -1 < $4 + 1.96 * $5) one = 1 }
+     END { exit (two && one) ? 0 : 1 }' "$work/out" ||
+    fail "the slopes' intervals do not cover the truth"
+run 0 "fit --json with standard errors" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
+    --json
+contains "$work/out" '"inference": [{"parameter": "gate 1: (intercept)"' "standard errors in JSON"
+
 # --- the tensor estimator --------------------------------------------------------
 # Two linear experts along x1 and x2, the gate along x3 (orthogonal), centred Gaussian x.
 awk 'BEGIN { srand(29); print "x1,x2,x3,x4,y";
