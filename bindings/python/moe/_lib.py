@@ -1,0 +1,157 @@
+"""The C library through ctypes: where it is found, the prototypes of the functions used,
+and statuses turned into exceptions. Only the installed public API (libmoe.so.1)."""
+import ctypes
+import ctypes.util
+import os
+
+# The ABI this package was written for: libmoe.so.1, 0.1 or later.
+SONAME = "libmoe.so.1"
+MIN_VERSION = 100  # moe_version_number() of 0.1.0
+
+
+class MoeError(Exception):
+    """A libmoe status other than MOE_OK; `status` is its number, the message libmoe's."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class MoeNumericalError(MoeError, ArithmeticError):
+    pass
+
+
+class MoeValueError(MoeError, ValueError):
+    pass
+
+
+_VALUE_STATUSES = {1, 2, 3, 4, 5, 6, 7, 14, 16}  # invalid argument .. not found, invalid label
+MOE_ERR_NUMERICAL = 9
+MOE_ERR_CANCELLED = 13
+MOE_ERR_BUFFER_TOO_SMALL = 15
+
+
+def _find_library():
+    path = os.environ.get("MOE_LIBRARY")
+    if path:
+        return path
+    found = ctypes.util.find_library("moe")
+    return found if found else SONAME
+
+
+def _load():
+    path = _find_library()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        raise ImportError(
+            f"cannot load libmoe ({path}): install libmoe, or set MOE_LIBRARY to the path of "
+            f"libmoe.so.1 ({error})") from error
+    lib.moe_version_number.restype = ctypes.c_int
+    lib.moe_version_string.restype = ctypes.c_char_p
+    if lib.moe_version_number() < MIN_VERSION:
+        raise ImportError(f"libmoe {lib.moe_version_string().decode()} is older than 0.1, "
+                          "which this package needs")
+    return lib
+
+
+lib = _load()
+
+c_double_p = ctypes.POINTER(ctypes.c_double)
+c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
+
+
+class ModelSpec(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("family", ctypes.c_int),
+                ("n_experts", ctypes.c_size_t), ("n_features", ctypes.c_size_t),
+                ("intercept", ctypes.c_int), ("n_classes", ctypes.c_size_t),
+                ("link", ctypes.c_int)]
+
+
+class Criteria(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("loglik", ctypes.c_double),
+                ("n_params", ctypes.c_double), ("n_obs", ctypes.c_double),
+                ("aic", ctypes.c_double), ("bic", ctypes.c_double), ("icl", ctypes.c_double),
+                ("entropy", ctypes.c_double)]
+
+
+class Progress(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("restart", ctypes.c_size_t),
+                ("n_restarts", ctypes.c_size_t), ("iteration", ctypes.c_size_t),
+                ("loglik", ctypes.c_double)]
+
+
+PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Progress), ctypes.c_void_p)
+
+_prototypes = {
+    "moe_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+    "moe_last_error": (ctypes.c_char_p, []),
+    "moe_model_spec_init": (ctypes.c_int, [ctypes.POINTER(ModelSpec), ctypes.c_uint]),
+    "moe_model_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ModelSpec)]),
+    "moe_model_free": (None, [ctypes.c_void_p]),
+    "moe_model_clone": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]),
+    "moe_model_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "moe_model_n_experts": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_n_features": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_n_classes": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_n_inputs": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_expert_rows": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_n_free_params": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_model_family": (ctypes.c_int, [ctypes.c_void_p]),
+    "moe_model_has_intercept": (ctypes.c_int, [ctypes.c_void_p]),
+    "moe_model_get_gate": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
+    "moe_model_get_experts": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
+    "moe_model_get_variances": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
+    "moe_model_predict": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                         ctypes.c_size_t, c_double_p, ctypes.c_size_t]),
+    "moe_model_gate_proba": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                            ctypes.c_size_t, c_double_p, ctypes.c_size_t]),
+    "moe_model_posterior": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                           ctypes.c_size_t, c_double_p, c_double_p,
+                                           ctypes.c_size_t]),
+    "moe_model_loglik": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                        ctypes.c_size_t, c_double_p, c_double_p, c_double_p]),
+    "moe_model_criteria": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                          ctypes.c_size_t, c_double_p, c_double_p,
+                                          ctypes.POINTER(Criteria)]),
+    "moe_model_accuracy": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                          ctypes.c_size_t, c_double_p, c_double_p, c_double_p]),
+    "moe_model_vcov": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                      ctypes.c_size_t, c_double_p, c_double_p, c_double_p,
+                                      ctypes.c_size_t]),
+    "moe_model_save_buffer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                             c_size_t_p]),
+    "moe_model_load_buffer": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                                             ctypes.c_size_t]),
+    "moe_model_save": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    "moe_model_load": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]),
+    "moe_fitter_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]),
+    "moe_fitter_free": (None, [ctypes.c_void_p]),
+    "moe_fitter_set_option": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]),
+    "moe_fitter_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "moe_fitter_set_progress": (ctypes.c_int, [ctypes.c_void_p, PROGRESS_FN, ctypes.c_void_p]),
+    "moe_fitter_fit": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                      c_double_p, ctypes.c_size_t, c_double_p, c_double_p]),
+    "moe_fitter_partial_fit": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                              c_double_p, ctypes.c_size_t, c_double_p,
+                                              c_double_p]),
+}
+for _name, (_restype, _argtypes) in _prototypes.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+
+
+def check(status, message_source=None):
+    """Raise the exception of a status, with the library's message."""
+    if status == 0:
+        return
+    message = message_source() if message_source is not None else lib.moe_last_error()
+    text = (message or b"").decode("utf-8", "replace") or lib.moe_strerror(status).decode()
+    if status == MOE_ERR_CANCELLED:
+        raise KeyboardInterrupt(text)
+    if status == MOE_ERR_NUMERICAL:
+        raise MoeNumericalError(status, text)
+    if status in _VALUE_STATUSES:
+        raise MoeValueError(status, text)
+    raise MoeError(status, text)

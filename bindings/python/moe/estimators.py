@@ -1,0 +1,259 @@
+"""scikit-learn style estimators over libmoe's fitters: MoERegressor (Gaussian experts) and
+MoEClassifier (logistic or multinomial experts)."""
+import ctypes
+import threading
+
+import numpy as np
+
+from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
+from .model import Model, as_rows, pointer
+
+try:  # scikit-learn is optional: without it the estimators still work, with less checking
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.utils.metaestimators import available_if
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
+                                          check_X_y)
+    HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover
+    HAVE_SKLEARN = False
+
+    class BaseEstimator:
+        pass
+
+    class RegressorMixin:
+        pass
+
+    class ClassifierMixin:
+        pass
+
+    def available_if(check):
+        return lambda method: method
+
+
+def _validate(X, y, sample_weight, numeric):
+    """X, y and weights as libmoe needs them, with scikit-learn's messages when it is there."""
+    if HAVE_SKLEARN:
+        X, y = check_X_y(X, y, dtype=np.float64, y_numeric=numeric, order="C")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        return X, y, sample_weight
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError("X must be 2-dimensional and y 1-dimensional with a value per row")
+    if sample_weight is not None:
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    return X, y, sample_weight
+
+
+def _rows(estimator, X):
+    if HAVE_SKLEARN:
+        check_is_fitted(estimator, "model_")
+        return check_array(X, dtype=np.float64, order="C")
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+class _Report(ctypes.Structure):
+    """moe_fit_report, version 1 (the fields every libmoe has)."""
+    _fields_ = [("version", ctypes.c_uint), ("status", ctypes.c_int),
+                ("iterations", ctypes.c_size_t), ("total_iterations", ctypes.c_size_t),
+                ("loglik", ctypes.c_double), ("converged", ctypes.c_int),
+                ("n_restarts", ctypes.c_size_t), ("best_restart", ctypes.c_size_t),
+                ("seconds", ctypes.c_double), ("monotonicity_violations", ctypes.c_size_t),
+                ("worst_relative_decrease", ctypes.c_double), ("degenerate_events", ctypes.c_size_t),
+                ("inner_iterations", ctypes.c_size_t), ("gradient_evaluations", ctypes.c_size_t)]
+
+
+lib.moe_fitter_get_report.restype = ctypes.c_int
+lib.moe_fitter_get_report.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Report)]
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+class _Fitter:
+    """A moe_fitter_t for one fit: options as text, Ctrl-C through the progress callback."""
+
+    def __init__(self, estimator, options):
+        self._handle = ctypes.c_void_p()
+        check(lib.moe_fitter_create(ctypes.byref(self._handle), estimator.encode()))
+        for name, value in options.items():
+            if value is None:
+                continue
+            check(lib.moe_fitter_set_option(self._handle, name.encode(),
+                                            _option_text(value).encode()), self._message)
+        self._interrupted = False
+
+        def progress(_progress, _user):
+            return 1 if self._interrupted else 0
+
+        self._progress = PROGRESS_FN(progress)
+        check(lib.moe_fitter_set_progress(self._handle, self._progress, None), self._message)
+
+    def _message(self):
+        return lib.moe_fitter_last_error(self._handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None and self._handle.value:
+            lib.moe_fitter_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def run(self, function, model, X, y, weights):
+        """The fit on a thread of its own (ctypes releases the GIL for the call), so that
+        Ctrl-C reaches Python and cancels the fit through the callback."""
+        result = {}
+
+        def call():
+            result["status"] = function(self._handle, model._handle, X.shape[0], pointer(X),
+                                        X.shape[1], pointer(y), pointer(weights))
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        try:
+            while thread.is_alive():
+                thread.join(0.05)
+        except KeyboardInterrupt:
+            self._interrupted = True
+            thread.join()
+            raise
+        status = result["status"]
+        if status == MOE_ERR_CANCELLED:
+            raise KeyboardInterrupt(self._message().decode())
+        check(status, self._message)
+
+
+class _MoE(BaseEstimator):
+    _family = "gaussian"
+
+    def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
+                 n_init=None, max_iter=None, tol=None, threads=None, options=None):
+        self.n_experts = n_experts
+        self.estimator = estimator
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.threads = threads
+        self.options = options
+
+    def _fitter_options(self):
+        options = {"n_init": self.n_init, "max_iter": self.max_iter, "tol": self.tol,
+                   "threads": self.threads}
+        if self.random_state is not None:
+            seed = self.random_state
+            if not isinstance(seed, (int, np.integer)):
+                seed = int(np.random.RandomState(seed).randint(0, 2**31 - 1))
+            options["seed"] = int(seed)
+        options.update(self.options or {})
+        return options
+
+    def _new_model(self, n_features, n_classes=0):
+        family = self._family if n_classes <= 2 else "multinomial"
+        return Model.create(self.n_experts, n_features, family=family,
+                            intercept=self.fit_intercept,
+                            n_classes=n_classes if family == "multinomial" else 0)
+
+    def _fit(self, X, y, sample_weight, partial):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        w = sample_weight
+        if not partial or not hasattr(self, "model_"):
+            self.model_ = self._new_model(X.shape[1], getattr(self, "_n_classes", 0))
+            self._fitter = _Fitter(self.estimator, self._fitter_options())
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model {self.n_features_in_}")
+        function = lib.moe_fitter_partial_fit if partial else lib.moe_fitter_fit
+        self._fitter.run(function, self.model_, X, y, w)
+        self.n_features_in_ = X.shape[1]
+        report = _Report()
+        report.version = 1
+        if lib.moe_fitter_get_report(self._fitter._handle, ctypes.byref(report)) == 0:
+            self.n_iter_ = report.iterations
+            self.converged_ = bool(report.converged)
+        return self
+
+    def __getstate__(self):
+        # The fitter (a C handle) does not travel; the model does, through its bytes.
+        state = dict(self.__dict__)
+        state.pop("_fitter", None)
+        return state
+
+
+class MoERegressor(RegressorMixin, _MoE):
+    """Softmax-gated mixture of Gaussian regression experts.
+
+    Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
+    are parameters: n_experts, estimator ("em", "gem", "gd", "cqt", "ismm", "ot"),
+    fit_intercept, random_state (the seed), n_init, max_iter, tol, threads."""
+
+    _family = "gaussian"
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
+        return self._fit(X, y, sample_weight, partial=False)
+
+    @available_if(lambda self: self.estimator == "ismm")
+    def partial_fit(self, X, y, sample_weight=None):
+        """One batch of a stream: the "ismm" estimator."""
+        X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
+        return self._fit(X, y, sample_weight, partial=True)
+
+    def predict(self, X):
+        X = _rows(self, X)
+        return self.model_.predict(X)
+
+    def loglik(self, X, y, sample_weight=None):
+        X = _rows(self, X)
+        return self.model_.loglik(X, y, sample_weight)
+
+
+class MoEClassifier(ClassifierMixin, _MoE):
+    """Softmax-gated mixture of logistic (two classes) or multinomial experts. Class labels
+    may be any values; they are encoded in sorted order, like scikit-learn does."""
+
+    _family = "logistic"
+
+    def _encode(self, y, fitting, sample_weight=None):
+        y = np.asarray(y)
+        if fitting:
+            if HAVE_SKLEARN:
+                check_classification_targets(y)
+            self.classes_, codes = np.unique(y, return_inverse=True)
+            present = y if sample_weight is None else y[np.asarray(sample_weight) > 0]
+            if len(self.classes_) < 2 or len(np.unique(present)) < 2:
+                raise ValueError("one class: a classifier needs at least two classes with "
+                                 "positive weight")
+            self._n_classes = len(self.classes_)
+            return codes.astype(np.float64)
+        positions = np.searchsorted(self.classes_, y)
+        if np.any(positions >= len(self.classes_)) or np.any(self.classes_[positions] != y):
+            raise ValueError("y holds a class not seen in fit")
+        return positions.astype(np.float64)
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sample_weight = _validate(X, y, sample_weight, numeric=False)
+        codes = self._encode(y, fitting=True, sample_weight=sample_weight)
+        # libmoe's logistic experts model P(y = 1): class 1 is the second sorted label.
+        return self._fit(X, codes, sample_weight, partial=False)
+
+    def predict_proba(self, X):
+        X = _rows(self, X)
+        out = self.model_.predict(X)
+        if self._n_classes == 2:
+            return np.column_stack([1.0 - out, out])
+        return out
+
+    def predict(self, X):
+        probabilities = self.predict_proba(X)
+        return self.classes_[np.argmax(probabilities, axis=1)]
+
+    def loglik(self, X, y, sample_weight=None):
+        X = _rows(self, X)
+        return self.model_.loglik(X, self._encode(y, fitting=False), sample_weight)
