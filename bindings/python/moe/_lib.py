@@ -136,6 +136,12 @@ _prototypes = {
                                               c_double_p, ctypes.c_size_t, c_double_p,
                                               c_double_p]),
 }
+_missing = [name for name in _prototypes if not hasattr(lib, name)]
+if _missing:
+    # A libmoe.so.1 from before these functions were added: say so at import rather than with
+    # an AttributeError in the middle of a fit.
+    raise ImportError(f"the loaded libmoe ({lib.moe_version_string().decode()}, {_find_library()}) "
+                      f"lacks {', '.join(_missing)}: this package needs a newer libmoe.so.1")
 for _name, (_restype, _argtypes) in _prototypes.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
