@@ -1,0 +1,270 @@
+# Mixtures of experts through the installed libmoe. The fitted model lives in the library's
+# buffer format (object$model, a raw vector); everything else is computed from it on demand.
+
+.families <- c(gaussian = 1L, binomial = 2L, multinomial = 3L)
+
+.option_text <- function(value) {
+  if (is.logical(value)) return(if (isTRUE(value)) "1" else "0")
+  if (is.numeric(value)) {
+    if (length(value) != 1 || !is.finite(value)) stop("fitter options take one finite value each")
+    # Integral values print without a fraction so that integer options accept them.
+    return(if (value == round(value) && abs(value) < 2^53) sprintf("%.0f", value)
+           else sprintf("%.17g", value))
+  }
+  as.character(value)
+}
+
+.response_codes <- function(y, family) {
+  if (family == "gaussian") {
+    if (!is.numeric(y)) stop("family gaussian needs a numeric response")
+    return(list(y = as.double(y), levels = NULL))
+  }
+  if (family == "binomial" && (is.numeric(y) || is.logical(y))) {
+    y <- as.double(y)
+    if (any(y != 0 & y != 1)) stop("family binomial needs a 0/1, logical or two-level factor response")
+    return(list(y = y, levels = c("0", "1")))
+  }
+  y <- as.factor(y)
+  if (family == "binomial" && nlevels(y) != 2)
+    stop("family binomial needs two classes; use family = \"multinomial\" for more")
+  if (nlevels(y) < 2) stop("the response has fewer than two classes")
+  list(y = as.double(as.integer(y) - 1L), levels = levels(y))
+}
+
+.design <- function(terms, frame, contrasts = NULL) {
+  X <- model.matrix(terms, frame, contrasts)
+  # The library adds the intercept itself (to the gate too), so the column is dropped here.
+  keep <- colnames(X) != "(Intercept)"
+  list(X = X[, keep, drop = FALSE], contrasts = attr(X, "contrasts"),
+       intercept = attr(terms, "intercept") == 1L)
+}
+
+
+moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multinomial"),
+                estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
+                seed = NULL, ...) {
+  family <- match.arg(family)
+  call <- match.call()
+  frame_call <- match.call(expand.dots = FALSE)
+  keep <- match(c("formula", "data", "subset", "weights", "na.action"), names(frame_call), 0L)
+  frame_call <- frame_call[c(1L, keep)]
+  frame_call$drop.unused.levels <- TRUE
+  frame_call[[1L]] <- quote(stats::model.frame)
+  frame <- eval(frame_call, parent.frame())
+  mt <- attr(frame, "terms")
+  if (!is.null(gate)) {
+    gate_terms <- attr(terms(gate), "term.labels")
+    if (!setequal(gate_terms, attr(mt, "term.labels")))
+      stop("libmoe's gate and experts share their covariates: gate = ", deparse(gate),
+           " must name the same terms as the formula")
+  }
+  design <- .design(mt, frame, contrasts)
+  response <- .response_codes(model.response(frame), family)
+  w <- model.weights(frame)
+  if (!is.null(w)) w <- as.double(w)
+  n_classes <- if (family == "multinomial") length(response$levels) else 0L
+  options <- list(...)
+  if (!is.null(seed)) options$seed <- seed
+  if (length(options) && (is.null(names(options)) || any(names(options) == "")))
+    stop("fitter options must be named, as in max_iter = 500")
+  option_values <- vapply(options, .option_text, character(1))
+  fit <- .Call(C_libmoe_fit, .families[[family]], as.integer(k), design$X, response$y, w,
+               design$intercept, as.integer(n_classes), as.character(estimator),
+               as.character(names(options)), unname(option_values))
+  object <- list(model = fit$model, loglik = fit$loglik, iterations = fit$iterations,
+                 converged = fit$converged, call = call, terms = mt, family = family, k = k,
+                 estimator = estimator, X = design$X, y = response$y, weights = w,
+                 levels = response$levels, intercept = design$intercept,
+                 contrasts = design$contrasts, xlevels = .getXlevels(mt, frame),
+                 na.action = attr(frame, "na.action"))
+  class(object) <- "moe"
+  object
+}
+
+.parameters <- function(object) {
+  parameters <- .Call(C_libmoe_parameters, object$model)
+  inputs <- c(if (object$intercept) "(Intercept)", colnames(object$X))
+  colnames(parameters[[1]]) <- inputs
+  colnames(parameters[[2]]) <- inputs
+  rownames(parameters[[1]]) <- paste0("expert", seq_len(object$k))
+  rows <- nrow(parameters[[2]]) / object$k
+  rownames(parameters[[2]]) <- if (rows == 1) paste0("expert", seq_len(object$k)) else
+    paste0("expert", rep(seq_len(object$k), each = rows), ":", object$levels)
+  names(parameters) <- c("gate", "experts", "variances")
+  parameters
+}
+
+# In the order of the library's covariance: the gate's free rows, the experts' free rows,
+# then the variances.
+
+coef.moe <- function(object, ...) {
+  parameters <- .parameters(object)
+  K <- object$k
+  gate <- parameters$gate[-K, , drop = FALSE]
+  values <- as.vector(t(gate))
+  names <- if (K > 1) as.vector(outer(colnames(gate), rownames(gate),
+                                      function(j, r) paste0("gate.", r, ":", j))) else character(0)
+  experts <- parameters$experts
+  if (object$family == "multinomial") {
+    C <- length(object$levels)
+    experts <- experts[-seq(C, K * C, by = C), , drop = FALSE]
+  }
+  values <- c(values, as.vector(t(experts)))
+  names <- c(names, as.vector(outer(colnames(experts), rownames(experts),
+                                    function(j, r) paste0(r, ":", j))))
+  if (object$family == "gaussian") {
+    values <- c(values, parameters$variances)
+    names <- c(names, paste0("variance.expert", seq_len(K)))
+  }
+  setNames(values, names)
+}
+
+
+vcov.moe <- function(object, ...) {
+  result <- .Call(C_libmoe_vcov, object$model, object$X, object$y, object$weights)
+  if (is.character(result)) stop("no covariance: ", result)
+  dimnames(result) <- list(names(coef(object)), names(coef(object)))
+  result
+}
+
+
+logLik.moe <- function(object, ...) {
+  P <- length(coef(object))
+  structure(object$loglik, df = P, nobs = nobs(object), class = "logLik")
+}
+
+
+nobs.moe <- function(object, ...) {
+  if (is.null(object$weights)) length(object$y) else sum(object$weights > 0)
+}
+
+.newdata_design <- function(object, newdata) {
+  if (missing(newdata) || is.null(newdata)) return(list(X = object$X, y = object$y))
+  mt <- delete.response(object$terms)
+  frame <- model.frame(mt, newdata, na.action = na.pass, xlev = object$xlevels)
+  X <- .design(mt, frame, object$contrasts)$X
+  y <- NULL
+  response <- all.vars(object$terms)[1]
+  if (response %in% names(newdata)) {
+    values <- newdata[[response]]
+    if (!is.null(object$levels) && !is.numeric(values)) {
+      values <- match(as.character(values), object$levels) - 1
+    }
+    y <- as.double(values)
+  }
+  list(X = X, y = y)
+}
+
+
+predict.moe <- function(object, newdata, type = c("response", "gate", "posterior"), ...) {
+  type <- match.arg(type)
+  design <- .newdata_design(object, newdata)
+  what <- match(type, c("response", "gate", "posterior")) - 1L
+  if (type == "posterior" && is.null(design$y)) stop("type = \"posterior\" needs the response in newdata")
+  out <- .Call(C_libmoe_predict, object$model, design$X, design$y, what)
+  if (type == "response") {
+    if (object$family == "multinomial") {
+      colnames(out) <- object$levels
+      return(out)
+    }
+    return(drop(out))
+  }
+  colnames(out) <- paste0("expert", seq_len(object$k))
+  out
+}
+
+
+fitted.moe <- function(object, ...) {
+  napredict(object$na.action, predict(object))
+}
+
+
+residuals.moe <- function(object, ...) {
+  if (object$family == "multinomial") stop("residuals are not defined for multinomial experts")
+  naresid(object$na.action, object$y - predict(object))
+}
+
+
+print.moe <- function(x, ...) {
+  cat("Mixture of", x$k, x$family, "experts fitted by libmoe (estimator \"", x$estimator, "\")\n",
+      sep = " ")
+  cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+  parameters <- .parameters(x)
+  cat("Experts:\n")
+  print(parameters$experts)
+  if (length(parameters$variances)) {
+    cat("\nVariances:\n")
+    print(setNames(parameters$variances, paste0("expert", seq_len(x$k))))
+  }
+  cat("\nGate (softmax; the last expert is the reference):\n")
+  print(parameters$gate)
+  ll <- logLik(x)
+  cat("\nlog-likelihood ", format(as.numeric(ll), digits = 8), " (df = ", attr(ll, "df"),
+      "), BIC ", format(BIC(ll), digits = 8), ", ", x$iterations, " iterations",
+      if (!x$converged) " (not converged)", "\n", sep = "")
+  invisible(x)
+}
+
+
+summary.moe <- function(object, ...) {
+  estimates <- coef(object)
+  covariance <- tryCatch(vcov(object), error = function(e) conditionMessage(e))
+  if (is.character(covariance)) {
+    errors <- rep(NA_real_, length(estimates))
+    note <- covariance
+  } else {
+    errors <- sqrt(diag(covariance))
+    note <- NULL
+  }
+  z <- estimates / errors
+  table <- cbind(Estimate = estimates, `Std. Error` = errors, `z value` = z,
+                 `Pr(>|z|)` = 2 * pnorm(-abs(z)))
+  structure(list(call = object$call, coefficients = table, note = note,
+                 loglik = logLik(object), family = object$family, k = object$k),
+            class = "summary.moe")
+}
+
+
+print.summary.moe <- function(x, ...) {
+  cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+  cat("Coefficients (standard errors from the observed information):\n")
+  printCoefmat(x$coefficients, ...)
+  if (!is.null(x$note)) cat("\nNo standard errors: ", x$note, "\n", sep = "")
+  cat("\nlog-likelihood ", format(as.numeric(x$loglik), digits = 8), " (df = ",
+      attr(x$loglik, "df"), "), AIC ", format(stats::AIC(x$loglik), digits = 8), ", BIC ",
+      format(BIC(x$loglik), digits = 8), "\n", sep = "")
+  invisible(x)
+}
+
+
+plot.moe <- function(x, ...) {
+  if (x$family != "gaussian") {
+    posterior <- predict(x, type = "gate")
+    graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
+                      ...)
+    return(invisible(x))
+  }
+  expert <- max.col(predict(x, type = "posterior"))
+  plot(predict(x), x$y, col = expert, pch = 20, xlab = "fitted", ylab = "response", ...)
+  abline(0, 1, lty = 2)
+  legend("topleft", legend = paste("expert", seq_len(x$k)), col = seq_len(x$k), pch = 20,
+         bty = "n")
+  invisible(x)
+}
+
+
+moe_select <- function(formula, data, k = 1:5, ...) {
+  rows <- lapply(k, function(experts) {
+    fit <- tryCatch(moe(formula, data, k = experts, ...), error = function(e) e)
+    if (inherits(fit, "error"))
+      return(data.frame(k = experts, loglik = NA_real_, df = NA_integer_, BIC = NA_real_,
+                        message = conditionMessage(fit)))
+    ll <- logLik(fit)
+    data.frame(k = experts, loglik = as.numeric(ll), df = attr(ll, "df"), BIC = BIC(ll),
+               message = "")
+  })
+  do.call(rbind, rows)
+}
+
+
+libmoe_version <- function() .Call(C_libmoe_version)

@@ -1,0 +1,304 @@
+/*
+ * .Call glue between R and the installed libmoe. Models cross the boundary as the library's
+ * own buffer format (a raw vector), so an R object holds no pointer that a saved workspace
+ * could leave dangling. Every error frees the handles first and then raises an R condition
+ * with the library's message.
+ */
+#include <string.h>
+
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Rdynload.h>
+
+#include <moe/moe.h>
+
+#define MESSAGE_SIZE 1024
+
+static void fail(const char *what, moe_status status, const char *message)
+{
+    char text[MESSAGE_SIZE];
+    /* Copied before the caller's handles go away: the message may live inside them. */
+    snprintf(text, sizeof text, "%s", (message && message[0]) ? message : moe_strerror(status));
+    Rf_error("libmoe %s: %s", what, text);
+}
+
+/* R matrices are column-major; libmoe reads rows. One copy, in R's memory (freed by R). */
+static double *rows_of(SEXP matrix, size_t *n, size_t *d)
+{
+    SEXP dims = Rf_getAttrib(matrix, R_DimSymbol);
+    if (!Rf_isReal(matrix) || Rf_length(dims) != 2)
+        Rf_error("libmoe: X must be a numeric matrix");
+    *n = (size_t)INTEGER(dims)[0];
+    *d = (size_t)INTEGER(dims)[1];
+    double *out = (double *)R_alloc(*n * (*d > 0 ? *d : 1), sizeof(double));
+    const double *column_major = REAL(matrix);
+    for (size_t i = 0; i < *n; i++)
+        for (size_t j = 0; j < *d; j++)
+            out[i * *d + j] = column_major[j * *n + i];
+    return out;
+}
+
+static const double *optional_vector(SEXP vector, size_t n, const char *name)
+{
+    if (Rf_isNull(vector))
+        return NULL;
+    if (!Rf_isReal(vector) || (size_t)XLENGTH(vector) != n)
+        Rf_error("libmoe: %s must be a numeric vector of one value per row", name);
+    return REAL(vector);
+}
+
+static moe_model_t *model_of(SEXP raw)
+{
+    if (TYPEOF(raw) != RAWSXP)
+        Rf_error("libmoe: the model must be a raw vector written by libmoe");
+    moe_model_t *model = NULL;
+    moe_status status = moe_model_load_buffer(&model, RAW(raw), (size_t)XLENGTH(raw));
+    if (status != MOE_OK)
+        fail("model", status, moe_last_error());
+    return model;
+}
+
+static SEXP raw_of(moe_model_t *model)
+{
+    size_t size = 0;
+    moe_status status = moe_model_save_buffer(model, NULL, 0, &size);
+    if (status != MOE_OK && status != MOE_ERR_BUFFER_TOO_SMALL) {
+        moe_model_free(model);
+        fail("save", status, moe_last_error());
+    }
+    SEXP out = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)size));
+    status = moe_model_save_buffer(model, RAW(out), size, &size);
+    if (status != MOE_OK) {
+        moe_model_free(model);
+        fail("save", status, moe_last_error());
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+static void check_interrupt(void *unused)
+{
+    (void)unused;
+    R_CheckUserInterrupt();
+}
+
+/* Ctrl-C cannot longjmp through the library: look for it here, where R may run, and ask
+ * the fit to stop; the caller raises the interrupt once the library has returned. */
+static int progress(const moe_progress *state, void *interrupted)
+{
+    (void)state;
+    if (!R_ToplevelExec(check_interrupt, NULL)) {
+        *(int *)interrupted = 1;
+        return 1;
+    }
+    return 0;
+}
+
+SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP intercept,
+                SEXP n_classes, SEXP estimator, SEXP option_names, SEXP option_values)
+{
+    size_t n, d;
+    const double *rows = rows_of(X, &n, &d);
+    if (!Rf_isReal(y) || (size_t)XLENGTH(y) != n)
+        Rf_error("libmoe: y must be a numeric vector of one value per row");
+    const double *w = optional_vector(weights, n, "weights");
+    if (!Rf_isString(estimator) || Rf_length(estimator) != 1 || !Rf_isString(option_names) ||
+        !Rf_isString(option_values) || Rf_length(option_names) != Rf_length(option_values))
+        Rf_error("libmoe: estimator and options must be character vectors");
+
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = (moe_family)Rf_asInteger(family);
+    spec.n_experts = (size_t)Rf_asInteger(n_experts);
+    spec.n_features = d;
+    spec.intercept = Rf_asLogical(intercept);
+    spec.n_classes = (size_t)Rf_asInteger(n_classes);
+    moe_model_t *model = NULL;
+    moe_status status = moe_model_create(&model, &spec);
+    if (status != MOE_OK)
+        fail("model", status, moe_last_error());
+
+    moe_fitter_t *fitter = NULL;
+    status = moe_fitter_create(&fitter, CHAR(STRING_ELT(estimator, 0)));
+    if (status != MOE_OK) {
+        moe_model_free(model);
+        fail("estimator", status, moe_last_error());
+    }
+    for (R_xlen_t i = 0; i < XLENGTH(option_names); i++) {
+        status = moe_fitter_set_option(fitter, CHAR(STRING_ELT(option_names, i)),
+                                       CHAR(STRING_ELT(option_values, i)));
+        if (status != MOE_OK) {
+            char text[MESSAGE_SIZE];
+            snprintf(text, sizeof text, "%s", moe_fitter_last_error(fitter));
+            moe_fitter_free(fitter);
+            moe_model_free(model);
+            fail("option", status, text);
+        }
+    }
+    int interrupted = 0;
+    moe_fitter_set_progress(fitter, progress, &interrupted);
+    status = moe_fitter_fit(fitter, model, n, rows, d, REAL(y), w);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_fitter_last_error(fitter));
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+        if (interrupted)
+            R_CheckUserInterrupt();
+        fail("fit", status, text);
+    }
+    moe_fitter_free(fitter);
+
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 4));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 4));
+    SET_VECTOR_ELT(out, 0, raw_of(model));
+    SET_STRING_ELT(names, 0, Rf_mkChar("model"));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(report.loglik));
+    SET_STRING_ELT(names, 1, Rf_mkChar("loglik"));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger((int)report.iterations));
+    SET_STRING_ELT(names, 2, Rf_mkChar("iterations"));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(report.converged != 0));
+    SET_STRING_ELT(names, 3, Rf_mkChar("converged"));
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    moe_model_free(model);
+    UNPROTECT(2);
+    return out;
+}
+
+/* gate (K x p), experts (K * rows x p), variances (K or empty), as a list. */
+SEXP libmoe_parameters(SEXP raw)
+{
+    moe_model_t *model = model_of(raw);
+    size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
+    size_t rows = moe_model_expert_rows(model);
+    int gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN;
+    double *gate = (double *)R_alloc(K * p, sizeof(double));
+    double *experts = (double *)R_alloc(K * rows * p, sizeof(double));
+    double *variances = (double *)R_alloc(K, sizeof(double));
+    moe_status status = moe_model_get_gate(model, gate, K * p);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(model, experts, K * rows * p);
+    if (status == MOE_OK && gaussian)
+        status = moe_model_get_variances(model, variances, K);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_model_last_error(model));
+        moe_model_free(model);
+        fail("parameters", status, text);
+    }
+    moe_model_free(model);
+
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
+    SEXP gate_matrix = PROTECT(Rf_allocMatrix(REALSXP, (int)K, (int)p));
+    SEXP expert_matrix = PROTECT(Rf_allocMatrix(REALSXP, (int)(K * rows), (int)p));
+    SEXP variance_vector = PROTECT(Rf_allocVector(REALSXP, gaussian ? (R_xlen_t)K : 0));
+    for (size_t r = 0; r < K; r++)
+        for (size_t j = 0; j < p; j++)
+            REAL(gate_matrix)[j * K + r] = gate[r * p + j];
+    for (size_t r = 0; r < K * rows; r++)
+        for (size_t j = 0; j < p; j++)
+            REAL(expert_matrix)[j * K * rows + r] = experts[r * p + j];
+    if (gaussian)
+        memcpy(REAL(variance_vector), variances, K * sizeof(double));
+    SET_VECTOR_ELT(out, 0, gate_matrix);
+    SET_VECTOR_ELT(out, 1, expert_matrix);
+    SET_VECTOR_ELT(out, 2, variance_vector);
+    UNPROTECT(4);
+    return out;
+}
+
+/* What: 0 predict (n x 1, or n x C for multinomial), 1 gate (n x K), 2 posterior (n x K). */
+SEXP libmoe_predict(SEXP raw, SEXP X, SEXP y, SEXP what)
+{
+    size_t n, d;
+    const double *rows = rows_of(X, &n, &d);
+    int kind = Rf_asInteger(what);
+    const double *response = kind == 2 ? optional_vector(y, n, "y") : NULL;
+    if (kind == 2 && response == NULL)
+        Rf_error("libmoe: the posterior needs the response");
+    moe_model_t *model = model_of(raw);
+    size_t columns = kind == 0 ? (moe_model_family(model) == MOE_FAMILY_MULTINOMIAL
+                                      ? moe_model_n_classes(model) : 1)
+                               : moe_model_n_experts(model);
+    double *values = (double *)R_alloc(n * columns + 1, sizeof(double));
+    moe_status status;
+    if (kind == 0)
+        status = moe_model_predict(model, n, rows, d, values, n * columns);
+    else if (kind == 1)
+        status = moe_model_gate_proba(model, n, rows, d, values, n * columns);
+    else
+        status = moe_model_posterior(model, n, rows, d, response, values, n * columns);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_last_error());
+        moe_model_free(model);
+        fail("predict", status, text);
+    }
+    moe_model_free(model);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, (int)columns));
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < columns; c++)
+            REAL(out)[c * n + i] = values[i * columns + c];
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP libmoe_loglik(SEXP raw, SEXP X, SEXP y, SEXP weights)
+{
+    size_t n, d;
+    const double *rows = rows_of(X, &n, &d);
+    const double *response = optional_vector(y, n, "y");
+    const double *w = optional_vector(weights, n, "weights");
+    moe_model_t *model = model_of(raw);
+    double loglik = 0.0;
+    moe_status status = moe_model_loglik(model, n, rows, d, response, w, &loglik);
+    moe_model_free(model);
+    if (status != MOE_OK)
+        fail("loglik", status, moe_last_error());
+    return Rf_ScalarReal(loglik);
+}
+
+/* The covariance of the free parameters, or a character message when the library has none
+ * (a link other than the identity, an information that is not positive definite). */
+SEXP libmoe_vcov(SEXP raw, SEXP X, SEXP y, SEXP weights)
+{
+    size_t n, d;
+    const double *rows = rows_of(X, &n, &d);
+    const double *response = optional_vector(y, n, "y");
+    const double *w = optional_vector(weights, n, "weights");
+    moe_model_t *model = model_of(raw);
+    size_t P = moe_model_n_free_params(model);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)P, (int)P));
+    moe_status status = moe_model_vcov(model, n, rows, d, response, w, REAL(out), P * P);
+    if (status != MOE_OK) {
+        SEXP message = PROTECT(Rf_mkString(moe_last_error()));
+        moe_model_free(model);
+        UNPROTECT(2);
+        return message;
+    }
+    moe_model_free(model);
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP libmoe_version(void)
+{
+    return Rf_mkString(moe_version_string());
+}
+
+static const R_CallMethodDef call_methods[] = {
+    {"libmoe_fit", (DL_FUNC)&libmoe_fit, 10},
+    {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
+    {"libmoe_predict", (DL_FUNC)&libmoe_predict, 4},
+    {"libmoe_loglik", (DL_FUNC)&libmoe_loglik, 4},
+    {"libmoe_vcov", (DL_FUNC)&libmoe_vcov, 4},
+    {"libmoe_version", (DL_FUNC)&libmoe_version, 0},
+    {NULL, NULL, 0}
+};
+
+void R_init_libmoe(DllInfo *info)
+{
+    R_registerRoutines(info, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(info, FALSE);
+}

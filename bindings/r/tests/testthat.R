@@ -1,0 +1,3 @@
+library(testthat)
+library(libmoe)
+test_check("libmoe")

@@ -1,0 +1,116 @@
+regimes <- function(n, seed) {
+  set.seed(seed)
+  x <- runif(n, -2, 2)
+  z <- rnorm(n)
+  upper <- runif(n) < plogis(3 * x)
+  y <- ifelse(upper, 2 * x + 1, -x - 1) + rnorm(n, sd = 0.3)
+  data.frame(x = x, z = z, y = y)
+}
+
+test_that("a two-regime regression is recovered", {
+  data <- regimes(2000, 1)
+  fit <- moe(y ~ x, data, k = 2, seed = 3)
+  experts <- coef(fit)[grep("^expert", names(coef(fit)))]
+  slopes <- sort(experts[grep(":x$", names(experts))])
+  expect_equal(unname(slopes), c(-1, 2), tolerance = 0.05)
+  expect_equal(unname(sort(coef(fit)[grep("^variance", names(coef(fit)))])), c(0.09, 0.09),
+               tolerance = 0.2)
+  expect_equal(nobs(fit), 2000)
+  expect_equal(attr(logLik(fit), "df"), 2 + 2 * 2 + 2)
+  expect_equal(AIC(fit), -2 * as.numeric(logLik(fit)) + 2 * 8)
+  expect_length(fitted(fit), 2000)
+  expect_equal(unname(residuals(fit)), unname(data$y - fitted(fit)))
+  posterior <- predict(fit, data, type = "posterior")
+  expect_equal(unname(rowSums(posterior)), rep(1, 2000))
+  gate <- predict(fit, data.frame(x = c(-2, 2)), type = "gate")
+  expect_true(all(gate > 0 & gate < 1))
+})
+
+test_that("summary carries standard errors from the library", {
+  fit <- moe(y ~ x, regimes(1500, 2), k = 2, seed = 1)
+  table <- summary(fit)$coefficients
+  expect_equal(colnames(table), c("Estimate", "Std. Error", "z value", "Pr(>|z|)"))
+  expect_true(all(is.finite(table[, "Std. Error"]) & table[, "Std. Error"] > 0))
+  expect_equal(dim(vcov(fit)), c(8, 8))
+  expect_output(print(summary(fit)), "Std. Error")
+  expect_output(print(fit), "Gate")
+})
+
+test_that("factors, missing values and weights follow lm's conventions", {
+  data <- regimes(1200, 4)
+  data$group <- factor(sample(c("a", "b", "c"), 1200, replace = TRUE))
+  data$x[c(3, 10)] <- NA
+  fit <- moe(y ~ x + group, data, k = 2, seed = 2)
+  expect_true(any(grepl("groupb", names(coef(fit)))))
+  expect_equal(nobs(fit), 1198)
+  expect_length(fitted(fit), 1198)
+  keep <- moe(y ~ x + group, data, k = 2, seed = 2, na.action = na.exclude)
+  expect_length(fitted(keep), 1200)
+  expect_true(is.na(fitted(keep)[3]))
+  weighted <- moe(y ~ x, regimes(600, 5), k = 2, seed = 1, weights = rep(2, 600))
+  plain <- moe(y ~ x, rbind(regimes(600, 5), regimes(600, 5)), k = 2, seed = 1)
+  expect_equal(as.numeric(logLik(weighted)), as.numeric(logLik(plain)), tolerance = 1e-6)
+})
+
+test_that("classifiers take factors", {
+  set.seed(7)
+  data <- data.frame(x = rnorm(1500), w = rnorm(1500))
+  data$label <- factor(ifelse(data$x + 0.3 * rnorm(1500) > 0, "yes", "no"))
+  binary <- moe(label ~ x + w, data, k = 2, family = "binomial", seed = 1)
+  p <- predict(binary, data)
+  expect_true(mean((p > 0.5) == (data$label == "yes")) > 0.85)
+  data$three <- cut(data$x + 0.2 * rnorm(1500), c(-Inf, -0.5, 0.5, Inf),
+                    labels = c("low", "mid", "high"))
+  multi <- moe(three ~ x, data, k = 2, family = "multinomial", seed = 1)
+  probabilities <- predict(multi, data)
+  expect_equal(colnames(probabilities), c("low", "mid", "high"))
+  expect_equal(unname(rowSums(probabilities)), rep(1, 1500))
+})
+
+test_that("errors are R conditions with the library's message", {
+  data <- regimes(300, 6)
+  expect_error(moe(y ~ x, data, k = 2, no_such_option = 1), "no_such_option")
+  expect_error(moe(y ~ x, data, k = 2, estimator = "nonsense"), "nonsense")
+  expect_error(moe(y ~ x, data, k = 0), "libmoe")
+  expect_error(moe(y ~ x, data, gate = ~ z), "share")
+  expect_error(moe(y ~ x, data[1:3, ], k = 2), "libmoe")
+  expect_error(moe(y ~ x, data, family = "binomial"), "binomial")
+})
+
+test_that("moe_select tabulates BIC over k", {
+  table <- moe_select(y ~ x, regimes(1500, 8), k = 1:3, seed = 1)
+  expect_equal(table$k, 1:3)
+  expect_equal(which.min(table$BIC), 2)
+})
+
+test_that("the same fit as the moe tool of the same libmoe", {
+  tool <- Sys.getenv("MOE_TOOL")
+  skip_if(tool == "", "MOE_TOOL (the moe program of the same libmoe) is not set")
+  data <- regimes(1000, 3)
+  path <- tempfile(fileext = ".csv")
+  write.csv(data[, c("x", "y")], path, row.names = FALSE)
+  # The tool reads the file's decimal text; the fit here reads the same text back.
+  data <- read.csv(path)
+  out <- system2(tool, c("fit", path, "--response", "y", "-k", "2", "--seed", "5", "--json"),
+                 stdout = TRUE)
+  c_loglik <- as.numeric(sub(".*\"loglik\": *([-0-9.eE+]+).*", "\\1",
+                             grep("\"loglik\"", out, value = TRUE)[1]))
+  fit <- moe(y ~ x, data, k = 2, seed = 5)
+  expect_equal(as.numeric(logLik(fit)), c_loglik, tolerance = 1e-12)
+})
+
+test_that("the best of flexmix's restarts is not better than libmoe's fit", {
+  skip_if_not_installed("flexmix")
+  data <- regimes(1000, 9)
+  fit <- moe(y ~ x, data, k = 2, seed = 1, n_init = 10)
+  set.seed(1)
+  flex <- flexmix::stepFlexmix(y ~ x, data = data, k = 2, nrep = 5, verbose = FALSE,
+                               concomitant = flexmix::FLXPmultinom(~ x),
+                               control = list(tolerance = 1e-10, iter.max = 2000))
+  # flexmix's gate M-step is an inexact multinom() fit, so its optimum sits slightly below
+  # the exact one: libmoe must be at least as high, and at the same optimum.
+  difference <- as.numeric(logLik(fit)) - flex@logLik
+  message(sprintf("libmoe - flexmix log-likelihood: %.3g", difference))
+  expect_gte(difference, -1e-4)
+  expect_lt(difference, 1e-2)
+})
