@@ -1,10 +1,13 @@
-import unittest
 """The Python package over the installed libmoe: recovery, the C library's own result,
 scikit-learn's conventions, pickling, errors, streaming and standard errors."""
 import json
 import os
 import pickle
+import signal
 import subprocess
+import sys
+import time
+import unittest
 
 import numpy as np
 import pytest
@@ -146,3 +149,28 @@ def test_check_estimator(make):
             failures[name] = repr(error)[:200]
     unexpected = {name: why for name, why in failures.items() if name not in EXPECTED_FAILURES}
     assert not unexpected, unexpected
+
+
+def test_ctrl_c_cancels_a_fit():
+    # A fit that would run for minutes, interrupted once it is under way: the library stops at
+    # the next iteration through the progress callback and Python raises KeyboardInterrupt.
+    script = (
+        "import sys, numpy as np, moe\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(200000, 5)); y = rng.normal(size=200000)\n"
+        "print('fitting', flush=True)\n"
+        "try:\n"
+        "    moe.MoERegressor(n_experts=4, max_iter=100000, tol=0, n_init=50).fit(X, y)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True); sys.exit(3)\n"
+        "print('finished', flush=True)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "fitting"
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, _ = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("the fit did not stop after Ctrl-C")
+    assert process.returncode == 3 and "interrupted" in out
