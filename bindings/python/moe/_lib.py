@@ -85,6 +85,7 @@ PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Progress), ctypes.c_
 
 _prototypes = {
     "moe_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+    "moe_option_name": (ctypes.c_char_p, [ctypes.c_int]),
     "moe_last_error": (ctypes.c_char_p, []),
     "moe_model_spec_init": (ctypes.c_int, [ctypes.POINTER(ModelSpec), ctypes.c_uint]),
     "moe_model_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ModelSpec)]),

@@ -128,11 +128,28 @@ class _Fitter:
         check(status, self._message)
 
 
+# The options the library pins (moe_option_name), except seed, which random_state sets.
+_PINNED_OPTIONS = (
+    "n_init", "max_iter", "tol", "init", "gate_l2", "expert_ridge", "variance_floor",
+    "gate_max_newton", "gate_tol", "min_expert_weight", "threads", "step", "gate_step",
+    "batch_size", "line_search", "inner_steps", "update_variance", "expert_max_newton",
+    "expert_tol", "gate_solver", "update_experts", "optimizer", "beta1", "beta2",
+    "optimizer_eps", "weight_decay",
+)
+
+
 class _MoE(BaseEstimator):
     _family = "gaussian"
 
+    # Every option the library pins is a keyword (None: the library's default); options of
+    # one estimator only (cqt, ismm, ot) go in `options`, a dict of name to value.
     def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
-                 n_init=None, max_iter=None, tol=None, threads=None, options=None):
+                 n_init=None, max_iter=None, tol=None, init=None, gate_l2=None, expert_ridge=None,
+                 variance_floor=None, gate_max_newton=None, gate_tol=None, min_expert_weight=None,
+                 threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
+                 inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
+                 gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
+                 optimizer_eps=None, weight_decay=None, options=None):
         self.n_experts = n_experts
         self.estimator = estimator
         self.fit_intercept = fit_intercept
@@ -140,12 +157,33 @@ class _MoE(BaseEstimator):
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.init = init
+        self.gate_l2 = gate_l2
+        self.expert_ridge = expert_ridge
+        self.variance_floor = variance_floor
+        self.gate_max_newton = gate_max_newton
+        self.gate_tol = gate_tol
+        self.min_expert_weight = min_expert_weight
         self.threads = threads
+        self.step = step
+        self.gate_step = gate_step
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.inner_steps = inner_steps
+        self.update_variance = update_variance
+        self.expert_max_newton = expert_max_newton
+        self.expert_tol = expert_tol
+        self.gate_solver = gate_solver
+        self.update_experts = update_experts
+        self.optimizer = optimizer
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.optimizer_eps = optimizer_eps
+        self.weight_decay = weight_decay
         self.options = options
 
     def _fitter_options(self):
-        options = {"n_init": self.n_init, "max_iter": self.max_iter, "tol": self.tol,
-                   "threads": self.threads}
+        options = {name: getattr(self, name) for name in _PINNED_OPTIONS}
         if self.random_state is not None:
             seed = self.random_state
             if not isinstance(seed, (int, np.integer)):

@@ -174,3 +174,18 @@ def test_ctrl_c_cancels_a_fit():
         process.kill()
         raise AssertionError("the fit did not stop after Ctrl-C")
     assert process.returncode == 3 and "interrupted" in out
+
+
+def test_every_pinned_option_is_a_keyword():
+    from moe._lib import lib as library
+    from moe.estimators import _PINNED_OPTIONS
+    pinned = set()
+    for number in range(1, 64):
+        name = library.moe_option_name(number)
+        if name is not None:
+            pinned.add(name.decode())
+    assert pinned - {"seed"} == set(_PINNED_OPTIONS)
+    X, y = regimes(500, 10)
+    assert moe.MoERegressor(max_iter=1, n_init=1, random_state=0).fit(X, y).n_iter_ == 1
+    with pytest.raises(moe.MoeValueError, match="gate_l2"):
+        moe.MoERegressor(gate_l2=-1.0).fit(X, y)
