@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
-from .model import Model, as_rows, pointer
+from .model import Model, as_rows, in_place, leading, pointer
 
 try:  # scikit-learn is optional: without it the estimators still work, with less checking
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -34,11 +34,13 @@ except ImportError:  # pragma: no cover
 def _validate(X, y, sample_weight, numeric):
     """X, y and weights as libmoe needs them, with scikit-learn's messages when it is there."""
     if HAVE_SKLEARN:
-        X, y = check_X_y(X, y, dtype=np.float64, y_numeric=numeric, order="C")
+        X, y = check_X_y(X, y, dtype=np.float64, y_numeric=numeric)
+        X = X if in_place(X) else np.ascontiguousarray(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         return X, y, sample_weight
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    X = X if X.ndim == 2 and in_place(X) else np.ascontiguousarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError("X must be 2-dimensional and y 1-dimensional with a value per row")
@@ -50,8 +52,9 @@ def _validate(X, y, sample_weight, numeric):
 def _rows(estimator, X):
     if HAVE_SKLEARN:
         check_is_fitted(estimator, "model_")
-        return check_array(X, dtype=np.float64, order="C")
-    return np.ascontiguousarray(X, dtype=np.float64)
+        X = check_array(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    return X if in_place(X) else np.ascontiguousarray(X)
 
 
 class _Report(ctypes.Structure):
@@ -111,7 +114,7 @@ class _Fitter:
 
         def call():
             result["status"] = function(self._handle, model._handle, X.shape[0], pointer(X),
-                                        X.shape[1], pointer(y), pointer(weights))
+                                        leading(X), pointer(y), pointer(weights))
 
         thread = threading.Thread(target=call)
         thread.start()
@@ -199,9 +202,10 @@ class _MoE(BaseEstimator):
                             n_classes=n_classes if family == "multinomial" else 0)
 
     def _fit(self, X, y, sample_weight, partial):
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = np.asarray(X, dtype=np.float64)
+        X = X if in_place(X) else np.ascontiguousarray(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
-        w = sample_weight
+        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
         if not partial or not hasattr(self, "model_"):
             self.model_ = self._new_model(X.shape[1], getattr(self, "_n_classes", 0))
             self._fitter = _Fitter(self.estimator, self._fitter_options())

@@ -11,8 +11,25 @@ FAMILY_NAMES = {value: name for name, value in FAMILIES.items()}
 LINKS = {"identity": 0, "sigmoid": 1, "relu": 2}
 
 
+def in_place(X):
+    """True when libmoe can read X where it is: float64 rows, each contiguous, at a fixed
+    positive stride (a C-contiguous array, or a column slice of one)."""
+    if X.dtype != np.float64 or X.ndim != 2 or not X.flags.aligned:
+        return False
+    n, d = X.shape
+    if d > 1 and X.strides[1] != 8:
+        return False
+    return n <= 1 or (X.strides[0] % 8 == 0 and X.strides[0] >= 8 * max(d, 1))
+
+
+def leading(X):
+    """The ldx of an array that passed in_place: its row stride in doubles."""
+    return X.strides[0] // 8 if X.shape[0] > 1 else X.shape[1]
+
+
 def as_rows(X, n_features):
-    """X as C-contiguous float64 rows, without a copy when it already is one."""
+    """X as float64 rows libmoe reads in place: no copy when it already is one (ldx from the
+    strides), else one copy."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X.reshape(-1, 1) if n_features == 1 else X.reshape(1, -1)
@@ -20,7 +37,7 @@ def as_rows(X, n_features):
         raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
     if X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, the model {n_features}")
-    return np.ascontiguousarray(X)
+    return X if in_place(X) else np.ascontiguousarray(X)
 
 
 def pointer(array):
@@ -114,14 +131,14 @@ class Model:
         X = self._rows(X)
         width = self.n_classes if self.family == "multinomial" else 1
         out = np.empty((X.shape[0], width))
-        check(lib.moe_model_predict(self._handle, X.shape[0], pointer(X), X.shape[1], pointer(out),
+        check(lib.moe_model_predict(self._handle, X.shape[0], pointer(X), leading(X), pointer(out),
                                     out.size), self._message)
         return out if width > 1 else out[:, 0]
 
     def gate_proba(self, X):
         X = self._rows(X)
         out = np.empty((X.shape[0], self.n_experts))
-        check(lib.moe_model_gate_proba(self._handle, X.shape[0], pointer(X), X.shape[1],
+        check(lib.moe_model_gate_proba(self._handle, X.shape[0], pointer(X), leading(X),
                                        pointer(out), out.size), self._message)
         return out
 
@@ -129,7 +146,7 @@ class Model:
         X = self._rows(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         out = np.empty((X.shape[0], self.n_experts))
-        check(lib.moe_model_posterior(self._handle, X.shape[0], pointer(X), X.shape[1], pointer(y),
+        check(lib.moe_model_posterior(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                       pointer(out), out.size), self._message)
         return out
 
@@ -138,7 +155,7 @@ class Model:
         y = np.ascontiguousarray(y, dtype=np.float64)
         w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
         value = ctypes.c_double()
-        check(lib.moe_model_loglik(self._handle, X.shape[0], pointer(X), X.shape[1], pointer(y),
+        check(lib.moe_model_loglik(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                    pointer(w), ctypes.byref(value)), self._message)
         return value.value
 
@@ -149,7 +166,7 @@ class Model:
         w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
         result = Criteria()
         result.version = 1
-        check(lib.moe_model_criteria(self._handle, X.shape[0], pointer(X), X.shape[1], pointer(y),
+        check(lib.moe_model_criteria(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                      pointer(w), ctypes.byref(result)), self._message)
         return {name: getattr(result, name) for name, _ in Criteria._fields_ if name != "version"}
 
@@ -169,7 +186,7 @@ class Model:
         w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
         P = self.n_free_params
         out = np.empty((P, P))
-        check(lib.moe_model_vcov(self._handle, X.shape[0], pointer(X), X.shape[1], pointer(y),
+        check(lib.moe_model_vcov(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                  pointer(w), pointer(out), out.size))
         return out
 

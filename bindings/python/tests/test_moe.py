@@ -189,3 +189,19 @@ def test_every_pinned_option_is_a_keyword():
     assert moe.MoERegressor(max_iter=1, n_init=1, random_state=0).fit(X, y).n_iter_ == 1
     with pytest.raises(moe.MoeValueError, match="gate_l2"):
         moe.MoERegressor(gate_l2=-1.0).fit(X, y)
+
+
+def test_column_slices_pass_without_a_copy():
+    X, y = regimes(1000, 11)
+    wide = np.column_stack([X, np.ones(1000), np.arange(1000.0)])
+    view = wide[:, :2]
+    assert not view.flags.c_contiguous
+    from moe.model import as_rows
+    assert np.shares_memory(as_rows(view, 2), wide)
+    assert not np.shares_memory(as_rows(wide[::-1, :2], 2), wide)  # negative stride: a copy
+    fit = moe.MoERegressor(n_experts=2, random_state=0).fit(X, y)
+    strided = moe.MoERegressor(n_experts=2, random_state=0).fit(view, y)
+    assert strided.model_.to_bytes() == fit.model_.to_bytes()
+    assert np.array_equal(strided.predict(view), fit.predict(X))
+    assert fit.model_.loglik(view, y) == fit.model_.loglik(X, y)
+    assert np.array_equal(fit.model_.posterior(view, y), fit.model_.posterior(X, y))

@@ -71,6 +71,9 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
   fit <- .Call(C_libmoe_fit, .families[[family]], as.integer(k), design$X, response$y, w,
                design$intercept, as.integer(n_classes), as.character(estimator),
                as.character(names(options)), unname(option_values))
+  if (is.character(fit))
+    stop(structure(class = c("interrupt", "condition"),
+                   list(message = paste("libmoe:", fit), call = call)))
   object <- list(model = fit$model, loglik = fit$loglik, iterations = fit$iterations,
                  converged = fit$converged, call = call, terms = mt, family = family, k = k,
                  estimator = estimator, X = design$X, y = response$y, weights = w,

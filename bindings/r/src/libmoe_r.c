@@ -144,8 +144,10 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
         snprintf(text, sizeof text, "%s", moe_fitter_last_error(fitter));
         moe_fitter_free(fitter);
         moe_model_free(model);
+        /* R_ToplevelExec consumed the interrupt; the R side signals it again as a condition
+         * of class "interrupt" when it gets this string instead of a fit. */
         if (interrupted)
-            R_CheckUserInterrupt();
+            return Rf_mkString(text);
         fail("fit", status, text);
     }
     moe_fitter_free(fitter);

@@ -114,3 +114,22 @@ test_that("the best of flexmix's restarts is not better than libmoe's fit", {
   expect_gte(difference, -1e-4)
   expect_lt(difference, 1e-2)
 })
+
+test_that("an interrupt stops a fit and is signalled as an interrupt", {
+  timeout <- Sys.which("timeout")
+  skip_if(timeout == "", "no timeout program to send the interrupt")
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    "library(libmoe)",
+    "set.seed(1); n <- 200000",
+    "data <- data.frame(a = rnorm(n), b = rnorm(n), c = rnorm(n), y = rnorm(n))",
+    "result <- tryCatch(moe(y ~ a + b + c, data, k = 4, max_iter = 100000, tol = 0, n_init = 50),",
+    "                   interrupt = function(e) 'interrupted')",
+    "quit(status = if (identical(result, 'interrupted')) 3 else 0)"), script)
+  # SIGINT after 4 s, a kill 60 s later if the fit ignores it.
+  status <- system2(timeout, c("--preserve-status", "-k", "60", "-s", "INT", "4",
+                               file.path(R.home("bin"), "Rscript"), script),
+                    env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")),
+                    stdout = FALSE, stderr = FALSE)
+  expect_equal(status, 3)
+})
