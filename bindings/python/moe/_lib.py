@@ -1,8 +1,8 @@
 """The C library through ctypes: where it is found, the prototypes of the functions used,
 and statuses turned into exceptions. Only the installed public API (libmoe.so.1)."""
 import ctypes
-import ctypes.util
 import os
+import subprocess
 
 # The ABI this package was written for: libmoe.so.1, 0.1 or later.
 SONAME = "libmoe.so.1"
@@ -31,31 +31,51 @@ MOE_ERR_CANCELLED = 13
 MOE_ERR_BUFFER_TOO_SMALL = 15
 
 
-def _find_library():
+def _pkg_config_libdir():
+    """libdir of moe.pc, for a prefix the loader does not search (such as /usr/local/lib
+    without ldconfig, or a PKG_CONFIG_PATH prefix)."""
+    try:
+        result = subprocess.run(["pkg-config", "--variable=libdir", "moe"], capture_output=True,
+                                text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
+
+
+def _candidates():
+    """MOE_LIBRARY alone when set; else the SONAME through the loader's search path, then
+    in pkg-config's libdir. Never libmoe.so or another SONAME: a binding written for ABI 1
+    must not load ABI 2."""
     path = os.environ.get("MOE_LIBRARY")
     if path:
-        return path
-    found = ctypes.util.find_library("moe")
-    return found if found else SONAME
+        return [path]
+    candidates = [SONAME]
+    libdir = _pkg_config_libdir()
+    if libdir:
+        candidates.append(os.path.join(libdir, SONAME))
+    return candidates
 
 
 def _load():
-    path = _find_library()
-    try:
-        lib = ctypes.CDLL(path)
-    except OSError as error:
-        raise ImportError(
-            f"cannot load libmoe ({path}): install libmoe, or set MOE_LIBRARY to the path of "
-            f"libmoe.so.1 ({error})") from error
+    errors = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as error:
+            errors.append(f"{path}: {error}")
+    else:
+        raise ImportError("cannot load libmoe: install libmoe, or set MOE_LIBRARY to the path of "
+                          f"{SONAME} ({'; '.join(errors)})")
     lib.moe_version_number.restype = ctypes.c_int
     lib.moe_version_string.restype = ctypes.c_char_p
     if lib.moe_version_number() < MIN_VERSION:
         raise ImportError(f"libmoe {lib.moe_version_string().decode()} is older than 0.1, "
                           "which this package needs")
-    return lib
+    return lib, path
 
 
-lib = _load()
+lib, LIBRARY_PATH = _load()
 
 c_double_p = ctypes.POINTER(ctypes.c_double)
 c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
@@ -141,7 +161,7 @@ _missing = [name for name in _prototypes if not hasattr(lib, name)]
 if _missing:
     # A libmoe.so.1 from before these functions were added: say so at import rather than with
     # an AttributeError in the middle of a fit.
-    raise ImportError(f"the loaded libmoe ({lib.moe_version_string().decode()}, {_find_library()}) "
+    raise ImportError(f"the loaded libmoe ({lib.moe_version_string().decode()}, {LIBRARY_PATH}) "
                       f"lacks {', '.join(_missing)}: this package needs a newer libmoe.so.1")
 for _name, (_restype, _argtypes) in _prototypes.items():
     _function = getattr(lib, _name)

@@ -205,3 +205,21 @@ def test_column_slices_pass_without_a_copy():
     assert np.array_equal(strided.predict(view), fit.predict(X))
     assert fit.model_.loglik(view, y) == fit.model_.loglik(X, y)
     assert np.array_equal(fit.model_.posterior(view, y), fit.model_.posterior(X, y))
+
+
+def test_found_through_pkg_config_without_moe_library(tmp_path):
+    # A prefix outside the loader's path, named only by PKG_CONFIG_PATH.
+    library = os.environ.get("MOE_LIBRARY")
+    if not library or not os.path.exists(os.path.join(os.path.dirname(library), "pkgconfig",
+                                                      "moe.pc")):
+        pytest.skip("MOE_LIBRARY does not point into an installed prefix with moe.pc")
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("MOE_LIBRARY", "LD_LIBRARY_PATH")}
+    system_copy = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL('libmoe.so.1')"],
+                                 env=env, capture_output=True, check=False)
+    if system_copy.returncode == 0:
+        pytest.skip("a libmoe.so.1 on the loader's path comes first")
+    env["PKG_CONFIG_PATH"] = os.path.join(os.path.dirname(library), "pkgconfig")
+    out = subprocess.run([sys.executable, "-c", "import moe._lib as l; print(l.LIBRARY_PATH)"],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert os.path.realpath(out) == os.path.realpath(library)
