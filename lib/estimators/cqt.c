@@ -22,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "estimators/cqt.h"
+#include "estimators/model_copy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -337,27 +338,6 @@ static moe_status refine(moe_fit_context *context, moe_model_t *model, size_t re
     return status;
 }
 
-static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
-{
-    size_t K = moe_model_n_experts(from), d = moe_model_n_features(from);
-    double *buffer = malloc((K * d > K ? K * d : K) * sizeof(double));
-    if (buffer == NULL)
-        return MOE_ERR_OUT_OF_MEMORY;
-    moe_status status = moe_model_get_gate(from, buffer, K * d);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(to, buffer, K * d);
-    if (status == MOE_OK)
-        status = moe_model_get_experts(from, buffer, K * d);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(to, buffer, K * d);
-    if (status == MOE_OK)
-        status = moe_model_get_variances(from, buffer, K);
-    if (status == MOE_OK)
-        status = moe_model_set_variances(to, buffer, K);
-    free(buffer);
-    return status;
-}
-
 static moe_status gate_options(moe_fit_context *context, const cqt_settings *settings,
                                const cqt_stage1 *stage, cqt_gate_options *options)
 {
@@ -428,7 +408,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     for (size_t restart = 0; status == MOE_OK && restart < restarts; ++restart) {
         moe_rng rng;
         moe_rng_seed(&rng, (uint64_t)seed, restart);
-        status = copy_parameters(trial, start);
+        status = moe_estimator_copy_parameters(trial, start);
         cqt_gate_result result;
         if (status == MOE_OK)
             status = cqt_gate_fit(context, trial, &tensor.stage, &options, &rng, restart,
@@ -438,7 +418,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
             best = restart;
             best_iterations = result.iterations;
             best_converged = result.converged;
-            status = copy_parameters(model, trial);
+            status = moe_estimator_copy_parameters(model, trial);
         }
     }
     moe_model_free(trial);

@@ -18,6 +18,7 @@
  * doubles each); never the L x K x S plan.
  */
 #include "estimators/ot.h"
+#include "estimators/model_copy.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -441,27 +442,6 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
 
 /* ---- The baselines ---------------------------------------------------------------------- */
 
-static moe_status copy_model(moe_model_t *to, const moe_model_t *from)
-{
-    size_t K = moe_model_n_experts(from), p = moe_model_n_inputs(from);
-    double *buffer = malloc(K * p * sizeof(double));
-    if (buffer == NULL)
-        return MOE_ERR_OUT_OF_MEMORY;
-    moe_status status = moe_model_get_gate(from, buffer, K * p);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(to, buffer, K * p);
-    if (status == MOE_OK)
-        status = moe_model_get_experts(from, buffer, K * p);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(to, buffer, K * p);
-    if (status == MOE_OK)
-        status = moe_model_get_variances(from, buffer, K);
-    if (status == MOE_OK)
-        status = moe_model_set_variances(to, buffer, K);
-    free(buffer);
-    return status;
-}
-
 static moe_status same_k(moe_fit_context *context, const moe_model_t *target, size_t count,
                          const moe_model_t *const *models)
 {
@@ -550,7 +530,7 @@ static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t c
             chosen = target_m;
         }
     }
-    status = copy_model(target, models[chosen]);
+    status = moe_estimator_copy_parameters(target, models[chosen]);
     if (status == MOE_OK)
         status = moe_context_iteration(context, 0, 0, -best);
     return status;
