@@ -523,6 +523,34 @@ static moe_status counting_fit(void *state, moe_fit_context *context)
     EXPECT_STATUS(moe_context_set_steps(context, -1.0, 0.0), MOE_ERR_INVALID_ARGUMENT);
     EXPECT_STATUS(moe_context_models(context, NULL, NULL, NULL), MOE_ERR_UNSUPPORTED);
     ck_assert_int_eq(moe_context_call(context), MOE_CALL_FIT);
+
+    EXPECT_STATUS(moe_context_add_stages(context, MOE_STAGE_GATE), MOE_OK);
+    EXPECT_STATUS(moe_context_add_stages(context, MOE_STAGE_JOINT), MOE_OK);
+    EXPECT_STATUS(moe_context_add_stages(context, 0x80u), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_add_stage_seconds(context, MOE_STAGE_GATE, 0.25), MOE_OK);
+    EXPECT_STATUS(moe_context_add_stage_seconds(context, MOE_STAGE_GATE, 0.5), MOE_OK);
+    EXPECT_STATUS(moe_context_add_stage_seconds(context, MOE_STAGE_GATE | MOE_STAGE_JOINT, 1.0),
+                  MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_add_stage_seconds(context, MOE_STAGE_JOINT, -1.0),
+                  MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_context_add_stage_seconds(context, MOE_STAGE_JOINT, NAN),
+                  MOE_ERR_INVALID_ARGUMENT);
+
+    /* A start from the first half of the rows: the same partition rule on other rows. */
+    moe_rows all, half, empty;
+    EXPECT_STATUS(moe_context_rows(context, &all), MOE_OK);
+    half = all;
+    half.n = all.n / 2;
+    empty = all;
+    empty.n = 0;
+    moe_model_t *model = moe_context_model(context);
+    double neutral[STREAM_K * 2], started[STREAM_K * 2];
+    EXPECT_STATUS(moe_model_get_experts(model, neutral, STREAM_K * 2), MOE_OK);
+    EXPECT_STATUS(moe_context_start_rows(context, model, 0, &half), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, started, STREAM_K * 2), MOE_OK);
+    ck_assert(memcmp(neutral, started, sizeof neutral) != 0);
+    EXPECT_STATUS(moe_context_start_rows(context, model, 0, &empty), MOE_ERR_EMPTY_INPUT);
+    EXPECT_STATUS(moe_context_start_rows(NULL, model, 0, &half), MOE_ERR_NULL_POINTER);
     return moe_context_set_result(context, 0, 1);
 }
 
@@ -533,6 +561,37 @@ static const moe_estimator_ops counting_ops = {
     .destroy = plain_destroy,
     .fit = counting_fit,
 };
+
+START_TEST(option_parsers_read_decimal_text)
+{
+    double real = -1.0;
+    long long integer = -1;
+    EXPECT_STATUS(moe_option_parse_real("0.25", &real), MOE_OK);
+    ck_assert(real == 0.25);
+    EXPECT_STATUS(moe_option_parse_real("-1e-3", &real), MOE_OK);
+    ck_assert(real == -1e-3);
+    const char *const bad_reals[] = {"", " 1", "1 ", "abc", "inf", "nan", "0x10", "1e999", "1,5"};
+    for (size_t i = 0; i < sizeof bad_reals / sizeof *bad_reals; ++i) {
+        EXPECT_STATUS(moe_option_parse_real(bad_reals[i], &real), MOE_ERR_INVALID_ARGUMENT);
+        ck_assert(real == -1e-3); /* untouched */
+        ck_assert(moe_last_error()[0] != '\0');
+    }
+    EXPECT_STATUS(moe_option_parse_integer("42", &integer), MOE_OK);
+    ck_assert(integer == 42);
+    EXPECT_STATUS(moe_option_parse_integer("-7", &integer), MOE_OK);
+    ck_assert(integer == -7);
+    const char *const bad_integers[] = {"1.5", "1e3", "", "12a", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_integers / sizeof *bad_integers; ++i) {
+        EXPECT_STATUS(moe_option_parse_integer(bad_integers[i], &integer),
+                      MOE_ERR_INVALID_ARGUMENT);
+        ck_assert(integer == -7);
+    }
+    EXPECT_STATUS(moe_option_parse_real(NULL, &real), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_option_parse_real("1", NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_option_parse_integer(NULL, &integer), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_option_parse_integer("1", NULL), MOE_ERR_NULL_POINTER);
+}
+END_TEST
 
 START_TEST(counters_reach_the_report)
 {
@@ -552,6 +611,11 @@ START_TEST(counters_reach_the_report)
     ck_assert_uint_eq(report.iterations, 1);
     ck_assert(report.loglik == -9.0 && report.converged == 1);
     ck_assert_uint_eq(report.samples_seen, STREAM_ROWS);
+    ck_assert_uint_eq(report.stages, MOE_STAGE_GATE | MOE_STAGE_JOINT);
+    ck_assert(report.stage_seconds[0] == 0.0 && report.stage_seconds[1] == 0.75 &&
+              report.stage_seconds[2] == 0.0);
+    EXPECT_STATUS(moe_context_add_stages(NULL, MOE_STAGE_GATE), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_context_add_stage_seconds(NULL, MOE_STAGE_GATE, 1.0), MOE_ERR_NULL_POINTER);
     moe_model_free(model);
     moe_fitter_free(fitter);
 }
@@ -799,6 +863,33 @@ static moe_status probing_fit(void *state, moe_fit_context *context)
     EXPECT_STATUS(moe_gradient_compute(context, full, other, NULL, resp), MOE_ERR_DIMENSION);
     EXPECT_STATUS(moe_gradient_compute(context, full, model, NULL, NULL), MOE_ERR_NULL_POINTER);
     EXPECT_STATUS(moe_gradient_compute(context, full, model, NULL, resp), MOE_OK);
+    {
+        /* values: the length first, then a copy; set_values replaces them as given. */
+        size_t length = 0, again = 0;
+        EXPECT_STATUS(moe_gradient_values(full, NULL, 0, &length), MOE_OK);
+        ck_assert_uint_eq(length, moe_model_n_free_params(model));
+        double *values = malloc(length * sizeof(double)), *back = malloc(length * sizeof(double));
+        EXPECT_STATUS(moe_gradient_values(full, values, length - 1, &again),
+                      MOE_ERR_BUFFER_TOO_SMALL);
+        EXPECT_STATUS(moe_gradient_values(full, values, length, &again), MOE_OK);
+        ck_assert_uint_eq(again, length);
+        for (size_t i = 0; i < length; ++i)
+            values[i] = 0.5 * values[i] + (double)i;
+        EXPECT_STATUS(moe_gradient_set_values(full, values, length), MOE_OK);
+        EXPECT_STATUS(moe_gradient_values(full, back, length, &again), MOE_OK);
+        ck_assert(memcmp(values, back, length * sizeof(double)) == 0);
+        EXPECT_STATUS(moe_gradient_set_values(full, values, length - 1), MOE_ERR_DIMENSION);
+        values[0] = NAN;
+        EXPECT_STATUS(moe_gradient_set_values(full, values, length), MOE_ERR_NON_FINITE);
+        EXPECT_STATUS(moe_gradient_values(full, back, length, &again), MOE_OK);
+        ck_assert(isfinite(back[0])); /* the refused values left the gradient as it was */
+        EXPECT_STATUS(moe_gradient_set_values(NULL, values, length), MOE_ERR_NULL_POINTER);
+        EXPECT_STATUS(moe_gradient_values(NULL, back, length, &again), MOE_ERR_NULL_POINTER);
+        EXPECT_STATUS(moe_gradient_values(full, back, length, NULL), MOE_ERR_NULL_POINTER);
+        free(values);
+        free(back);
+        EXPECT_STATUS(moe_gradient_compute(context, full, model, NULL, resp), MOE_OK);
+    }
     EXPECT_STATUS(moe_gradient_step(context, full, model, model, -1.0, 0.1, 1.0, NULL, NULL),
                   MOE_ERR_INVALID_ARGUMENT);
     moe_gradient_free(full);
@@ -931,6 +1022,7 @@ static Suite *interface_suite(void)
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, option_mask_is_enforced);
     tcase_add_test(tables, counters_reach_the_report);
+    tcase_add_test(tables, option_parsers_read_decimal_text);
     tcase_add_test(tables, kernels_keep_their_contracts);
     tcase_add_test(tables, rng_streams_are_reproducible);
     suite_add_tcase(suite, tables);
