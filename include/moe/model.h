@@ -251,7 +251,8 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * R = 1, or classes - 1 for multinomial experts, the last class the reference), then the K
  * variances of Gaussian experts; p = inputs, intercept first. out holds P x P values
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
- * information of the likelihood alone. Gaussian experts with the identity link only
+ * information of the likelihood alone (the _penalized variants below include the penalty).
+ * Gaussian experts with the identity link only
  * (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns MOE_ERR_NUMERICAL with a message
  * when the information is not positive definite (an expert without data, separation, or
  * parameters that are not a maximum), never a matrix of garbage.
@@ -262,6 +263,32 @@ MOE_API moe_status moe_model_information(const moe_model_t *model, size_t n, con
 MOE_API moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                                   const double *y, const double *weights, double *covariance,
                                   size_t length);
+
+/*
+ * The same for a fit with penalties: the negative Hessian of the objective the fitters
+ * maximise (include/moe/fitter.h, "The objective"), i.e. the information above plus N times
+ * the penalty's Hessian, N the sum of the weights (n without weights). On every
+ * non-intercept input that is gate_l2 * N * (I - 11'/K) over the gate's K - 1 free rows
+ * (the penalty is centred over the experts, the reference row fixed at 0), expert_ridge * N
+ * on each Gaussian or logistic expert's coefficient, and expert_ridge * N * (I - 11'/C) over
+ * a multinomial expert's C - 1 free class rows; intercepts and variances are not penalised.
+ * Pass the gate_l2 and expert_ridge the model was fitted with. The inverse is the Laplace
+ * covariance of the penalised estimate (the penalty read as a Gaussian prior); it ignores
+ * the penalty's bias, and the frequentist sandwich V I V (V this inverse, I the unpenalised
+ * information) can be formed from the two. Zero penalties give exactly
+ * moe_model_information / moe_model_vcov.
+ * gate_l2 and expert_ridge must be finite and at least 0 (MOE_ERR_INVALID_ARGUMENT); other
+ * errors as above.
+ */
+MOE_API moe_status moe_model_information_penalized(const moe_model_t *model, size_t n,
+                                                   const double *X, size_t ldx, const double *y,
+                                                   const double *weights, double gate_l2,
+                                                   double expert_ridge, double *information,
+                                                   size_t length);
+MOE_API moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, const double *X,
+                                            size_t ldx, const double *y, const double *weights,
+                                            double gate_l2, double expert_ridge,
+                                            double *covariance, size_t length);
 
 /*
  * Persistence. The format is portable (little-endian IEEE-754, fixed-width

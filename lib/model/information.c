@@ -9,7 +9,8 @@
  * The -H parts are weighted Gram matrices of x~ (the gate's (diag pi - pi pi') (x) x~ x~', the
  * same for every k; each expert's own); the score parts are rank updates of row blocks
  * (syrk). Parameters, in this order: the gate's free rows ((K - 1) x p), the experts' free
- * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts).
+ * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts). The penalised
+ * variants add the fitters' quadratic penalty, whose Hessian is constant (add_penalty).
  */
 #include "model/family.h"
 #include "model/gate.h"
@@ -201,12 +202,69 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
     return 0;
 }
 
+/* A penalty weight as the fitter's options take it: finite and not negative. */
+static moe_status check_penalty(const char *name, double value)
+{
+    if (!isfinite(value) || value < 0.0)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "%s is %g; a penalty must be finite and at least 0", name, value);
+    return MOE_OK;
+}
+
+/*
+ * information += N times the Hessian of the fitters' penalty (include/moe/fitter.h, "The
+ * objective"), N the total weight. Per non-intercept input j the gate penalty is
+ * (l2/2) [sum_{a<K} w_aj^2 - (sum_{a<K} w_aj)^2 / K] with the reference row w_Kj = 0 fixed,
+ * so its Hessian over the K - 1 free rows is l2 (I - 11'/K). Multinomial experts are
+ * penalised the same way over their classes (reference class fixed at 0): ridge (I - 11'/C)
+ * over the C - 1 free rows; Gaussian and logistic experts have one row, ridge I. Variances
+ * and intercepts carry no penalty. A zero weight adds nothing, so no entry changes (not even
+ * the sign of a zero).
+ */
+static moe_status add_penalty(const struct moe_model *model, const layout *l, double total,
+                              double gate_l2, double expert_ridge, double *information)
+{
+    size_t K = l->K, p = l->p, R = l->R, P = l->P;
+    size_t first = (size_t)model->intercept;
+    double gate = gate_l2 * total, ridge = expert_ridge * total;
+    if (!isfinite(gate) || !isfinite(ridge))
+        return moe_fail(NULL, MOE_ERR_NUMERICAL,
+                        "the penalty times the total weight %g overflows", total);
+    if (gate_l2 != 0.0)
+        for (size_t j = first; j < p; ++j)
+            for (size_t a = 0; a + 1 < K; ++a)
+                for (size_t b = 0; b + 1 < K; ++b)
+                    information[(a * p + j) * P + b * p + j] +=
+                        gate * ((a == b ? 1.0 : 0.0) - 1.0 / (double)K);
+    if (expert_ridge != 0.0) {
+        /* One free row (R = 1) has no reference class to centre against. */
+        double classes = l->classes ? (double)(R + 1) : INFINITY;
+        for (size_t k = 0; k < K; ++k)
+            for (size_t j = first; j < p; ++j)
+                for (size_t q1 = 0; q1 < R; ++q1)
+                    for (size_t q2 = 0; q2 < R; ++q2)
+                        information[(l->experts + (k * R + q1) * p + j) * P + l->experts +
+                                    (k * R + q2) * p + j] +=
+                            ridge * ((q1 == q2 ? 1.0 : 0.0) - 1.0 / classes);
+    }
+    for (size_t i = 0; i < P * P; ++i)
+        if (!isfinite(information[i]))
+            return moe_fail(NULL, MOE_ERR_NUMERICAL, "the penalised information is not finite");
+    return MOE_OK;
+}
+
 static moe_status information_of(const moe_model_t *model, size_t n, const double *X,
                                  size_t ldx, const double *y, const double *weights,
-                                 double *out, size_t length)
+                                 double gate_l2, double expert_ridge, double *out,
+                                 size_t length)
 {
     if (model == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    moe_status status = check_penalty("gate_l2", gate_l2);
+    if (status == MOE_OK)
+        status = check_penalty("expert_ridge", expert_ridge);
+    if (status != MOE_OK)
+        return status;
     if (model->family == MOE_FAMILY_GAUSSIAN && model->link != MOE_LINK_IDENTITY)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information is derived for the identity link only");
@@ -220,7 +278,7 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     if (l.P > 0 && (length / l.P < l.P))
         return moe_fail(NULL, MOE_ERR_DIMENSION, "the output holds %zu values, %zu x %zu needed",
                         length, l.P, l.P);
-    moe_status status = moe_check_design(NULL, n, X, ldx, model->n_features);
+    status = moe_check_design(NULL, n, X, ldx, model->n_features);
     if (status == MOE_OK)
         status = moe_check_response_values(NULL, n, y);
     if (status == MOE_OK)
@@ -253,8 +311,12 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
         for (size_t a = 0; a < P; ++a)
             for (size_t b = 0; b < a; ++b)
                 information[a * P + b] = information[b * P + a];
-        memcpy(out, information, P * P * sizeof(double));
+        if (gate_l2 != 0.0 || expert_ridge != 0.0)
+            status = add_penalty(model, &l, moe_data_total_weight(&data), gate_l2, expert_ridge,
+                                 information);
     }
+    if (status == MOE_OK)
+        memcpy(out, information, P * P * sizeof(double));
     free(block);
     free(scores);
     free(mean);
@@ -267,17 +329,21 @@ moe_status moe_model_information(const moe_model_t *model, size_t n, const doubl
                                  size_t ldx, const double *y, const double *weights,
                                  double *information, size_t length)
 {
-    return information_of(model, n, X, ldx, y, weights, information, length);
+    return information_of(model, n, X, ldx, y, weights, 0.0, 0.0, information, length);
 }
 
-moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, size_t ldx,
-                          const double *y, const double *weights, double *covariance,
-                          size_t length)
+moe_status moe_model_information_penalized(const moe_model_t *model, size_t n, const double *X,
+                                           size_t ldx, const double *y, const double *weights,
+                                           double gate_l2, double expert_ridge,
+                                           double *information, size_t length)
 {
-    moe_status status = information_of(model, n, X, ldx, y, weights, covariance, length);
-    if (status != MOE_OK)
-        return status;
-    size_t P = layout_of(model).P;
+    return information_of(model, n, X, ldx, y, weights, gate_l2, expert_ridge, information,
+                          length);
+}
+
+/* covariance holds an information matrix of P x P: replaced by its inverse. */
+static moe_status invert_information(size_t P, double *covariance)
+{
     if (P == 0)
         return MOE_OK;
     /* The information of a fit that is not a maximum, or of a degenerate one, need not be
@@ -305,4 +371,23 @@ moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, s
         if (!isfinite(covariance[i]))
             return moe_fail(NULL, MOE_ERR_NUMERICAL, "the covariance is not finite");
     return MOE_OK;
+}
+
+moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                          const double *y, const double *weights, double *covariance,
+                          size_t length)
+{
+    moe_status status = information_of(model, n, X, ldx, y, weights, 0.0, 0.0, covariance,
+                                       length);
+    return status == MOE_OK ? invert_information(layout_of(model).P, covariance) : status;
+}
+
+moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, const double *X,
+                                    size_t ldx, const double *y, const double *weights,
+                                    double gate_l2, double expert_ridge, double *covariance,
+                                    size_t length)
+{
+    moe_status status = information_of(model, n, X, ldx, y, weights, gate_l2, expert_ridge,
+                                       covariance, length);
+    return status == MOE_OK ? invert_information(layout_of(model).P, covariance) : status;
 }
