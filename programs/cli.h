@@ -115,6 +115,8 @@ typedef struct fit_summary {
     const double *standard_errors; /* moe_model_n_free_params values in the order of
                                       moe_model_vcov, or NULL: not shown */
     int intervals;                 /* also 95% Wald intervals */
+    double gate_l2, expert_ridge;  /* the fit's penalties: above 0, the standard errors are
+                                      from the penalised information, and say so */
 } fit_summary;
 
 /* A readable summary of the model (and of the fit, when `fit` is not NULL). */

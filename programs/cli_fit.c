@@ -445,13 +445,20 @@ static int run_fit(const fit_arguments *a)
                                                &criteria) == MOE_OK;
         mean = malloc(a->experts * sizeof(double));
         int have_mean = mean != NULL && mean_gate(model, data, mean) == 0;
-        /* Standard errors from the observed information at the fit (unpenalised). */
+        /* Standard errors from the observed information at the fit, of the objective the fit
+           maximised: with gate_l2 or expert_ridge the likelihood's information alone can be
+           singular (separation, an empty expert) where the penalised one is not, and zero
+           penalties give the plain information exactly. */
+        double gate_l2 = 0.0, expert_ridge = 0.0;
+        if (moe_fitter_get_double(fitter, MOE_OPT_GATE_L2, &gate_l2) != MOE_OK ||
+            moe_fitter_get_double(fitter, MOE_OPT_EXPERT_RIDGE, &expert_ridge) != MOE_OK)
+            gate_l2 = expert_ridge = 0.0;
         size_t P = moe_model_n_free_params(model);
         double *covariance = P <= 4000 ? malloc(P * P * sizeof(double)) : NULL;
         standard_errors = covariance != NULL ? malloc(P * sizeof(double)) : NULL;
         if (standard_errors != NULL &&
-            moe_model_vcov(model, data->n, data->X, data->d, data->y, NULL, covariance, P * P) ==
-                MOE_OK) {
+            moe_model_vcov_penalized(model, data->n, data->X, data->d, data->y, NULL, gate_l2,
+                                     expert_ridge, covariance, P * P) == MOE_OK) {
             for (size_t j = 0; j < P; ++j)
                 standard_errors[j] = sqrt(covariance[j * P + j]);
         } else {
@@ -463,7 +470,7 @@ static int run_fit(const fit_arguments *a)
         free(covariance);
         fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
                                &report, moe_fitter_estimator_name(fitter), data->n,
-                               standard_errors, a->intervals};
+                               standard_errors, a->intervals, gate_l2, expert_ridge};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else

@@ -179,7 +179,8 @@ int run_stream_fit(const fit_arguments *a)
         /* A stream has no convergence test: the text summary says what was streamed
            instead of the report's converged flag (the JSON keeps the report as it is). */
         fit_summary summary = {NULL, NULL, a->json ? &report : NULL,
-                               moe_fitter_estimator_name(s.fitter), report.samples_seen, NULL, 0};
+                               moe_fitter_estimator_name(s.fitter), report.samples_seen, NULL, 0,
+                               0.0, 0.0};
         if (a->json)
             print_summary_json(stdout, s.model, &summary);
         else {

@@ -115,6 +115,12 @@ static size_t inference_rows(const moe_model_t *model, const parameters *p, doub
     return count;
 }
 
+/* The standard errors are from the penalised information. */
+static int penalised(const fit_summary *fit)
+{
+    return fit->gate_l2 > 0.0 || fit->expert_ridge > 0.0;
+}
+
 /* Two-sided normal p-value of z. */
 static double p_value(double z)
 {
@@ -133,8 +139,14 @@ static void print_inference(FILE *out, const moe_model_t *model, const parameter
         return;
     }
     size_t count = inference_rows(model, p, estimates, labels);
-    fprintf(out, "\nstandard errors (observed information):\n  %-32s %14s %12s %9s %10s",
-            "parameter", "estimate", "std. error", "z", "p");
+    if (penalised(fit))
+        fprintf(out,
+                "\nstandard errors from the penalised information (gate_l2 = %g, "
+                "expert_ridge = %g):\n",
+                fit->gate_l2, fit->expert_ridge);
+    else
+        fputs("\nstandard errors (observed information):\n", out);
+    fprintf(out, "  %-32s %14s %12s %9s %10s", "parameter", "estimate", "std. error", "z", "p");
     if (fit->intervals)
         fprintf(out, " %12s %12s", "95% lower", "95% upper");
     fputc('\n', out);
@@ -388,6 +400,14 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
         char (*labels)[96] = malloc(P * sizeof *labels);
         if (estimates != NULL && labels != NULL) {
             size_t count = inference_rows(model, &p, estimates, labels);
+            if (penalised(fit)) {
+                fputs(", \"information\": {\"penalised\": true, \"gate_l2\": ", out);
+                json_number(out, fit->gate_l2);
+                fputs(", \"expert_ridge\": ", out);
+                json_number(out, fit->expert_ridge);
+                fputc('}', out);
+            } else
+                fputs(", \"information\": {\"penalised\": false}", out);
             fputs(", \"inference\": [", out);
             for (size_t j = 0; j < count; ++j) {
                 double se = fit->standard_errors[j], z = estimates[j] / se;

@@ -99,7 +99,7 @@ static int run(int rank, int size, const fit_arguments *a)
         fit_name_model(model, data, NULL, 0);
         moe_fit_report report = MOE_FIT_REPORT_INIT;
         moe_fitter_get_report(fitter, &report);
-        fit_summary summary = {NULL, NULL, &report, "ot (MPI)", data->n, NULL, 0};
+        fit_summary summary = {NULL, NULL, &report, "ot (MPI)", data->n, NULL, 0, 0.0, 0.0};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else {

@@ -177,6 +177,31 @@ awk '$1 == "expert" && $3 == "x" { if ($4 - 1.96 * $5 < 2 && 2 < $4 + 1.96 * $5)
 run 0 "fit --json with standard errors" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
     --json
 contains "$work/out" '"inference": [{"parameter": "gate 1: (intercept)"' "standard errors in JSON"
+contains "$work/out" '"information": {"penalised": false}, "inference": [' \
+    "JSON: the information of an unpenalised fit is not penalised"
+# With gate_l2 or expert_ridge the standard errors are those of the penalised objective, and
+# both outputs say so; without, neither mentions a penalty.
+run 0 "fit without penalties" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3
+checks=$((checks + 1))
+! grep -q "penalised" "$work/out" || fail "an unpenalised fit's standard errors are labelled penalised"
+for pair in "0.01 0" "0 0.01" "0.01 0.02"; do
+    read -r gate ridge <<<"$pair"
+    what="fit --option gate_l2=$gate --option expert_ridge=$ridge"
+    run 0 "$what" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
+        --option "gate_l2=$gate" --option "expert_ridge=$ridge"
+    contains "$work/out" \
+        "standard errors from the penalised information (gate_l2 = $gate, expert_ridge = $ridge):" \
+        "$what labels its standard errors"
+    checks=$((checks + 1))
+    ! grep -qF "standard errors (observed information):" "$work/out" ||
+        fail "$what: the unpenalised heading as well"
+    run 0 "$what --json" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
+        --option "gate_l2=$gate" --option "expert_ridge=$ridge" --json
+    contains "$work/out" '"information": {"penalised": true, "gate_l2": ' \
+        "$what --json labels its standard errors"
+    contains "$work/out" '"inference": [{"parameter": "gate 1: (intercept)"' \
+        "$what --json has standard errors"
+done
 
 # --- the tensor estimator --------------------------------------------------------
 # Two linear experts along x1 and x2, the gate along x3 (orthogonal), centred Gaussian x.
