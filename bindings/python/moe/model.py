@@ -179,15 +179,21 @@ class Model:
     def icl(self, X, y):
         return self.criteria(X, y)["icl"]
 
-    def vcov(self, X, y, sample_weight=None):
-        """The covariance of the free parameters (moe_model_vcov's order)."""
+    def vcov(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0):
+        """The covariance of the free parameters (moe_model_vcov's order).
+
+        For a model fitted with gate_l2 or expert_ridge, pass the same values: the
+        covariance is then the inverse of the penalised objective's information
+        (moe_model_vcov_penalized); zero penalties give moe_model_vcov's result exactly.
+        """
         X = self._rows(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
         P = self.n_free_params
         out = np.empty((P, P))
-        check(lib.moe_model_vcov(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
-                                 pointer(w), pointer(out), out.size))
+        check(lib.moe_model_vcov_penalized(self._handle, X.shape[0], pointer(X), leading(X),
+                                           pointer(y), pointer(w), float(gate_l2),
+                                           float(expert_ridge), pointer(out), out.size))
         return out
 
     # ---- persistence ------------------------------------------------------------------

@@ -118,6 +118,23 @@ def test_streaming_and_standard_errors():
     covariance = fit.model_.vcov(X, y)
     assert covariance.shape == (fit.model_.n_free_params,) * 2
     assert np.all(np.diag(covariance) > 0)
+    assert np.array_equal(covariance, fit.model_.vcov(X, y, gate_l2=0.0, expert_ridge=0.0))
+
+
+def test_penalised_standard_errors():
+    # The penalised information less the likelihood's is n times the penalty's Hessian:
+    # 0.1 (1 - 1/K) on the gate's slopes (K = 2, centred over the experts), 0.1 on the
+    # experts' slopes, nothing on intercepts and variances.
+    X, y = regimes(2000, 10)
+    fit = moe.MoERegressor(n_experts=2, random_state=0, gate_l2=0.1, expert_ridge=0.1).fit(X, y)
+    penalised = fit.model_.vcov(X, y, gate_l2=0.1, expert_ridge=0.1)
+    plain = fit.model_.vcov(X, y)
+    assert np.all(np.diag(penalised) > 0)
+    hessian = np.diag([0, 0.05, 0.05] + [0, 0.1, 0.1] * 2 + [0, 0]) * len(y)
+    difference = np.linalg.inv(penalised) - np.linalg.inv(plain)
+    np.testing.assert_allclose(difference, hessian, atol=1e-6 * np.abs(np.linalg.inv(plain)).max())
+    with pytest.raises(moe.MoeValueError, match="gate_l2"):
+        fit.model_.vcov(X, y, gate_l2=-1.0)
 
 
 # scikit-learn's own estimator checks. The ones listed fail by design, each for a reason.
