@@ -33,11 +33,30 @@
  * the time of the iteration's Gram matrices at the rate OpenBLAS reaches on exactly
  * those shapes, measured in the same run (order-p rank-k updates for p > 16; for
  * p <= 16 the library's one product of p x count p per block).
+ *
+ * The per-row bound ("bound s", "x bound") is what one iteration cannot go below on this
+ * machine whatever the code, counting only the work a row genuinely needs per iteration
+ * (the gate step's Newton system reuses the E-step's gate probabilities, and its check
+ * is the next E-step's, so neither adds exponentials):
+ *   exponentials  2 K   the E-step's two softmaxes over the K experts (gate, posterior)
+ *   logarithms    2     their log-sum-exps
+ *   products      2 p (J + K)             the J free gate logits and K expert means
+ *                 (K + J (J + 1) / 2) p (p + 1)
+ *                                         the K expert Grams and the Hessian's distinct
+ *                                         blocks, symmetric halves only
+ *                 2 p (J + K)             the gate gradient and the experts' X'W e
+ * each at the best rate measured in the same run: the exponentials and logarithms at the
+ * throughput of the library's own array kernels (lib/common/exp_array.c, compiled into
+ * this program) on block-sized arrays in cache, the products at the peak dgemm rate, and
+ * the products' time no less than one streaming read of X. Everything else a pass does
+ * (copies, the per-row loops, BLAS calls on small shapes, summing) counts as overhead.
  */
 #define _DEFAULT_SOURCE /* wait4 */
 
 #include <moe/moe.h>
 #include <cblas.h>
+
+#include "common/linalg.h" /* moe_exp_array, moe_log_array: lib/common/exp_array.c */
 
 #include <math.h>
 #include <stdint.h>
@@ -196,6 +215,47 @@ static double stream_read_gbytes(void)
     if (sink == -1.0) /* keeps the sums alive */
         puts("");
     return best;
+}
+
+/* Seconds per value of the library's array exp and log, on arrays the size of a block's
+   K x 256 exponentials (arguments in [-30, 0], as after the max subtraction) and 256
+   logarithms (sums of a softmax, in [1, K]): the best of several runs. */
+static void exp_log_seconds(double *exp_seconds, double *log_seconds)
+{
+    enum { VALUES = 768, LOGS = 256 };
+    static double in[VALUES], out[VALUES], sums[LOGS];
+    for (size_t i = 0; i < VALUES; ++i)
+        in[i] = -30.0 * (double)(i % 97) / 97.0;
+    for (size_t i = 0; i < LOGS; ++i)
+        sums[i] = 1.0 + 2.0 * (double)(i % 89) / 89.0;
+    const size_t repeats = 40000;
+    double best_exp = INFINITY, best_log = INFINITY, sink = 0.0;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        double start = now();
+        for (size_t r = 0; r < repeats; ++r)
+            moe_exp_array(VALUES, in, out);
+        best_exp = fmin(best_exp, (now() - start) / (double)(repeats * VALUES));
+        sink += out[1];
+        start = now();
+        for (size_t r = 0; r < repeats; ++r)
+            moe_log_array(LOGS, sums, out);
+        best_log = fmin(best_log, (now() - start) / (double)(repeats * LOGS));
+        sink += out[1];
+    }
+    if (sink == -1.0) /* keeps the results alive */
+        puts("");
+    *exp_seconds = best_exp;
+    *log_seconds = best_log;
+}
+
+/* The per-row bound of one iteration (see the top of this file). */
+static double row_bound_seconds(double n, size_t d, size_t K, double peak, double bandwidth,
+                                double exp_seconds, double log_seconds)
+{
+    double p = (double)d + 1.0, J = (double)K - 1.0, k = (double)K;
+    double flops = 4.0 * p * (J + k) + (k + J * (J + 1.0) / 2.0) * p * (p + 1.0);
+    double products = fmax(n * flops / (peak * 1e9), 8.0 * n * (double)d / (bandwidth * 1e9));
+    return n * (2.0 * k * exp_seconds + 2.0 * log_seconds) + products;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -395,11 +455,15 @@ int main(int argc, char **argv)
            moe_version_string(), sysconf(_SC_NPROCESSORS_ONLN),
            getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "unset");
     double peak = peak_dgemm_gflops(), bandwidth = stream_read_gbytes();
-    printf("roofline: peak dgemm %.1f GFLOP/s, streaming read %.1f GB/s\n\n", peak, bandwidth);
+    double exp_seconds = 0.0, log_seconds = 0.0;
+    exp_log_seconds(&exp_seconds, &log_seconds);
+    printf("roofline: peak dgemm %.1f GFLOP/s, streaming read %.1f GB/s\n", peak, bandwidth);
+    printf("row bound: array exp %.3f ns, array log %.3f ns per value\n\n", exp_seconds * 1e9,
+           log_seconds * 1e9);
     printf("gate_solver %s\n\n", solver_option != NULL ? solver_option : "(default)");
-    printf("%10s %4s %3s %3s %12s %7s %8s %9s %7s %9s %9s %8s %8s %6s %8s\n", "n", "d", "K",
-           "thr", "s/iter", "newton", "GFLOP/s", "roof s", "x roof", "x generic", "floor s",
-           "x floor", "RSS MB", "RSS/X", "speedup");
+    printf("%10s %4s %3s %3s %12s %7s %8s %9s %7s %9s %9s %8s %8s %6s %8s %9s %8s\n", "n", "d",
+           "K", "thr", "s/iter", "newton", "GFLOP/s", "roof s", "x roof", "x generic",
+           "floor s", "x floor", "RSS MB", "RSS/X", "speedup", "bound s", "x bound");
     double times[MAX_LIST][MAX_LIST][MAX_LIST];
     for (size_t di = 0; di < d_count; ++di)
         for (size_t ki = 0; ki < k_count; ++ki)
@@ -427,13 +491,16 @@ int main(int argc, char **argv)
                                        : grams_seconds((double)n, p, (double)K) +
                                              grams_seconds((double)n, p, s_newton * J * (J + 1.0) / 2.0);
                 double x_bytes = 8.0 * n * d;
+                double bound = row_bound_seconds((double)n, d, K, peak, bandwidth, exp_seconds,
+                                                 log_seconds);
                 printf("%10zu %4zu %3zu %3zu %12.5f %7.2f %8.2f %9.5f %7.2f %9.2f %9.5f %8.2f "
-                       "%8.1f %6.2f %8.2f\n",
+                       "%8.1f %6.2f %8.2f %9.5f %8.2f\n",
                        n, d, K, thread_counts[ti], r.seconds_per_iteration, s_newton,
                        flops / r.seconds_per_iteration / 1e9, roof,
                        r.seconds_per_iteration / roof, r.seconds_per_iteration / roof_generic,
                        floor, r.seconds_per_iteration / floor, rss / 1e6, rss / x_bytes,
-                       times[di][ki][ni] / r.seconds_per_iteration);
+                       times[di][ki][ni] / r.seconds_per_iteration, bound,
+                       r.seconds_per_iteration / bound);
                 fflush(stdout);
             }
     if (n_count >= 2) {

@@ -12,15 +12,40 @@ double moe_weight_sum(size_t n, const double *weights)
     return total;
 }
 
-void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block)
+/* Rows of d features after an optional intercept column. Inlined with d a constant for
+   small d, where memcpy becomes a few moves: a memcpy call per row cost 4% of a pass at
+   d = 5, and a copy by columns as much. */
+static inline __attribute__((always_inline)) void copy_rows(size_t rows, size_t d, size_t ldx,
+                                                            const double *X, size_t p,
+                                                            int intercept, double *block)
 {
-    size_t d = data->n_features;
-    size_t p = moe_data_inputs(data);
     for (size_t i = 0; i < rows; ++i) {
         double *row = block + i * p;
-        if (data->intercept)
+        if (intercept)
             row[0] = 1.0;
-        if (d > 0) /* X may be NULL for an intercept-only model */
-            memcpy(row + data->intercept, data->X + (start + i) * data->ldx, d * sizeof(double));
+        memcpy(row + intercept, X + i * ldx, d * sizeof(double));
+    }
+}
+
+void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block)
+{
+    size_t d = data->n_features, p = moe_data_inputs(data), ldx = data->ldx;
+    int intercept = data->intercept;
+    if (d == 0) { /* X may be NULL for an intercept-only model */
+        for (size_t i = 0; intercept && i < rows; ++i)
+            block[i * p] = 1.0;
+        return;
+    }
+    const double *X = data->X + start * ldx;
+    switch (d) {
+    case 1: copy_rows(rows, 1, ldx, X, p, intercept, block); break;
+    case 2: copy_rows(rows, 2, ldx, X, p, intercept, block); break;
+    case 3: copy_rows(rows, 3, ldx, X, p, intercept, block); break;
+    case 4: copy_rows(rows, 4, ldx, X, p, intercept, block); break;
+    case 5: copy_rows(rows, 5, ldx, X, p, intercept, block); break;
+    case 6: copy_rows(rows, 6, ldx, X, p, intercept, block); break;
+    case 7: copy_rows(rows, 7, ldx, X, p, intercept, block); break;
+    case 8: copy_rows(rows, 8, ldx, X, p, intercept, block); break;
+    default: copy_rows(rows, d, ldx, X, p, intercept, block); break;
     }
 }

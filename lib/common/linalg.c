@@ -50,50 +50,67 @@ double moe_log_softmax(double *values, size_t count)
     return largest + log_sum;
 }
 
-void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse)
+/* Rows per exp/log array call: their scratch stays on the stack and in L1. */
+enum { SOFTMAX_PART = 256 };
+
+/* moe_softmax_rows on at most SOFTMAX_PART rows. Always inlined, so that a constant count
+   unrolls the per-row loops (see moe_softmax_rows). */
+static inline __attribute__((always_inline)) void softmax_part(size_t rows, size_t count,
+                                                               double *values, double *proba,
+                                                               double *lse)
 {
+    double largest_values[SOFTMAX_PART], sums[SOFTMAX_PART], logs[SOFTMAX_PART];
     for (size_t i = 0; i < rows; ++i) {
         const double *v = values + i * count;
         double *e = proba + i * count;
         double largest = v[0];
         for (size_t k = 1; k < count; ++k)
             largest = v[k] > largest ? v[k] : largest;
+        largest_values[i] = largest;
         double shift = isfinite(largest) ? largest : 0.0;
         for (size_t k = 0; k < count; ++k)
             e[k] = v[k] - shift;
     }
     moe_exp_array(rows * count, proba, proba);
-    /* The rows' sums, then their logarithms in one array call, 256 rows at a time. */
-    enum { PART = 256 };
-    double sums[PART], logs[PART];
-    for (size_t first = 0; first < rows; first += PART) {
-        size_t part = rows - first < PART ? rows - first : PART;
-        for (size_t i = 0; i < part; ++i) {
-            const double *e = proba + (first + i) * count;
-            double sum = 0.0;
-            for (size_t k = 0; k < count; ++k)
-                sum += e[k];
-            sums[i] = sum;
-        }
-        moe_log_array(part, sums, logs);
-        for (size_t i = 0; i < part; ++i) {
-            double *v = values + (first + i) * count, *e = proba + (first + i) * count;
-            double largest = v[0];
-            for (size_t k = 1; k < count; ++k)
-                largest = v[k] > largest ? v[k] : largest;
-            double total;
-            if (!isfinite(largest)) {
-                total = moe_softmax_with_log(v, count, e); /* every value -inf, or +inf/NaN */
-            } else {
-                total = largest + logs[i];
-                double inverse = 1.0 / sums[i];
-                for (size_t k = 0; k < count; ++k) {
-                    v[k] = (v[k] - largest) - logs[i];
-                    e[k] *= inverse;
-                }
+    for (size_t i = 0; i < rows; ++i) {
+        const double *e = proba + i * count;
+        double sum = 0.0;
+        for (size_t k = 0; k < count; ++k)
+            sum += e[k];
+        sums[i] = sum;
+    }
+    moe_log_array(rows, sums, logs);
+    for (size_t i = 0; i < rows; ++i) {
+        double *v = values + i * count, *e = proba + i * count;
+        double largest = largest_values[i], total;
+        if (!isfinite(largest)) {
+            total = moe_softmax_with_log(v, count, e); /* every value -inf, or +inf/NaN */
+        } else {
+            total = largest + logs[i];
+            double inverse = 1.0 / sums[i];
+            for (size_t k = 0; k < count; ++k) {
+                v[k] = (v[k] - largest) - logs[i];
+                e[k] *= inverse;
             }
-            if (lse != NULL)
-                lse[first + i] = total;
+        }
+        if (lse != NULL)
+            lse[i] = total;
+    }
+}
+
+void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, double *lse)
+{
+    /* The E-step calls this twice per row with count = K experts, mostly 2 to 4: with the
+       count a constant, the per-row loops unroll instead of running a loop of K per row. */
+    for (size_t first = 0; first < rows; first += SOFTMAX_PART) {
+        size_t part = rows - first < SOFTMAX_PART ? rows - first : SOFTMAX_PART;
+        double *v = values + first * count, *e = proba + first * count;
+        double *total = lse != NULL ? lse + first : NULL;
+        switch (count) {
+        case 2: softmax_part(part, 2, v, e, total); break;
+        case 3: softmax_part(part, 3, v, e, total); break;
+        case 4: softmax_part(part, 4, v, e, total); break;
+        default: softmax_part(part, count, v, e, total); break;
         }
     }
 }
@@ -155,13 +172,14 @@ void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const dou
     moe_rank_update(rows, p, 1.0, scratch, gram);
 }
 
-/* Up to this many inputs the products of all Grams share one call (measured on the bench
+/* Up to this many inputs all Grams of a block come from one product (measured on the bench
    shapes: p = 6 gains, p = 21 loses against separate rank-k updates). */
 #define SHARED_PRODUCT_INPUTS 16
 
 size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count)
 {
-    return p <= SHARED_PRODUCT_INPUTS ? rows * count * p + p * count * p : rows * (p + 1);
+    size_t pairs = p * (p + 1) / 2;
+    return p <= SHARED_PRODUCT_INPUTS ? rows * pairs + pairs * count : rows * (p + 1);
 }
 
 void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *block,
@@ -176,23 +194,32 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
         }
         return;
     }
-    size_t width = count * p;
-    double *scaled = scratch, *product = scratch + rows * width;
-    for (size_t i = 0; i < rows; ++i) {
-        const double *x = block + i * p;
-        double *out = scaled + i * width;
-        for (size_t c = 0; c < count; ++c) {
-            double weight = weights[i * count + c];
-            for (size_t j = 0; j < p; ++j)
-                out[c * p + j] = weight * x[j];
-        }
-    }
-    memset(product, 0, p * width * sizeof(double));
-    moe_product_atb_add(rows, p, width, block, scaled, product); /* p x (count p) */
-    for (size_t c = 0; c < count; ++c)
+    /* Each row's distinct products x_a x_b (a <= b) once, then one product with all the
+       weight columns: p (p + 1) flops per row and Gram, half of weighting x for every Gram
+       and multiplying by block' (which also computes each lower triangle). */
+    size_t pairs = p * (p + 1) / 2;
+    double *products = scratch, *sums = scratch + rows * pairs;
+    /* By columns (pairs x rows), so that each product is one loop over contiguous rows.
+       x's columns go first into the space of the last p products: the product written
+       into column c's place is the last to read column c (every later one has both
+       indices above c), and it reads it at the same row it writes. */
+    double *columns = products + (pairs - p) * rows;
+    for (size_t i = 0; i < rows; ++i)
         for (size_t a = 0; a < p; ++a)
-            for (size_t b = a; b < p; ++b)
-                grams[c * p * p + a * p + b] += product[a * width + c * p + b];
+            columns[a * rows + i] = block[i * p + a];
+    for (size_t a = 0, at = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b, ++at) {
+            const double *left = columns + a * rows, *right = columns + b * rows;
+            double *out = products + at * rows;
+            for (size_t i = 0; i < rows; ++i)
+                out[i] = left[i] * right[i];
+        }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)pairs, (int)count, (int)rows,
+                1.0, products, (int)rows, weights, (int)count, 0.0, sums, (int)count);
+    for (size_t a = 0, at = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b, ++at)
+            for (size_t c = 0; c < count; ++c)
+                grams[c * p * p + a * p + b] += sums[at * count + c];
 }
 
 void moe_symmetrize_upper(size_t p, double *matrix)

@@ -35,7 +35,7 @@ double moe_softmax_with_log(double *values, size_t count, double *proba);
 /*
  * out[i] = exp(in[i]) for an array, as moe_exp (0 below -708, +inf above the overflow
  * threshold, NaN for NaN), accurate to about one ulp. The loop has no calls and no
- * branches, so it runs on SIMD lanes (and on AVX2 with FMA where the CPU has them): the
+ * branches, so it runs on SIMD lanes (AVX2 with FMA, or AVX-512, where the CPU has them): the
  * E-step's exponentials were a third of a pass at small d with glibc's scalar exp.
  * in and out may be the same array.
  */
@@ -77,8 +77,10 @@ void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const dou
 /*
  * `count` weighted Gram matrices at once: grams[c] (p x p, at least the upper triangle)
  * += block' diag(weights[., c]) block, weights rows x count (row-major, >= 0). For small p
- * one product for all of them (OpenBLAS's per-call cost dominates there), else one
- * rank-k update each. scratch holds moe_weighted_grams_scratch(rows, p, count) doubles.
+ * one product of the rows' distinct products x_a x_b with all the weights (OpenBLAS's
+ * per-call cost dominates there, and it halves the flops), else one rank-k update each:
+ * callers with several sets of weights do best to pass them all in one call. scratch
+ * holds moe_weighted_grams_scratch(rows, p, count) doubles.
  */
 size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count);
 void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *block,

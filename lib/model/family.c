@@ -17,8 +17,7 @@ int moe_family_has_statistics(const struct moe_model *model)
 
 size_t moe_family_statistics_work(const struct moe_model *model, size_t rows)
 {
-    return rows * model->n_experts +
-           moe_weighted_grams_scratch(rows, model->n_inputs, model->n_experts);
+    return rows * model->n_experts;
 }
 
 double moe_expert_penalty(const struct moe_model *model, double ridge)

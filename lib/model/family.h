@@ -82,7 +82,10 @@ struct moe_family_ops {
     /*
      * Optional (NULL for families whose M-step is iterative): the M-step split into
      * sufficient statistics, which EM accumulates in the same pass as its E-step, and
-     * their solve. statistics_size gives the doubles. accumulate_statistics adds a
+     * their solve. statistics_size gives the doubles. The statistics begin with the K
+     * weighted Gram matrices block' diag(weights[., k]) block (upper triangles, p x p
+     * each), which the caller adds (moe_weighted_grams_add), so that they can share one
+     * product with the caller's own Grams. accumulate_statistics adds the rest of a
      * block: weights (rows x K) are w_i r_ik, linear is the scratch log_density left
      * behind (the expert linear predictors, rows x K), work holds
      * moe_family_statistics_work(model, rows) doubles. solve_statistics is m_step's update from the sums (which it may

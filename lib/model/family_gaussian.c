@@ -149,7 +149,7 @@ static void gaussian_accumulate_statistics(const struct moe_model *model, size_t
     size_t K = model->n_experts, p = model->n_inputs;
     double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
     double *squares = totals + K;
-    double *scaled = work, *scratch = work + rows * K; /* w r e, rows x K */
+    double *scaled = work; /* w r e, rows x K; the grams are the caller's */
     for (size_t i = 0; i < rows; ++i)
         for (size_t k = 0; k < K; ++k) {
             double weight = weights[i * K + k], residual = y[i] - means[i * K + k];
@@ -157,7 +157,6 @@ static void gaussian_accumulate_statistics(const struct moe_model *model, size_t
             squares[k] += weight * residual * residual;
             scaled[i * K + k] = weight * residual;
         }
-    moe_weighted_grams_add(rows, p, K, block, weights, scratch, grams);
     moe_product_atb_add(rows, K, p, scaled, block, rhs);
 }
 
@@ -189,6 +188,9 @@ static size_t gaussian_chunk(void *opaque, size_t start, size_t rows, double *st
                 weights[i * K + k] = weight * pass->resp[(first + i) * K + k];
         }
         if (!pass->residuals_only) {
+            moe_weighted_grams_add(count, p, K, block, weights,
+                                   work + moe_family_statistics_work(model, MOE_BLOCK_ROWS),
+                                   statistics);
             gaussian_accumulate_statistics(model, count, block, data->y + first, weights, means,
                                            work, statistics);
             continue;
@@ -210,7 +212,8 @@ static moe_status gaussian_run(const struct moe_model *model, const moe_data *da
     gaussian_pass pass = {model, data, resp, residuals_only};
     moe_chunk_job job = {data->n, identity_statistics_size(model),
                          MOE_BLOCK_ROWS * (p + 2 * K) +
-                             moe_family_statistics_work(model, MOE_BLOCK_ROWS),
+                             moe_family_statistics_work(model, MOE_BLOCK_ROWS) +
+                             moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K),
                          gaussian_chunk, &pass};
     size_t ignored = 0;
     return moe_run_chunks(&job, threads, statistics, &ignored, message);

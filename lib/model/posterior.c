@@ -73,28 +73,38 @@ typedef struct pass_context {
     const moe_data *data;
     double *resp;
     pass_layout layout;
-    double *stacked; /* the gate rows, then the experts' rows: (K + K R) x p */
+    /* The gate's free rows, then the experts' rows: (K - 1 + K R) x p. The reference
+       expert's gate row is zero, so its logit is too: no product for it. */
+    double *stacked;
 } pass_context;
 
 /* Per-thread scratch, carved from one array of workspace_size(...) doubles. */
 typedef struct pass_workspace {
     double *block, *gate_log, *gate_proba, *density, *linear, *weights, *expert_weights;
-    double *residuals, *previous_residuals, *softmax_scratch, *family_work, *row, *row_loglik;
-    double *combined, *family_scratch;
+    double *residuals, *previous_residuals, *gram_weights, *gram_scratch, *family_work, *row;
+    double *row_loglik, *combined, *family_scratch;
 } pass_workspace;
+
+/* The Gram matrices a pass sums: the gate Hessian's pairs, then the K experts'. */
+static size_t gram_count(const struct moe_model *model)
+{
+    size_t K = model->n_experts, J = K > 1 ? K - 1 : 1;
+    return J * (J + 1) / 2 + K;
+}
 
 static size_t carve(const struct moe_model *model, double *base, pass_workspace *w)
 {
     size_t R = MOE_BLOCK_ROWS, K = model->n_experts, p = model->n_inputs;
-    size_t J = K > 1 ? K - 1 : 1;
+    size_t J = K > 1 ? K - 1 : 1, grams = gram_count(model);
     size_t sizes[] = {R * p, R * K, R * K, R * K, R * K * model->expert_rows, R, R * K, R * J,
-                      R * J, moe_softmax_scratch_size(R, J + 1, p),
+                      R * J, R * grams, moe_weighted_grams_scratch(R, p, grams),
                       moe_family_statistics_work(model, R), R * K, R,
                       R * (K + K * model->expert_rows), R * K * model->expert_rows};
     double **slots[] = {&w->block, &w->gate_log, &w->gate_proba, &w->density,
                         &w->linear, &w->weights, &w->expert_weights, &w->residuals,
-                        &w->previous_residuals, &w->softmax_scratch, &w->family_work, &w->row,
-                        &w->row_loglik, &w->combined, &w->family_scratch};
+                        &w->previous_residuals, &w->gram_weights, &w->gram_scratch,
+                        &w->family_work, &w->row, &w->row_loglik, &w->combined,
+                        &w->family_scratch};
     size_t total = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         if (base != NULL)
@@ -105,13 +115,70 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
 }
 
 /* -sum_k r_k log pi_k, with 0 log 0 = 0. */
-static double cross_entropy(const double *r, const double *log_pi, size_t K)
+static inline double cross_entropy(const double *r, const double *log_pi, size_t K)
 {
     double sum = 0.0;
     for (size_t k = 0; k < K; ++k)
-        if (r[k] > 0.0)
-            sum -= r[k] * log_pi[k];
+        sum -= r[k] > 0.0 ? r[k] * log_pi[k] : 0.0;
     return sum;
+}
+
+/*
+ * The per-row arithmetic of a block between its exponentials, in two halves around the
+ * posterior's softmax. Always inlined and called with K a constant for the common small K
+ * (pass_block), so that the loops over experts unroll: at d = 5 these loops, not the
+ * products, were most of a pass.
+ */
+static inline __attribute__((always_inline)) double
+previous_rows(size_t count, size_t K, const double *weights, const double *gate_log,
+              const double *gate_proba, const double *r_block, double *density,
+              double *previous_residuals, int previous)
+{
+    size_t J = K - 1;
+    double previous_data = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+        const double *log_pi = gate_log + i * K, *pi = gate_proba + i * K;
+        const double *r = r_block + i * K; /* still the previous responsibilities */
+        if (previous) {
+            previous_data += weights[i] * cross_entropy(r, log_pi, K);
+            for (size_t c = 0; c < J; ++c)
+                previous_residuals[i * J + c] = weights[i] * (pi[c] - r[c]);
+        }
+        double *u = density + i * K;
+        for (size_t k = 0; k < K; ++k)
+            u[k] += log_pi[k];
+    }
+    return previous_data;
+}
+
+static inline __attribute__((always_inline)) void
+posterior_rows(size_t count, size_t K, const double *weights, const double *gate_log,
+               const double *gate_proba, const double *r_block, const double *log_r_block,
+               const double *row_loglik, double *residuals, double *gram_weights, size_t grams,
+               size_t pairs, double *expert_weights, int gate, int experts, double *sums)
+{
+    size_t J = K - 1;
+    double loglik = 0.0, entropy = 0.0, gate_data = 0.0, total_weight = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+        double weight = weights[i];
+        const double *log_pi = gate_log + i * K, *pi = gate_proba + i * K;
+        const double *r = r_block + i * K, *log_r = log_r_block + i * K;
+        loglik += weight * row_loglik[i];
+        entropy += weight * cross_entropy(r, log_r, K);
+        total_weight += weight;
+        if (gate) {
+            gate_data += weight * cross_entropy(r, log_pi, K);
+            for (size_t c = 0; c < J; ++c)
+                residuals[i * J + c] = weight * (pi[c] - r[c]);
+        }
+        if (experts)
+            for (size_t k = 0; k < K; ++k)
+                gram_weights[i * grams + pairs + k] = expert_weights[i * K + k] = weight * r[k];
+    }
+    sums[0] += loglik;
+    sums[1] += entropy;
+    sums[2] += gate_data;
+    sums[4] += total_weight;
 }
 
 static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, double *memory)
@@ -121,6 +188,14 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     const moe_data *data = context->data;
     const pass_layout *layout = &context->layout;
     size_t K = model->n_experts, p = model->n_inputs, J = K - 1;
+    size_t free_rows = J, expert_columns = K * model->expert_rows;
+    size_t width = free_rows + expert_columns;
+    int gate = layout->gradient != 0, previous = layout->previous_gradient != 0;
+    int experts = layout->experts != 0;
+    /* The Hessian's Grams and the experts' share one product (small p) and are adjacent in
+       the sums: the Hessian parts, then the experts' statistics, which begin with theirs. */
+    size_t pairs = gate ? J * (J + 1) / 2 : 0, grams = pairs + (experts ? K : 0);
+    double *gram_sums = sums + (gate ? layout->parts : layout->experts);
     pass_workspace w;
     carve(model, memory, &w);
     for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
@@ -128,66 +203,82 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
         const double *y = data->y + first;
         moe_data_load_block(data, first, count, w.block);
+        for (size_t i = 0; i < count; ++i)
+            w.weights[i] = moe_data_weight(data, first + i);
         /* The gate's logits and the experts' linear predictors from one product. */
-        size_t width = K + K * model->expert_rows;
         moe_product_abt(count, width, p, w.block, context->stacked, w.combined);
         for (size_t i = 0; i < count; ++i) {
-            memcpy(w.gate_log + i * K, w.combined + i * width, K * sizeof(double));
-            memcpy(w.linear + i * (width - K), w.combined + i * width + K,
-                   (width - K) * sizeof(double));
+            const double *source = w.combined + i * width;
+            double *logits = w.gate_log + i * K, *linear = w.linear + i * expert_columns;
+            for (size_t c = 0; c < free_rows; ++c)
+                logits[c] = source[c];
+            logits[J] = 0.0;
+            for (size_t c = 0; c < expert_columns; ++c)
+                linear[c] = source[free_rows + c];
         }
         model->family_ops->log_density(model, count, w.linear, y, w.density, w.family_scratch);
         moe_softmax_rows(count, K, w.gate_log, w.gate_proba, NULL); /* log pi and pi */
         double *r_block = context->resp != NULL ? context->resp + first * K : w.row;
-        for (size_t i = 0; i < count; ++i) {
-            double weight = moe_data_weight(data, first + i);
-            const double *log_pi = w.gate_log + i * K, *pi = w.gate_proba + i * K;
-            const double *r = r_block + i * K; /* still the previous responsibilities */
-            if (layout->previous_gradient != 0) {
-                sums[3] += weight * cross_entropy(r, log_pi, K);
-                for (size_t c = 0; c < J; ++c)
-                    w.previous_residuals[i * J + c] = weight * (pi[c] - r[c]);
-            }
-            double *u = w.density + i * K;
-            for (size_t k = 0; k < K; ++k)
-                u[k] += log_pi[k];
-            w.weights[i] = weight;
+        double previous_data;
+        switch (K) {
+        case 2:
+            previous_data = previous_rows(count, 2, w.weights, w.gate_log, w.gate_proba, r_block,
+                                          w.density, w.previous_residuals, previous);
+            break;
+        case 3:
+            previous_data = previous_rows(count, 3, w.weights, w.gate_log, w.gate_proba, r_block,
+                                          w.density, w.previous_residuals, previous);
+            break;
+        case 4:
+            previous_data = previous_rows(count, 4, w.weights, w.gate_log, w.gate_proba, r_block,
+                                          w.density, w.previous_residuals, previous);
+            break;
+        default:
+            previous_data = previous_rows(count, K, w.weights, w.gate_log, w.gate_proba, r_block,
+                                          w.density, w.previous_residuals, previous);
+            break;
         }
+        sums[3] += previous_data;
         /* u becomes log r, r_block the new responsibilities, row_loglik the log-likelihoods */
         moe_softmax_rows(count, K, w.density, r_block, w.row_loglik);
-        for (size_t i = 0; i < count; ++i) {
-            double weight = w.weights[i], row_loglik = w.row_loglik[i];
-            const double *log_pi = w.gate_log + i * K, *pi = w.gate_proba + i * K;
-            const double *r = r_block + i * K, *log_r = w.density + i * K;
-            /* Every expert gives the row zero (or undefined) density: there is no posterior,
-               and NaN responsibilities would poison an M-step. */
-            if (!isfinite(row_loglik))
+        /* Every expert gives the row zero (or undefined) density: there is no posterior, and
+           NaN responsibilities would poison an M-step. */
+        for (size_t i = 0; i < count; ++i)
+            if (!isfinite(w.row_loglik[i]))
                 return 1 + first + i;
-            sums[0] += weight * row_loglik;
-            double row_entropy = 0.0;
-            for (size_t k = 0; k < K; ++k)
-                if (r[k] > 0.0)
-                    row_entropy -= r[k] * log_r[k];
-            sums[1] += weight * row_entropy;
-            sums[4] += weight;
-            if (layout->gradient != 0) {
-                sums[2] += weight * cross_entropy(r, log_pi, K);
-                for (size_t c = 0; c < J; ++c)
-                    w.residuals[i * J + c] = weight * (pi[c] - r[c]);
-            }
-            if (layout->experts != 0)
-                for (size_t k = 0; k < K; ++k)
-                    w.expert_weights[i * K + k] = weight * r[k];
+        switch (K) {
+        case 2:
+            posterior_rows(count, 2, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
+                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
+                           w.expert_weights, gate, experts, sums);
+            break;
+        case 3:
+            posterior_rows(count, 3, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
+                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
+                           w.expert_weights, gate, experts, sums);
+            break;
+        case 4:
+            posterior_rows(count, 4, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
+                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
+                           w.expert_weights, gate, experts, sums);
+            break;
+        default:
+            posterior_rows(count, K, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
+                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
+                           w.expert_weights, gate, experts, sums);
+            break;
         }
-        if (layout->gradient != 0)
-            moe_softmax_block_derivatives(count, p, K, w.block, w.weights, w.gate_proba,
-                                          w.residuals, sums + layout->gradient,
-                                          sums + layout->parts, w.softmax_scratch);
-        if (layout->previous_gradient != 0)
-            moe_softmax_block_derivatives(count, p, K, w.block, w.weights, w.gate_proba,
-                                          w.previous_residuals, sums + layout->previous_gradient,
-                                          NULL, NULL);
-        if (layout->experts != 0)
+        if (gate) {
+            moe_softmax_pair_weights(count, K, w.weights, w.gate_proba, w.gram_weights, grams);
+            moe_product_atb_add(count, J, p, w.residuals, w.block, sums + layout->gradient);
+        }
+        if (previous)
+            moe_product_atb_add(count, J, p, w.previous_residuals, w.block,
+                                sums + layout->previous_gradient);
+        if (grams > 0)
+            moe_weighted_grams_add(count, p, grams, w.block, w.gram_weights, w.gram_scratch,
+                                   gram_sums);
+        if (experts)
             model->family_ops->accumulate_statistics(model, count, w.block, y, w.expert_weights,
                                                      w.linear, w.family_work,
                                                      sums + layout->experts);
@@ -198,13 +289,13 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message)
 {
-    size_t stacked_rows = model->n_experts + model->n_experts * model->expert_rows;
-    double *stacked = moe_alloc_array(stacked_rows, model->n_inputs, sizeof(double));
+    size_t free_rows = model->n_experts - 1, p = model->n_inputs;
+    size_t stacked_rows = free_rows + model->n_experts * model->expert_rows;
+    double *stacked = moe_alloc_array(stacked_rows, p, sizeof(double));
     if (stacked == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the E-step");
-    memcpy(stacked, model->gate, moe_gate_size(model) * sizeof(double));
-    memcpy(stacked + moe_gate_size(model), model->experts,
-           moe_experts_size(model) * sizeof(double));
+    memcpy(stacked, model->gate, free_rows * p * sizeof(double));
+    memcpy(stacked + free_rows * p, model->experts, moe_experts_size(model) * sizeof(double));
     pass_context context = {model, data, resp, layout_of(model, request), stacked};
     moe_status status = MOE_OK;
     if (request->previous && resp == NULL)

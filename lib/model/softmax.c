@@ -169,16 +169,36 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
     if (parts == NULL)
         return;
     double *pair_weights = scratch, *gram_scratch = scratch + rows * pairs;
+    moe_softmax_pair_weights(rows, C, weights, probability, pair_weights, pairs);
+    moe_weighted_grams_add(rows, p, pairs, block, pair_weights, gram_scratch, parts);
+}
+
+static inline __attribute__((always_inline)) void
+pair_weights_of(size_t rows, size_t n_classes, const double *weights, const double *probability,
+                double *out, size_t stride)
+{
+    size_t C = n_classes, J = C - 1;
     for (size_t i = 0; i < rows; ++i) {
         const double *pi = probability + i * C;
-        double *out = pair_weights + i * pairs;
+        double *row = out + i * stride;
         for (size_t a = 0, at = 0; a < J; ++a) {
-            out[at++] = weights[i] * pi[a] * (1.0 - pi[a]);
+            row[at++] = weights[i] * pi[a] * (1.0 - pi[a]);
             for (size_t b = a + 1; b < J; ++b)
-                out[at++] = weights[i] * pi[a] * pi[b];
+                row[at++] = weights[i] * pi[a] * pi[b];
         }
     }
-    moe_weighted_grams_add(rows, p, pairs, block, pair_weights, gram_scratch, parts);
+}
+
+void moe_softmax_pair_weights(size_t rows, size_t n_classes, const double *weights,
+                              const double *probability, double *out, size_t stride)
+{
+    /* A constant class count unrolls the pair loops (EM's gate: K = 2 to 4 mostly). */
+    switch (n_classes) {
+    case 2: pair_weights_of(rows, 2, weights, probability, out, stride); break;
+    case 3: pair_weights_of(rows, 3, weights, probability, out, stride); break;
+    case 4: pair_weights_of(rows, 4, weights, probability, out, stride); break;
+    default: pair_weights_of(rows, n_classes, weights, probability, out, stride); break;
+    }
 }
 
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,

@@ -97,6 +97,15 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
                                    const double *residuals, double *gradient, double *parts,
                                    double *scratch);
 
+/*
+ * The Hessian's Gram weights c_ab of that kernel, (C - 1) C / 2 per row in pair order, into
+ * out[i * stride + pair]: for a caller that sums the Hessian's Grams in one product with
+ * Grams of its own (EM's pass, with the experts'), since at small p one product of all of
+ * them is much cheaper than one per owner.
+ */
+void moe_softmax_pair_weights(size_t rows, size_t n_classes, const double *weights,
+                              const double *probability, double *out, size_t stride);
+
 /* The summed gradient to the mean-scale gradient of Q at B (penalty included), in place. */
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
                                  double *gradient);
