@@ -93,8 +93,9 @@ static size_t draw_proportional(moe_rng *rng, const double *mass, size_t count)
     return count - 1;
 }
 
-static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response, moe_rng *rng,
-                                   moe_label *labels, char *message)
+static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response,
+                                   int iterations, moe_rng *rng, moe_label *labels,
+                                   char *message)
 {
     size_t columns = data->n_features + (use_response || data->n_features == 0 ? 1 : 0);
     /* Rows of zero weight take no part: a sample drawn among them would be wasted. */
@@ -159,7 +160,7 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, int use_respo
     /* Lloyd iterations on the sample. */
     for (size_t i = 0; i < sample; ++i)
         assignment[i] = nearest(points + i * columns, centres, K, columns, NULL);
-    for (int iteration = 0; iteration < LLOYD_ITERATIONS; ++iteration) {
+    for (int iteration = 0; iteration < iterations; ++iteration) {
         memset(sums, 0, K * columns * sizeof(double));
         memset(totals, 0, K * sizeof(double));
         for (size_t i = 0; i < sample; ++i) {
@@ -213,7 +214,15 @@ moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, 
             labels[i] = (moe_label)moe_rng_below(rng, K);
         return MOE_OK;
     }
-    return kmeans_partition(data, K, use_response, rng, labels, message);
+    return kmeans_partition(data, K, use_response, LLOYD_ITERATIONS, rng, labels, message);
+}
+
+moe_status moe_init_seeds_partition(const moe_data *data, size_t K, int use_response,
+                                    moe_rng *rng, moe_label *labels, char *message)
+{
+    if (K == 1)
+        return moe_init_partition(MOE_INIT_RANDOM, data, K, use_response, rng, labels, message);
+    return kmeans_partition(data, K, use_response, 0, rng, labels, message);
 }
 
 /* Rows drawn per random line beyond its p coefficients: a line through exactly p points

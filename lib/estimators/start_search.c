@@ -25,16 +25,24 @@
 
 /* Rows the search sees: enough to tell optima of up to a few hundred parameters apart. */
 #define SEARCH_ROWS 2000
-/* Starts drawn: at least SEARCH_STARTS, and SEARCH_STARTS_PER_EXPERT per expert. */
+/* The search's budget, in rows times EM iterations, for its short runs and for continuing
+   the best of them: small data get many starts (optima of hard gate switches between few
+   rows are many and narrow), large data a fixed cost. */
+#define SHORT_BUDGET 6e5
+#define SURVIVOR_BUDGET 5e5
+/* Starts drawn: the budget's, but at least SEARCH_STARTS_PER_EXPERT per expert and
+   SEARCH_STARTS, at most SEARCH_STARTS_MAX. */
 #define SEARCH_STARTS 24
 #define SEARCH_STARTS_PER_EXPERT 6
+#define SEARCH_STARTS_MAX 400
 /* EM iterations of every start before the first selection. */
 #define SHORT_ITERATIONS 10
-/* Starts continued to convergence on the sample, per restart of the fit. */
-#define SURVIVORS_PER_RESTART 2
-#define SURVIVOR_ITERATIONS 300
+/* Starts continued to convergence on the sample: the budget's at SURVIVOR_ITERATIONS each,
+   but at least SURVIVORS_PER_RESTART per restart of the fit. */
+#define SURVIVORS_PER_RESTART 1
+#define SURVIVOR_ITERATIONS 100
 /* The gate's Newton steps per iteration in the search (EM's fixed points are the same). */
-#define SEARCH_GATE_NEWTON 3
+#define SEARCH_GATE_NEWTON 1
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
 #define DISTINCT_OBJECTIVE 1e-7
 /* PRNG streams of the search, apart from the restarts' streams 0, 1, ... */
@@ -45,12 +53,14 @@ typedef enum start_family {
     START_LINES,
     START_RANDOM,
     START_KMEANS_XY,
-    START_KMEANS_X
+    START_KMEANS_X,
+    START_SEEDS_X
 } start_family;
 
 typedef struct candidate {
     struct moe_model *model;
     double objective; /* -INFINITY: the run failed */
+    int spurious;     /* an expert collapsed onto a few rows (collapsed_expert) */
 } candidate;
 
 typedef struct search_rows {
@@ -181,16 +191,59 @@ static moe_status draw_partition(start_family family, const moe_data *data, size
         return moe_init_partition(MOE_INIT_RANDOM, data, K, 0, rng, labels, message);
     case START_KMEANS_XY:
         return moe_init_partition(MOE_INIT_KMEANS, data, K, 1, rng, labels, message);
+    case START_SEEDS_X:
+        return moe_init_seeds_partition(data, K, 0, rng, labels, message);
     case START_KMEANS_X:
         break;
     }
     return moe_init_partition(MOE_INIT_KMEANS, data, K, 0, rng, labels, message);
 }
 
+/* The count a budget affords, at least `least`, at most `most` (most wins). */
+static size_t budget_count(double affordable, size_t least, size_t most)
+{
+    size_t count = affordable >= (double)most ? most : (size_t)affordable;
+    if (count < least)
+        count = least;
+    return count < most ? count : most;
+}
+
+/* Ranking: end points without a collapsed expert first, then by objective, descending
+   (failed runs, at -INFINITY, last). */
 static int by_objective(const void *a, const void *b)
 {
-    double x = ((const candidate *)a)->objective, y = ((const candidate *)b)->objective;
-    return (x < y) - (x > y); /* descending; -INFINITY last */
+    const candidate *first = a, *second = b;
+    if (first->spurious != second->spurious)
+        return first->spurious - second->spurious;
+    double x = first->objective, y = second->objective;
+    return (x < y) - (x > y);
+}
+
+/*
+ * An expert that holds fewer rows than it has parameters, or (Gaussian) whose variance sits
+ * at the floor, fits its rows exactly: the likelihood grows without bound there (a line
+ * through two points, a spike on tied responses), and such a spurious maximiser beats every
+ * sensible fit. Many starts find them on small data, so the search ranks them last.
+ */
+static int collapsed_expert(const struct moe_model *model, const moe_fit_settings *settings,
+                            const moe_data *data, const double *resp)
+{
+    size_t K = model->n_experts, p = moe_data_inputs(data);
+    size_t parameters = p * (model->family_ops->uses_classes ? model->n_classes - 1 : 1) +
+                        (model->family_ops->has_variance ? 1 : 0);
+    double total = moe_data_total_weight(data);
+    for (size_t k = 0; k < K; ++k) {
+        if (model->family_ops->has_variance &&
+            model->variances[k] <= settings->experts.variance_floor * (1.0 + 1e-9))
+            return 1;
+        double share = 0.0;
+        for (size_t i = 0; i < data->n; ++i)
+            share += moe_data_weight(data, i) * resp[i * K + k];
+        /* In rows: the expert's share of the weight times the rows. */
+        if (share / total * (double)data->n < (double)parameters)
+            return 1;
+    }
+    return 0;
 }
 
 static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
@@ -201,14 +254,20 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     size_t K = shape->n_experts;
     /* Classification experts have no line to draw and no response to cluster on. */
     static const start_family gaussian_families[] = {START_LINES, START_RANDOM,
-                                                     START_KMEANS_XY, START_KMEANS_X};
-    static const start_family class_families[] = {START_RANDOM, START_KMEANS_X};
+                                                     START_KMEANS_XY, START_SEEDS_X,
+                                                     START_KMEANS_X};
+    static const start_family class_families[] = {START_RANDOM, START_SEEDS_X,
+                                                  START_KMEANS_X};
     int gaussian = shape->family_ops->has_variance;
     const start_family *families = gaussian ? gaussian_families : class_families;
-    size_t n_families = gaussian ? 4 : 2;
-    size_t starts = K == 1 ? 1 : SEARCH_STARTS_PER_EXPERT * K;
-    if (starts < SEARCH_STARTS && K > 1)
+    size_t n_families = gaussian ? 5 : 3;
+    double rows = (double)sample->n;
+    size_t starts = budget_count(SHORT_BUDGET / (rows * SHORT_ITERATIONS),
+                                 SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
+    if (starts < SEARCH_STARTS)
         starts = SEARCH_STARTS;
+    if (K == 1)
+        starts = 1;
     candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
     if (candidates == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
@@ -230,29 +289,36 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
         if (run == MOE_OK)
             run = short_run(context, settings, candidates[c].model, sample, resp,
                             SHORT_ITERATIONS, 0.0, &candidates[c].objective);
+        if (run == MOE_OK)
+            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+                                                      resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             status = run;
         else if (run != MOE_OK) { /* this start failed; the others may not */
             candidates[c].objective = -INFINITY;
+            candidates[c].spurious = 1;
             last_failure = run;
             memcpy(failure_message, message, MOE_MESSAGE_SIZE);
         }
     }
-    size_t survivors = SURVIVORS_PER_RESTART * settings->n_init;
-    if (survivors > starts)
-        survivors = starts;
+    size_t survivors = budget_count(SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
+                                    SURVIVORS_PER_RESTART * settings->n_init, starts);
     if (status == MOE_OK) {
         qsort(candidates, starts, sizeof(candidate), by_objective);
         for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
             moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
                                        SURVIVOR_ITERATIONS, settings->tolerance,
                                        &candidates[c].objective);
+            if (run == MOE_OK)
+                candidates[c].spurious = collapsed_expert(candidates[c].model, settings,
+                                                          sample, resp);
             if (run == MOE_ERR_OUT_OF_MEMORY) {
                 status = run;
                 break;
             }
             if (run != MOE_OK) {
                 candidates[c].objective = -INFINITY;
+                candidates[c].spurious = 1;
                 last_failure = run;
                 memcpy(failure_message, message, MOE_MESSAGE_SIZE);
             }
@@ -271,7 +337,8 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
                        context->n_start_candidates < settings->n_init;
          ++c) {
         double objective = candidates[c].objective;
-        if (!isfinite(objective))
+        /* Collapsed end points only when the search found nothing else. */
+        if (!isfinite(objective) || (candidates[c].spurious && c > 0 && !candidates[0].spurious))
             break;
         int distinct = 1;
         for (size_t kept = 0; kept < c && distinct; ++kept)
