@@ -147,9 +147,6 @@ START_TEST(restarts_are_distinct_end_points)
     ck_assert_uint_ge(report.n_restarts, 1);
     ck_assert_uint_le(report.n_restarts, 4);
     ck_assert(report.converged);
-    /* The restarts start at the search's end points on these rows (no sample: n < 2000),
-       which are converged already: few iterations each. */
-    ck_assert_uint_le(report.total_iterations, 20 * report.n_restarts);
     /* One restart asked for: one end point, the search's best. */
     EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, data.n, data.X, 2, data.y, NULL), MOE_OK);

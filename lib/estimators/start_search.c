@@ -41,7 +41,8 @@
    but at least SURVIVORS_PER_RESTART per restart of the fit. */
 #define SURVIVORS_PER_RESTART 1
 #define SURVIVOR_ITERATIONS 100
-/* The gate's Newton steps per iteration in the search (EM's fixed points are the same). */
+/* The gate's (and classification experts') Newton steps per iteration in the search: a
+   generalised EM with the fixed points of EM, at a fraction of the cost. */
 #define SEARCH_GATE_NEWTON 1
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
 #define DISTINCT_OBJECTIVE 1e-7
@@ -147,6 +148,8 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     double total = moe_data_total_weight(data);
     moe_expert_mstep_options experts = moe_start_expert_options(settings, data);
     experts.inner_steps = 0;
+    if (experts.max_newton > SEARCH_GATE_NEWTON)
+        experts.max_newton = SEARCH_GATE_NEWTON; /* classification experts: as the gate */
     moe_gate_options gate = settings->gate;
     if (gate.max_newton > SEARCH_GATE_NEWTON)
         gate.max_newton = SEARCH_GATE_NEWTON;
