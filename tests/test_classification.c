@@ -537,6 +537,7 @@ int main(void)
     tcase_add_test(edges, oversized_newton_is_refused_with_advice);
     suite_add_tcase(suite, edges);
     TCase *model = tcase_create("model");
+    tcase_set_timeout(model, 60);
     tcase_add_test(model, save_and_load_round_trip_exactly);
     tcase_add_test(model, predictions_are_mixture_probabilities);
     tcase_add_test(model, logistic_predicts_the_probability_of_one);

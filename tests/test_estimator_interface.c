@@ -745,11 +745,11 @@ START_TEST(start_function_gives_the_restarts)
     for (size_t a = 0; a < K * (D + 1); ++a)
         ck_assert_msg(fabs(experts[a] - truth.experts[a]) < 0.1, "expert value %zu: %g vs %g",
                       a, experts[a], truth.experts[a]);
-    /* Removing the function takes init back to kmeans. */
+    /* Removing the function takes init back to the default. */
     EXPECT_STATUS(moe_fitter_set_start(fitter, NULL, NULL), MOE_OK);
     long long init = -1;
     EXPECT_STATUS(moe_fitter_get_int(fitter, MOE_OPT_INIT, &init), MOE_OK);
-    ck_assert_int_eq(init, MOE_INIT_KMEANS);
+    ck_assert_int_eq(init, MOE_INIT_MIXED);
     EXPECT_STATUS(moe_fitter_set_start(NULL, truth_start, NULL), MOE_ERR_NULL_POINTER);
     moe_fitter_t *custom = NULL;
     EXPECT_STATUS(moe_fitter_create_custom(&custom, &stream_ops), MOE_OK);

@@ -37,7 +37,7 @@ typedef enum moe_option {
     MOE_OPT_TOLERANCE = 2,         /* [tol] stop when |dL| <= tol * (N + |L|), default 1e-8 */
     MOE_OPT_N_INIT = 3,            /* [n_init] restarts, best log-likelihood kept, default 5 */
     MOE_OPT_SEED = 4,              /* [seed] PRNG seed in [0, 2^53), default 0 */
-    MOE_OPT_INIT = 5,              /* [init] a moe_init_strategy, default MOE_INIT_KMEANS */
+    MOE_OPT_INIT = 5,              /* [init] a moe_init_strategy, default MOE_INIT_MIXED */
     MOE_OPT_GATE_L2 = 6,           /* [gate_l2] gate penalty, see below, default 0 */
     MOE_OPT_EXPERT_RIDGE = 7,      /* [expert_ridge] expert penalty, see below, default 0 */
     MOE_OPT_VARIANCE_FLOOR = 8,    /* [variance_floor] relative to var(y), default 1e-6 */
@@ -123,9 +123,15 @@ typedef enum moe_init_strategy {
                             further restarts use kmeans */
     MOE_INIT_CUSTOM = 3, /* [custom] the caller's start function for every restart
                             (moe_fitter_set_start) */
-    MOE_INIT_TENSOR = 4  /* [tensor] the tensor method's experts and gate (cqt's two stages,
+    MOE_INIT_TENSOR = 4, /* [tensor] the tensor method's experts and gate (cqt's two stages,
                             its default options; restart r draws the gate's start from
                             stream r): Gaussian experts, no intercept, K <= d */
+    MOE_INIT_MIXED = 5   /* [mixed] a search: many short EM runs on (a sample of at most
+                            2000 of) the rows from a mix of starts (random regression lines,
+                            random labels, k-means++ on [x, y] and on x), the best continued
+                            on that sample; the n_init best distinct end points are the
+                            restarts (fewer when fewer are distinct). docs/ARCHITECTURE.md,
+                            "Default starts", says why */
 } moe_init_strategy;
 
 typedef struct moe_fitter moe_fitter_t;

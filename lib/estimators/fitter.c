@@ -119,6 +119,6 @@ moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start, void *
     if (start != NULL)
         *init = MOE_INIT_CUSTOM;
     else if (*init == MOE_INIT_CUSTOM)
-        *init = MOE_INIT_KMEANS;
+        *init = MOE_INIT_MIXED; /* the default */
     return MOE_OK;
 }

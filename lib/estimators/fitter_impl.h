@@ -77,6 +77,12 @@ struct moe_fit_context {
     double lambda; /* lambda_max(E_w[x~ x~']) of the call's rows */
     int lambda_ready;
     double *gate_curvature; /* p x p: E_w[x~ x~'] / 2 + gate_l2 off the intercept */
+    /* init = mixed: the search's end points, best first, and the rows they were found on
+       (estimators/start_search.c) */
+    struct moe_model **start_candidates;
+    size_t n_start_candidates;
+    int start_searched;
+    moe_data start_rows;
 };
 
 /* Release what the kernels cached in a context. */

@@ -1,6 +1,7 @@
 #include "estimators/init.h"
 #include "common/alloc.h"
 #include "common/error.h"
+#include "common/linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,8 +93,9 @@ static size_t draw_proportional(moe_rng *rng, const double *mass, size_t count)
     return count - 1;
 }
 
-static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response, moe_rng *rng,
-                                   moe_label *labels, char *message)
+static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response,
+                                   int iterations, moe_rng *rng, moe_label *labels,
+                                   char *message)
 {
     size_t columns = data->n_features + (use_response || data->n_features == 0 ? 1 : 0);
     /* Rows of zero weight take no part: a sample drawn among them would be wasted. */
@@ -158,7 +160,7 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, int use_respo
     /* Lloyd iterations on the sample. */
     for (size_t i = 0; i < sample; ++i)
         assignment[i] = nearest(points + i * columns, centres, K, columns, NULL);
-    for (int iteration = 0; iteration < LLOYD_ITERATIONS; ++iteration) {
+    for (int iteration = 0; iteration < iterations; ++iteration) {
         memset(sums, 0, K * columns * sizeof(double));
         memset(totals, 0, K * sizeof(double));
         for (size_t i = 0; i < sample; ++i) {
@@ -212,5 +214,97 @@ moe_status moe_init_partition(moe_init_strategy strategy, const moe_data *data, 
             labels[i] = (moe_label)moe_rng_below(rng, K);
         return MOE_OK;
     }
-    return kmeans_partition(data, K, use_response, rng, labels, message);
+    return kmeans_partition(data, K, use_response, LLOYD_ITERATIONS, rng, labels, message);
+}
+
+moe_status moe_init_seeds_partition(const moe_data *data, size_t K, int use_response,
+                                    moe_rng *rng, moe_label *labels, char *message)
+{
+    if (K == 1)
+        return moe_init_partition(MOE_INIT_RANDOM, data, K, use_response, rng, labels, message);
+    return kmeans_partition(data, K, use_response, 0, rng, labels, message);
+}
+
+/* Rows drawn per random line beyond its p coefficients: a line through exactly p points
+   follows them without error and is as often steep nonsense as not; two more average a
+   little (the draws stay small so that a line lands inside one regime). */
+#define LINE_EXTRA_ROWS 2
+
+moe_status moe_init_lines_partition(const moe_data *data, size_t K, moe_rng *rng,
+                                    moe_label *labels, char *message)
+{
+    size_t p = moe_data_inputs(data), n = data->n;
+    size_t positive = 0;
+    for (size_t i = 0; i < n; ++i)
+        positive += moe_data_weight(data, i) > 0.0;
+    size_t draws = p + LINE_EXTRA_ROWS;
+    if (positive < draws) /* too few rows for lines: random labels do the job */
+        return moe_init_partition(MOE_INIT_RANDOM, data, K, 1, rng, labels, message);
+    double *lines = moe_alloc_array(K, p, sizeof(double));
+    double *gram = moe_alloc_array(p, p, sizeof(double));
+    double *work = moe_alloc_array(p + 1, p, sizeof(double)); /* moe_solve_spd's p x p + p */
+    double *row = moe_alloc_array(p, 1, sizeof(double));
+    size_t *chosen = moe_alloc_array(draws, 1, sizeof(size_t));
+    moe_status status = MOE_OK;
+    if (!lines || !gram || !work || !row || !chosen) {
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate random lines");
+        goto done;
+    }
+    for (size_t k = 0; k < K; ++k) {
+        double *beta = lines + k * p;
+        /* Distinct rows of positive weight, by rejection: draws << n in every use. */
+        for (size_t a = 0; a < draws; ++a) {
+            size_t candidate;
+            int repeated;
+            do {
+                candidate = moe_rng_below(rng, n);
+                repeated = !(moe_data_weight(data, candidate) > 0.0);
+                for (size_t b = 0; b < a && !repeated; ++b)
+                    repeated = chosen[b] == candidate;
+            } while (repeated);
+            chosen[a] = candidate;
+        }
+        memset(gram, 0, p * p * sizeof(double));
+        memset(beta, 0, p * sizeof(double));
+        for (size_t a = 0; a < draws; ++a) {
+            moe_data_load_block(data, chosen[a], 1, row);
+            double response = data->y[chosen[a]];
+            for (size_t r = 0; r < p; ++r) {
+                beta[r] += row[r] * response;
+                for (size_t c = 0; c < p; ++c)
+                    gram[r * p + c] += row[r] * row[c];
+            }
+        }
+        int ridge_used = 0;
+        if (moe_solve_spd(p, gram, beta, work, &ridge_used) != 0) {
+            /* Collinear draws (a repeated x): a flat line at their mean response. */
+            memset(beta, 0, p * sizeof(double));
+            double mean = 0.0;
+            for (size_t a = 0; a < draws; ++a)
+                mean += data->y[chosen[a]] / (double)draws;
+            if (data->intercept)
+                beta[0] = mean;
+        }
+    }
+    /* Each row goes to the line it lies closest to. */
+    for (size_t i = 0; i < n; ++i) {
+        moe_data_load_block(data, i, 1, row);
+        size_t best = 0;
+        double best_distance = INFINITY;
+        for (size_t k = 0; k < K; ++k) {
+            double distance = fabs(data->y[i] - moe_dot(p, row, lines + k * p));
+            if (distance < best_distance) {
+                best_distance = distance;
+                best = k;
+            }
+        }
+        labels[i] = (moe_label)best;
+    }
+done:
+    free(lines);
+    free(gram);
+    free(work);
+    free(row);
+    free(chosen);
+    return status;
 }

@@ -4,6 +4,7 @@
  * convergence. An estimator supplies what one iteration does.
  */
 #include "estimators/kernels.h"
+#include "estimators/start_search.h"
 #include "common/alloc.h"
 #include "common/clock.h"
 #include "model/posterior.h"
@@ -133,6 +134,11 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     moe_status last_failure = MOE_OK;
     char failure_message[MOE_MESSAGE_SIZE] = "";
     for (size_t restart = 0; restart < settings->n_init; ++restart) {
+        /* The search of init = mixed may have found fewer distinct end points than
+           restarts: running one twice would end where it ended before. */
+        if (restart > 0 && settings->init == MOE_INIT_MIXED &&
+            restart >= moe_start_search_count(context) && moe_start_search_count(context) > 0)
+            break;
         restart_outcome outcome = {-INFINITY, 0};
         status = moe_start_point(context, model, restart, &context->data, resp, labels);
         if (status == MOE_OK)

@@ -57,6 +57,19 @@ moe_status moe_design_gram(const moe_data *data, double total_weight, double *gr
 void moe_report_expert_mstep(moe_fit_context *context, const moe_expert_mstep_report *experts);
 void moe_report_gate(moe_fit_context *context, const moe_gate_report *gate);
 
+/* A hard partition of data's rows turned into a starting point by M-steps (resp: n x K
+   workspace). */
+moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *model,
+                                 const moe_data *data, double *resp, const moe_label *labels);
+
+/* The gate's or an expert's Newton system is above MOE_NEWTON_MAX_UNKNOWNS: starting
+   points then take gradient steps instead of Newton M-steps. */
+int moe_start_newton_too_large(const struct moe_model *model);
+
+/* The experts' M-step options for rows `data` (the call's, or a sample of them). */
+moe_expert_mstep_options moe_start_expert_options(const moe_fit_settings *settings,
+                                                  const moe_data *data);
+
 /* moe_context_start with the caller's workspaces: resp n x K doubles, labels n. */
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
                            const moe_data *data,

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-static const char *const init_keywords[] = {"random", "kmeans", "model", "custom", "tensor", NULL};
+static const char *const init_keywords[] = {"random", "kmeans", "model", "custom", "tensor", "mixed", NULL};
 static const char *const line_search_keywords[] = {"none", "armijo", NULL};
 static const char *const gate_solver_keywords[] = {"newton", "bound", "newton_step", NULL};
 static const char *const optimizer_keywords[] = {"sgd", "momentum", "adam", "adamw", "rmsprop",
@@ -15,7 +15,7 @@ static const moe_option_info option_table[] = {
      NULL, "stop when |change of objective| <= tol * (N + |objective|), N the total weight"},
     {MOE_OPT_N_INIT, "n_init", 1, 1, 100000, 5, NULL, "restarts; the best objective is kept"},
     {MOE_OPT_SEED, "seed", 1, 0, 9007199254740991.0, 0, NULL, "PRNG seed (below 2^53)"},
-    {MOE_OPT_INIT, "init", 1, 0, 4, MOE_INIT_KMEANS, init_keywords, "initialisation strategy"},
+    {MOE_OPT_INIT, "init", 1, 0, 5, MOE_INIT_MIXED, init_keywords, "initialisation strategy"},
     {MOE_OPT_GATE_L2, "gate_l2", 0, 0, 1e12, 0, NULL,
      "L2 penalty on non-intercept gate weights centred over experts (mean-objective scale)"},
     {MOE_OPT_EXPERT_RIDGE, "expert_ridge", 0, 0, 1e12, 0, NULL,

@@ -5,6 +5,7 @@
  */
 #include "estimators/kernels.h"
 #include "estimators/gradient.h"
+#include "estimators/start_search.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/parallel.h"
@@ -76,6 +77,7 @@ void moe_context_release(struct moe_fit_context *context)
     free(context->gate_curvature);
     context->settings = NULL;
     context->gate_curvature = NULL;
+    moe_start_search_release(context);
 }
 
 moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *rows,

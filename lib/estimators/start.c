@@ -1,12 +1,14 @@
 /*
- * Starting points (moe_context_start): the caller's model, or a hard partition of the rows
- * (k-means++ or random, estimators/init.c) turned into parameters by M-steps.
+ * Starting points (moe_context_start): the caller's model, a hard partition of the rows
+ * (k-means++ or random, estimators/init.c) turned into parameters by M-steps, or the best
+ * candidates of the search over many short runs (init = mixed, estimators/start_search.c).
  */
 #include "estimators/cqt.h"
 #include "estimators/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
 #include "estimators/init.h"
+#include "estimators/start_search.h"
 #include "model/softmax.h"
 
 #include <stdlib.h>
@@ -35,6 +37,11 @@ static int expert_newton_too_large(const struct moe_model *model)
     return !model->family_ops->has_variance && newton_too_large(model, free_rows);
 }
 
+int moe_start_newton_too_large(const struct moe_model *model)
+{
+    return newton_too_large(model, model->n_experts - 1) || expert_newton_too_large(model);
+}
+
 /* init = custom: the caller's function writes the start through the model's setters. */
 static moe_status custom_start(moe_fit_context *context, struct moe_model *model, size_t restart)
 {
@@ -52,6 +59,18 @@ static moe_status custom_start(moe_fit_context *context, struct moe_model *model
     return status;
 }
 
+moe_expert_mstep_options moe_start_expert_options(const moe_fit_settings *settings,
+                                                  const moe_data *data)
+{
+    /* On a sample of the call's rows the ridge's N and the degenerate expert's weight are
+       the sample's: the same penalty per unit weight. On the call's rows the ratio is 1. */
+    moe_expert_mstep_options experts = settings->experts;
+    double ratio = moe_data_total_weight(data) / settings->total_weight;
+    experts.total_weight *= ratio;
+    experts.min_weight *= ratio;
+    return experts;
+}
+
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
                            const moe_data *data, double *resp, moe_label *labels)
 {
@@ -59,7 +78,7 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
-    size_t K = model->n_experts, n = data->n;
+    size_t K = model->n_experts;
     moe_model_copy_parameters(model, context->start);
     if (settings->init == MOE_INIT_MODEL && restart == 0)
         return MOE_OK;
@@ -67,6 +86,8 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
         return custom_start(context, model, restart);
     if (settings->init == MOE_INIT_TENSOR)
         return cqt_start(context, model, restart);
+    if (settings->init == MOE_INIT_MIXED)
+        return moe_start_search_take(context, model, restart, data, resp, labels);
     moe_init_strategy strategy =
         settings->init == MOE_INIT_RANDOM ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;
     moe_rng rng;
@@ -77,9 +98,21 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     moe_status status = moe_init_partition(strategy, data, K, use_response, &rng, labels, message);
     if (status != MOE_OK)
         return status;
+    return moe_start_from_labels(context, model, data, resp, labels);
+}
+
+moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *model,
+                                 const moe_data *data, double *resp, const moe_label *labels)
+{
+    char *message = context->fitter->message;
+    const moe_fit_settings *settings = moe_context_settings(context);
+    if (settings == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
+    size_t K = model->n_experts, n = data->n;
+    moe_status status = MOE_OK;
     /* Starting points take exact M-steps whatever the estimator's inner steps are, unless a
        Newton system would be too large; then a fixed number of safe gradient steps. */
-    moe_expert_mstep_options experts = settings->experts;
+    moe_expert_mstep_options experts = moe_start_expert_options(settings, data);
     experts.inner_steps = 0;
     if (expert_newton_too_large(model)) {
         experts.inner_steps = INIT_GRADIENT_STEPS;

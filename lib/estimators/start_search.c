@@ -1,0 +1,419 @@
+/*
+ * The default starting points (init = mixed): a search over many short EM runs.
+ *
+ * No single family of starts finds the best optimum of a mixture of experts everywhere.
+ * k-means++ on [x, y] groups rows by where they lie, so regimes whose regression lines
+ * cross are cut across and no number of its restarts escapes; random hard labels start
+ * every expert near the pooled fit and find crossing lines, but split well separated
+ * clusters in x poorly; random regression lines through a few rows find lines, not places.
+ * So the search draws starts from all of them in turn and lets EM judge: every start runs
+ * a few EM iterations (the "small EM" of Biernacki, Celeux and Govaert 2003), the best
+ * ones run on to convergence, and the best distinct end points become the fit's restarts.
+ * It runs on a uniform sample of at most SEARCH_ROWS rows, so its cost does not grow
+ * with n; on larger data the restarts then converge on all rows from the sample's optima.
+ * docs/ARCHITECTURE.md ("Default starts") has the measurements behind the numbers below.
+ */
+#include "estimators/start_search.h"
+#include "estimators/kernels.h"
+#include "common/alloc.h"
+#include "common/rng.h"
+#include "model/posterior.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows the search sees: enough to tell optima of up to a few hundred parameters apart. */
+#define SEARCH_ROWS 2000
+/* The search's budget, in rows times EM iterations, for its short runs and for continuing
+   the best of them: small data get many starts (optima of hard gate switches between few
+   rows are many and narrow), large data a fixed cost. */
+#define SHORT_BUDGET 6e5
+#define SURVIVOR_BUDGET 5e5
+/* Starts drawn: the budget's, but at least SEARCH_STARTS_PER_EXPERT per expert and
+   SEARCH_STARTS, at most SEARCH_STARTS_MAX. */
+#define SEARCH_STARTS 24
+#define SEARCH_STARTS_PER_EXPERT 6
+#define SEARCH_STARTS_MAX 400
+/* EM iterations of every start before the first selection. */
+#define SHORT_ITERATIONS 10
+/* Starts continued to convergence on the sample: the budget's at SURVIVOR_ITERATIONS each,
+   but at least SURVIVORS_PER_RESTART per restart of the fit. */
+#define SURVIVORS_PER_RESTART 1
+#define SURVIVOR_ITERATIONS 100
+/* The gate's (and classification experts') Newton steps per iteration in the search: a
+   generalised EM with the fixed points of EM, at a fraction of the cost. */
+#define SEARCH_GATE_NEWTON 1
+/* End points whose objectives differ by less than this per unit weight are one optimum. */
+#define DISTINCT_OBJECTIVE 1e-7
+/* PRNG streams of the search, apart from the restarts' streams 0, 1, ... */
+#define SAMPLE_STREAM (UINT64_C(1) << 40)
+#define START_STREAM (UINT64_C(1) << 41)
+
+typedef enum start_family {
+    START_LINES,
+    START_RANDOM,
+    START_KMEANS_XY,
+    START_KMEANS_X,
+    START_SEEDS_X
+} start_family;
+
+typedef struct candidate {
+    struct moe_model *model;
+    double objective; /* -INFINITY: the run failed */
+    int spurious;     /* an expert collapsed onto a few rows (collapsed_expert) */
+} candidate;
+
+typedef struct search_rows {
+    moe_data data;
+    double *X, *y, *weights; /* the sample's own copies; NULL when data are the call's rows */
+} search_rows;
+
+static int rows_equal(const moe_data *a, const moe_data *b)
+{
+    return a->n == b->n && a->X == b->X && a->ldx == b->ldx && a->y == b->y &&
+           a->weights == b->weights;
+}
+
+void moe_start_search_release(moe_fit_context *context)
+{
+    for (size_t c = 0; c < context->n_start_candidates; ++c)
+        moe_model_free(context->start_candidates[c]);
+    free(context->start_candidates);
+    context->start_candidates = NULL;
+    context->n_start_candidates = 0;
+    context->start_searched = 0;
+}
+
+size_t moe_start_search_count(const moe_fit_context *context)
+{
+    return context->n_start_candidates;
+}
+
+/* A uniform sample without replacement of the rows of positive weight (selection
+   sampling: one pass, no index over all rows), or the rows themselves when few. */
+static moe_status sample_rows(const moe_data *data, uint64_t seed, search_rows *sample,
+                              char *message)
+{
+    memset(sample, 0, sizeof *sample);
+    size_t positive = 0;
+    for (size_t i = 0; i < data->n; ++i)
+        positive += moe_data_weight(data, i) > 0.0;
+    if (positive <= SEARCH_ROWS) {
+        sample->data = *data;
+        return MOE_OK;
+    }
+    size_t d = data->n_features, m = SEARCH_ROWS;
+    sample->X = d > 0 ? moe_alloc_array(m, d, sizeof(double)) : NULL;
+    sample->y = moe_alloc_array(m, 1, sizeof(double));
+    sample->weights = data->weights != NULL ? moe_alloc_array(m, 1, sizeof(double)) : NULL;
+    if ((d > 0 && sample->X == NULL) || sample->y == NULL ||
+        (data->weights != NULL && sample->weights == NULL))
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the search's sample");
+    moe_rng rng;
+    moe_rng_seed(&rng, seed, SAMPLE_STREAM);
+    size_t taken = 0, remaining = positive;
+    for (size_t i = 0; i < data->n && taken < m; ++i) {
+        if (!(moe_data_weight(data, i) > 0.0))
+            continue;
+        if (moe_rng_below(&rng, remaining) < m - taken) {
+            if (d > 0)
+                memcpy(sample->X + taken * d, data->X + i * data->ldx, d * sizeof(double));
+            sample->y[taken] = data->y[i];
+            if (sample->weights != NULL)
+                sample->weights[taken] = data->weights[i];
+            taken++;
+        }
+        remaining--;
+    }
+    sample->data = *data;
+    sample->data.n = m;
+    sample->data.ldx = d;
+    sample->data.X = sample->X;
+    sample->data.y = sample->y;
+    sample->data.weights = sample->weights;
+    return MOE_OK;
+}
+
+/*
+ * EM from the model's parameters on `data`: at most `iterations` iterations, stopping when
+ * the objective changes by at most tolerance * (N + |objective|), as the fit's loop does.
+ * The objective reached (penalised log-likelihood) goes to *objective.
+ */
+static moe_status short_run(moe_fit_context *context, const moe_fit_settings *settings,
+                            struct moe_model *model, const moe_data *data, double *resp,
+                            size_t iterations, double tolerance, double *objective)
+{
+    char *message = context->fitter->message;
+    double total = moe_data_total_weight(data);
+    moe_expert_mstep_options experts = moe_start_expert_options(settings, data);
+    experts.inner_steps = 0;
+    if (experts.max_newton > SEARCH_GATE_NEWTON)
+        experts.max_newton = SEARCH_GATE_NEWTON; /* classification experts: as the gate */
+    moe_gate_options gate = settings->gate;
+    if (gate.max_newton > SEARCH_GATE_NEWTON)
+        gate.max_newton = SEARCH_GATE_NEWTON;
+    moe_posterior_result posterior;
+    moe_status status = moe_posterior_pass(model, data, resp, settings->threads, &posterior,
+                                           message);
+    if (status != MOE_OK)
+        return status;
+    double previous = posterior.loglik - total * moe_fit_penalty(model, settings);
+    for (size_t t = 0; t < iterations; ++t) {
+        moe_expert_mstep_report expert_report = MOE_EXPERT_MSTEP_REPORT_INIT;
+        if (settings->update_experts)
+            status = model->family_ops->m_step(model, data, resp, &experts, &expert_report,
+                                               message);
+        moe_gate_report gate_report = MOE_GATE_REPORT_INIT;
+        if (status == MOE_OK && model->n_experts > 1)
+            status = moe_gate_newton(model, data, resp, &gate, &gate_report, message);
+        if (status == MOE_OK)
+            status = moe_posterior_pass(model, data, resp, settings->threads, &posterior,
+                                        message);
+        if (status != MOE_OK)
+            return status;
+        double current = posterior.loglik - total * moe_fit_penalty(model, settings);
+        if (!isfinite(current))
+            return moe_fail(message, MOE_ERR_NUMERICAL, "a search run diverged");
+        int settled = fabs(current - previous) <= tolerance * (total + fabs(current));
+        previous = current;
+        if (settled)
+            break;
+    }
+    *objective = previous;
+    return MOE_OK;
+}
+
+static moe_status draw_partition(start_family family, const moe_data *data, size_t K,
+                                 moe_rng *rng, moe_label *labels, char *message)
+{
+    switch (family) {
+    case START_LINES:
+        return moe_init_lines_partition(data, K, rng, labels, message);
+    case START_RANDOM:
+        return moe_init_partition(MOE_INIT_RANDOM, data, K, 0, rng, labels, message);
+    case START_KMEANS_XY:
+        return moe_init_partition(MOE_INIT_KMEANS, data, K, 1, rng, labels, message);
+    case START_SEEDS_X:
+        return moe_init_seeds_partition(data, K, 0, rng, labels, message);
+    case START_KMEANS_X:
+        break;
+    }
+    return moe_init_partition(MOE_INIT_KMEANS, data, K, 0, rng, labels, message);
+}
+
+/* The count a budget affords, at least `least`, at most `most` (most wins). */
+static size_t budget_count(double affordable, size_t least, size_t most)
+{
+    size_t count = affordable >= (double)most ? most : (size_t)affordable;
+    if (count < least)
+        count = least;
+    return count < most ? count : most;
+}
+
+/* Ranking: end points without a collapsed expert first, then by objective, descending
+   (failed runs, at -INFINITY, last). */
+static int by_objective(const void *a, const void *b)
+{
+    const candidate *first = a, *second = b;
+    if (first->spurious != second->spurious)
+        return first->spurious - second->spurious;
+    double x = first->objective, y = second->objective;
+    return (x < y) - (x > y);
+}
+
+/*
+ * An expert that holds fewer rows than it has parameters, or (Gaussian) whose variance sits
+ * at the floor, fits its rows exactly: the likelihood grows without bound there (a line
+ * through two points, a spike on tied responses), and such a spurious maximiser beats every
+ * sensible fit. Many starts find them on small data, so the search ranks them last.
+ */
+static int collapsed_expert(const struct moe_model *model, const moe_fit_settings *settings,
+                            const moe_data *data, const double *resp)
+{
+    size_t K = model->n_experts, p = moe_data_inputs(data);
+    size_t parameters = p * (model->family_ops->uses_classes ? model->n_classes - 1 : 1) +
+                        (model->family_ops->has_variance ? 1 : 0);
+    double total = moe_data_total_weight(data);
+    for (size_t k = 0; k < K; ++k) {
+        if (model->family_ops->has_variance &&
+            model->variances[k] <= settings->experts.variance_floor * (1.0 + 1e-9))
+            return 1;
+        double share = 0.0;
+        for (size_t i = 0; i < data->n; ++i)
+            share += moe_data_weight(data, i) * resp[i * K + k];
+        /* In rows: the expert's share of the weight times the rows. */
+        if (share / total * (double)data->n < (double)parameters)
+            return 1;
+    }
+    return 0;
+}
+
+static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
+                         const struct moe_model *shape, const moe_data *sample, double *resp,
+                         moe_label *labels)
+{
+    char *message = context->fitter->message;
+    size_t K = shape->n_experts;
+    /* Classification experts have no line to draw and no response to cluster on. */
+    static const start_family gaussian_families[] = {START_LINES, START_RANDOM,
+                                                     START_KMEANS_XY, START_SEEDS_X,
+                                                     START_KMEANS_X};
+    static const start_family class_families[] = {START_RANDOM, START_SEEDS_X,
+                                                  START_KMEANS_X};
+    int gaussian = shape->family_ops->has_variance;
+    const start_family *families = gaussian ? gaussian_families : class_families;
+    size_t n_families = gaussian ? 5 : 3;
+    double rows = (double)sample->n;
+    size_t starts = budget_count(SHORT_BUDGET / (rows * SHORT_ITERATIONS),
+                                 SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
+    if (starts < SEARCH_STARTS)
+        starts = SEARCH_STARTS;
+    if (K == 1)
+        starts = 1;
+    candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
+    if (candidates == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
+    moe_status status = MOE_OK, last_failure = MOE_OK;
+    char failure_message[MOE_MESSAGE_SIZE] = "";
+    for (size_t c = 0; c < starts && status == MOE_OK; ++c) {
+        candidates[c].objective = -INFINITY;
+        if ((status = moe_model_clone(&candidates[c].model, shape)) != MOE_OK) {
+            moe_fail_propagate(message, status);
+            break;
+        }
+        moe_model_copy_parameters(candidates[c].model, context->start);
+        moe_rng rng;
+        moe_rng_seed(&rng, settings->seed, START_STREAM + c);
+        moe_status run = draw_partition(families[c % n_families], sample, K, &rng, labels,
+                                        message);
+        if (run == MOE_OK)
+            run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
+        if (run == MOE_OK)
+            run = short_run(context, settings, candidates[c].model, sample, resp,
+                            SHORT_ITERATIONS, 0.0, &candidates[c].objective);
+        if (run == MOE_OK)
+            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+                                                      resp);
+        if (run == MOE_ERR_OUT_OF_MEMORY)
+            status = run;
+        else if (run != MOE_OK) { /* this start failed; the others may not */
+            candidates[c].objective = -INFINITY;
+            candidates[c].spurious = 1;
+            last_failure = run;
+            memcpy(failure_message, message, MOE_MESSAGE_SIZE);
+        }
+    }
+    size_t survivors = budget_count(SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
+                                    SURVIVORS_PER_RESTART * settings->n_init, starts);
+    if (status == MOE_OK) {
+        qsort(candidates, starts, sizeof(candidate), by_objective);
+        for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
+            moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
+                                       SURVIVOR_ITERATIONS, settings->tolerance,
+                                       &candidates[c].objective);
+            if (run == MOE_OK)
+                candidates[c].spurious = collapsed_expert(candidates[c].model, settings,
+                                                          sample, resp);
+            if (run == MOE_ERR_OUT_OF_MEMORY) {
+                status = run;
+                break;
+            }
+            if (run != MOE_OK) {
+                candidates[c].objective = -INFINITY;
+                candidates[c].spurious = 1;
+                last_failure = run;
+                memcpy(failure_message, message, MOE_MESSAGE_SIZE);
+            }
+        }
+        qsort(candidates, survivors, sizeof(candidate), by_objective);
+    }
+    double total = moe_data_total_weight(sample);
+    if (status == MOE_OK) {
+        context->start_candidates = moe_calloc_array(settings->n_init, 1,
+                                                     sizeof(struct moe_model *));
+        if (context->start_candidates == NULL)
+            status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot keep the search's end "
+                                                              "points");
+    }
+    for (size_t c = 0; status == MOE_OK && c < survivors &&
+                       context->n_start_candidates < settings->n_init;
+         ++c) {
+        double objective = candidates[c].objective;
+        /* Collapsed end points only when the search found nothing else. */
+        if (!isfinite(objective) || (candidates[c].spurious && c > 0 && !candidates[0].spurious))
+            break;
+        int distinct = 1;
+        for (size_t kept = 0; kept < c && distinct; ++kept)
+            distinct = fabs(candidates[kept].objective - objective) >
+                       DISTINCT_OBJECTIVE * (total + fabs(objective));
+        if (!distinct)
+            continue;
+        context->start_candidates[context->n_start_candidates++] = candidates[c].model;
+        candidates[c].model = NULL;
+    }
+    for (size_t c = 0; c < starts; ++c)
+        moe_model_free(candidates[c].model);
+    free(candidates);
+    if (status == MOE_OK && context->n_start_candidates == 0) {
+        status = last_failure != MOE_OK ? last_failure : MOE_ERR_NUMERICAL;
+        memcpy(message, failure_message, MOE_MESSAGE_SIZE);
+        if (message[0] == '\0')
+            moe_fail(message, status, "no start of the search could be run");
+    }
+    return status;
+}
+
+moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *model,
+                                 size_t restart, const moe_data *data, double *resp,
+                                 moe_label *labels)
+{
+    char *message = context->fitter->message;
+    const moe_fit_settings *settings = moe_context_settings(context);
+    if (settings == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
+    /* Systems too large for Newton steps have no exact M-steps to search with: such fits
+       start as init = kmeans does. */
+    if (moe_start_newton_too_large(model)) {
+        moe_rng rng;
+        moe_rng_seed(&rng, settings->seed, restart);
+        moe_status status = moe_init_partition(MOE_INIT_KMEANS, data, model->n_experts,
+                                               model->family_ops->has_variance, &rng, labels,
+                                               message);
+        return status == MOE_OK ? moe_start_from_labels(context, model, data, resp, labels)
+                                : status;
+    }
+    if (!context->start_searched || !rows_equal(&context->start_rows, data)) {
+        moe_start_search_release(context);
+        search_rows sample;
+        moe_status status = sample_rows(data, settings->seed, &sample, message);
+        double *sample_resp = resp;
+        moe_label *sample_labels = labels;
+        if (status == MOE_OK && sample.y != NULL) {
+            sample_resp = moe_alloc_array(sample.data.n, model->n_experts, sizeof(double));
+            sample_labels = moe_alloc_array(sample.data.n, 1, sizeof(moe_label));
+            if (sample_resp == NULL || sample_labels == NULL)
+                status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                                  "cannot allocate the search's workspace");
+        }
+        if (status == MOE_OK)
+            status = search(context, settings, model, &sample.data, sample_resp,
+                            sample_labels);
+        if (sample.y != NULL) {
+            free(sample_resp);
+            free(sample_labels);
+        }
+        free(sample.X);
+        free(sample.y);
+        free(sample.weights);
+        if (status != MOE_OK) {
+            moe_start_search_release(context);
+            return status;
+        }
+        context->start_searched = 1;
+        context->start_rows = *data;
+    }
+    moe_model_copy_parameters(model, context->start_candidates[restart %
+                                                               context->n_start_candidates]);
+    return MOE_OK;
+}

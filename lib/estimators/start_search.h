@@ -1,0 +1,24 @@
+/* The default starting points (init = mixed): a search over many short EM runs. */
+#ifndef MOE_LIB_START_SEARCH_H
+#define MOE_LIB_START_SEARCH_H
+
+#include "estimators/fitter_impl.h"
+#include "estimators/init.h"
+#include "common/data.h"
+
+/*
+ * Restart `restart`'s start: the restart-th best distinct end point of the search, which
+ * runs on the first call for these rows (resp and labels: n x K and n workspaces of the
+ * caller's). Restarts beyond the candidates found take them again in turn.
+ */
+moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *model,
+                                 size_t restart, const moe_data *data, double *resp,
+                                 moe_label *labels);
+
+/* How many distinct candidates the search kept (0 before it ran). */
+size_t moe_start_search_count(const moe_fit_context *context);
+
+/* Free the candidates (the context's release does it). */
+void moe_start_search_release(moe_fit_context *context);
+
+#endif
