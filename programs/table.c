@@ -1,7 +1,6 @@
-#define _POSIX_C_SOURCE 200809L /* newlocale, uselocale */
-
 #include "table.h"
 
+#include "decimal.h"
 #include "name_index.h"
 #include "utf8.h"
 
@@ -10,7 +9,6 @@
 #include <csv.h>
 #include <errno.h>
 #include <float.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -41,6 +39,10 @@ struct table_reader {
     long response_column;
     size_t capacity;        /* rows allocated */
     size_t discarded;       /* rows the caller has used and dropped (streaming) */
+    char delimiter;
+    int fast;               /* the delimiter cannot be part of a number: rows of unquoted
+                               fields may skip libcsv (fast_rows) */
+    int between_records;    /* libcsv ended a record at the last byte it was given */
     int failed;
     char error[1024];
 };
@@ -141,60 +143,35 @@ static size_t count_breaks(const char *text, size_t length)
     return breaks;
 }
 
-/* The end of a number in decimal notation at `text` ([sign] digits [. digits]
-   [e|E [sign] digits], at least one digit before the exponent), or NULL when there is
-   none. Sets *nonzero when a digit of the significand is not 0. */
-static const char *decimal_end(const char *text, int *nonzero)
+static int classify(double parsed, int nonzero, double *value)
 {
-    const char *c = text;
-    size_t digits = 0;
-    *nonzero = 0;
-    if (*c == '+' || *c == '-')
-        ++c;
-    for (; *c >= '0' && *c <= '9'; ++c, ++digits)
-        *nonzero |= *c != '0';
-    if (*c == '.')
-        for (++c; *c >= '0' && *c <= '9'; ++c, ++digits)
-            *nonzero |= *c != '0';
-    if (digits == 0)
-        return NULL;
-    if (*c == 'e' || *c == 'E') {
-        ++c;
-        if (*c == '+' || *c == '-')
-            ++c;
-        if (!(*c >= '0' && *c <= '9'))
-            return NULL;
-        while (*c >= '0' && *c <= '9')
-            ++c;
-    }
-    return c;
-}
-
-int table_parse_number(const char *text, double *value)
-{
-    static locale_t c_locale = (locale_t)0;
-    if (c_locale == (locale_t)0)
-        c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    while (*text == ' ' || *text == '\t')
-        ++text;
-    int nonzero = 0;
-    const char *end = decimal_end(text, &nonzero);
-    while (end != NULL && (*end == ' ' || *end == '\t'))
-        ++end;
-    if (end == NULL || *end != '\0')
-        return NUMBER_NOT_DECIMAL;
-    /* strtod accepts more than decimal notation (hexadecimal, inf, nan), which the check
-       above has ruled out; it converts the rest exactly as wanted. */
-    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
-    double parsed = strtod(text, NULL);
-    if (previous != (locale_t)0)
-        uselocale(previous);
     if (!isfinite(parsed))
         return NUMBER_OVERFLOW;
     if (nonzero && fabs(parsed) < DBL_MIN)
         return NUMBER_UNDERFLOW;
     *value = parsed;
     return NUMBER_OK;
+}
+
+/* table_parse_number on `length` bytes, which need not end with a NUL. */
+static int parse_cell(const char *text, size_t length, double *value)
+{
+    const char *end = text + length;
+    while (text < end && (*text == ' ' || *text == '\t'))
+        ++text;
+    int nonzero = 0;
+    double parsed = 0.0;
+    const char *stop = decimal_parse(text, end, &parsed, &nonzero);
+    while (stop != NULL && stop < end && (*stop == ' ' || *stop == '\t'))
+        ++stop;
+    if (stop != end)
+        return NUMBER_NOT_DECIMAL;
+    return classify(parsed, nonzero, value);
+}
+
+int table_parse_number(const char *text, double *value)
+{
+    return parse_cell(text, strlen(text), value);
 }
 
 static int grow(table_reader *r)
@@ -403,15 +380,10 @@ static void label_field(table_reader *r, const char *text, size_t length, size_t
         t->label_lines[t->n] = line;
 }
 
-static void on_field(void *data, size_t length, void *opaque)
+/* A field that starts on `line`, from libcsv or from fast_row: `text` need not end
+   with a NUL. */
+static void take_field(table_reader *r, const char *text, size_t length, size_t line)
 {
-    table_reader *r = opaque;
-    if (r->failed)
-        return;
-    const char *text = data != NULL ? data : "";
-    /* libcsv calls back at the byte that ends the field, on line r->line; the field's
-       own line breaks lie between its start and that byte. */
-    size_t line = r->line - count_breaks(text, length);
     size_t column = r->field++;
     if (column == 0)
         r->record_line = line;
@@ -438,7 +410,7 @@ static void on_field(void *data, size_t length, void *opaque)
         return;
     }
     double value = 0.0;
-    switch (table_parse_number(text, &value)) {
+    switch (parse_cell(text, length, &value)) {
     case NUMBER_OK:
         break;
     case NUMBER_OVERFLOW:
@@ -450,7 +422,8 @@ static void on_field(void *data, size_t length, void *opaque)
                 shown(buffer, sizeof buffer, text, length, 40), DBL_MIN);
         return;
     default:
-        if (length == 0 || strcmp(text, "NA") == 0 || strcmp(text, "NaN") == 0)
+        if (length == 0 || (length == 2 && memcmp(text, "NA", 2) == 0) ||
+            (length == 3 && memcmp(text, "NaN", 3) == 0))
             fail_at(r, line, column, "the value is missing");
         else
             fail_at(r, line, column, "'%s' is not a finite decimal number",
@@ -463,10 +436,19 @@ static void on_field(void *data, size_t length, void *opaque)
         t->y[t->n] = value;
 }
 
-static void on_record(int terminator, void *opaque)
+static void on_field(void *data, size_t length, void *opaque)
 {
-    (void)terminator;
     table_reader *r = opaque;
+    if (r->failed)
+        return;
+    const char *text = data != NULL ? data : "";
+    /* libcsv calls back at the byte that ends the field, on line r->line; the field's
+       own line breaks lie between its start and that byte. */
+    take_field(r, text, length, r->line - count_breaks(text, length));
+}
+
+static void end_record(table_reader *r)
+{
     if (r->failed)
         return;
     size_t fields = r->field;
@@ -484,6 +466,128 @@ static void on_record(int terminator, void *opaque)
         return;
     }
     r->out->n++;
+}
+
+static void on_record(int terminator, void *opaque)
+{
+    (void)terminator;
+    table_reader *r = opaque;
+    r->between_records = 1;
+    end_record(r);
+}
+
+/* A space or tab that libcsv trims from an unquoted field (unless it delimits). */
+static int blank(const table_reader *r, char c)
+{
+    return (c == ' ' || c == '\t') && c != r->delimiter;
+}
+
+/* Where the number of `column` of the row being read goes, or NULL (not a number). */
+static double *number_slot(table_reader *r, size_t column)
+{
+    table *t = r->out;
+    if (column >= r->n_columns)
+        return NULL;
+    long feature = r->feature_of[column];
+    if (feature >= 0)
+        return &t->X[t->n * t->d + (size_t)feature];
+    if ((long)column == r->response_column && !r->request->response_as_text)
+        return &t->y[t->n];
+    return NULL;
+}
+
+/*
+ * A record of unquoted fields on one line, [text, end) without its line break, split
+ * and trimmed as libcsv does. A cell that is a valid number where one is wanted is
+ * stored here; any other cell goes through take_field as libcsv's would, so labels,
+ * skipped columns and every error are handled, and worded, in one place.
+ */
+static void fast_row(table_reader *r, const char *text, const char *end, size_t line)
+{
+    table *t = r->out;
+    r->record_line = line;
+    if (t->n == r->capacity && grow(r) != 0)
+        return;
+    for (;;) {
+        const char *start = text, *stop = NULL;
+        while (start < end && blank(r, *start))
+            ++start;
+        double *slot = number_slot(r, r->field);
+        if (slot != NULL) {
+            double value = 0.0;
+            int nonzero = 0;
+            const char *after = decimal_parse(start, end, &value, &nonzero);
+            while (after != NULL && after < end && blank(r, *after))
+                ++after;
+            if (after != NULL && (after == end || *after == r->delimiter) &&
+                classify(value, nonzero, slot) == NUMBER_OK) {
+                r->field++;
+                stop = after;
+            }
+        }
+        if (stop == NULL) {
+            stop = start;
+            while (stop < end && *stop != r->delimiter)
+                ++stop;
+            const char *last = stop;
+            while (last > start && blank(r, last[-1]))
+                --last;
+            take_field(r, start, (size_t)(last - start), line);
+            if (r->failed)
+                return;
+        }
+        if (stop == end)
+            break;
+        text = stop + 1;
+    }
+    end_record(r);
+}
+
+/* Where the next `byte` is at or after `at`: `*cached` when still ahead, so each byte
+   is searched once however often fast_rows stops and resumes. */
+static const unsigned char *next_byte(const unsigned char **cached, const unsigned char *at,
+                                      const unsigned char *end, int byte)
+{
+    if (*cached == NULL || *cached < at) {
+        const unsigned char *found = memchr(at, byte, (size_t)(end - at));
+        *cached = found != NULL ? found : end;
+    }
+    return *cached;
+}
+
+/* Bytes already searched for quotes and CRs, within one table_reader_feed. */
+typedef struct scan {
+    const unsigned char *quote, *cr;
+} scan;
+
+/*
+ * Whole lines from `at`, where libcsv is between records, read as records without
+ * libcsv when they are plain: no quote, no CR but the one of a CR LF. Returns the start
+ * of the first line left to libcsv (not plain, or its LF not among these bytes).
+ */
+static const unsigned char *fast_rows(table_reader *r, const unsigned char *at,
+                                      const unsigned char *end, scan *searched)
+{
+    while (!r->failed && at < end) {
+        const unsigned char *lf = memchr(at, '\n', (size_t)(end - at));
+        if (lf == NULL || next_byte(&searched->quote, at, end, '"') < lf)
+            return at;
+        const unsigned char *stop = lf, *cr = next_byte(&searched->cr, at, end, '\r');
+        if (cr < lf) {
+            if (cr + 1 != lf)
+                return at;
+            stop = cr;
+        }
+        const unsigned char *first = at;
+        while (first < stop && blank(r, (char)*first))
+            ++first;
+        /* libcsv skips a line of nothing but spaces and tabs. */
+        if (first < stop)
+            fast_row(r, (const char *)at, (const char *)stop, r->line);
+        r->line++;
+        at = lf + 1;
+    }
+    return at;
 }
 
 /* A libcsv failure in the middle of the input; `at` is the offending byte. */
@@ -520,12 +624,19 @@ static void feed_segment(table_reader *r, const unsigned char *bytes, size_t siz
 int table_reader_feed(table_reader *r, const void *bytes, size_t size)
 {
     const unsigned char *at = bytes, *end = at + size;
+    scan searched = {NULL, NULL};
     while (!r->failed && at < end) {
         if (r->after_cr) {
             r->after_cr = 0;
             if (*at != '\n')
                 r->line++; /* a lone CR ended the line (an LF would still belong to it) */
         }
+        if (r->fast && r->between_records && r->record > 0) {
+            at = fast_rows(r, at, end, &searched);
+            if (r->failed || at == end)
+                break;
+        }
+        r->between_records = 0; /* until libcsv ends a record again */
         const unsigned char *stop = at;
         size_t limit = (size_t)(end - at) < SEGMENT ? (size_t)(end - at) : SEGMENT;
         while (stop < at + limit && *stop != '\n' && *stop != '\r')
@@ -577,7 +688,11 @@ table_reader *table_reader_begin(const char *name, const table_request *request,
         free(r);
         return NULL;
     }
-    csv_set_delim(&r->parser, (unsigned char)(request->delimiter ? request->delimiter : ','));
+    r->delimiter = request->delimiter ? request->delimiter : ',';
+    csv_set_delim(&r->parser, (unsigned char)r->delimiter);
+    /* A delimiter that a number may contain would end a number early; a quote or a line
+       break as delimiter is libcsv's business. */
+    r->fast = strchr("0123456789+-.eE\"\r\n", r->delimiter) == NULL;
     r->request = request;
     r->name = name;
     r->out = out;
