@@ -44,28 +44,78 @@ static layout layout_of(const struct moe_model *model)
     return l;
 }
 
-static double log_sum_exp(const double *v, size_t n)
+/*
+ * The gate probabilities (probability, rows x K) and responsibilities (responsibility,
+ * rows x K) of a block's rows, once for all K passes of accumulate. 1 when a row has zero
+ * likelihood under every expert.
+ */
+static int block_posterior(const struct moe_model *model, const layout *l,
+                           const moe_data *data, size_t start, size_t rows, const double *block,
+                           double *probabilities, double *responsibilities)
 {
-    double largest = -INFINITY;
-    for (size_t i = 0; i < n; ++i)
-        largest = v[i] > largest ? v[i] : largest;
-    if (!isfinite(largest))
-        return largest;
-    double sum = 0.0;
-    for (size_t i = 0; i < n; ++i)
-        sum += exp(v[i] - largest);
-    return largest + log(sum);
+    size_t K = l->K, p = l->p, R = l->R;
+    double logits[64], log_f[64];
+    for (size_t i = 0; i < rows; ++i) {
+        const double *x = block + i * p;
+        double y = data->y[start + i];
+        double *probability = probabilities + i * K, *r = responsibilities + i * K;
+        /* gate */
+        for (size_t a = 0; a < K; ++a) {
+            double sum = 0.0;
+            for (size_t j = 0; j < p; ++j)
+                sum += model->gate[a * p + j] * x[j];
+            logits[a] = sum;
+        }
+        double total = moe_log_sum_exp(logits, K);
+        for (size_t a = 0; a < K; ++a)
+            probability[a] = exp(logits[a] - total);
+        /* experts' log densities */
+        for (size_t c = 0; c < K; ++c) {
+            const double *beta = model->experts + c * model->expert_rows * p;
+            if (l->gaussian) {
+                double mean = 0.0;
+                for (size_t j = 0; j < p; ++j)
+                    mean += beta[j] * x[j];
+                double variance = model->variances[c], e = y - mean;
+                log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
+                                   e * e / variance);
+            } else {
+                /* class logits, reference last (logistic: class 1 free, 0 reference) */
+                double z[257];
+                for (size_t q = 0; q < R; ++q) {
+                    double sum = 0.0;
+                    for (size_t j = 0; j < p; ++j)
+                        sum += beta[q * p + j] * x[j];
+                    z[q] = sum;
+                }
+                z[R] = 0.0;
+                size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
+                log_f[c] = z[label] - moe_log_sum_exp(z, R + 1);
+            }
+        }
+        double joint[64];
+        for (size_t c = 0; c < K; ++c)
+            joint[c] = logits[c] - total + log_f[c]; /* log pi_c + log f_c */
+        double loglik = moe_log_sum_exp(joint, K);
+        if (!isfinite(loglik))
+            return 1;
+        for (size_t c = 0; c < K; ++c)
+            r[c] = exp(joint[c] - loglik);
+    }
+    return 0;
 }
 
 /* information (P x P, upper triangle) += what rows [start, start + rows) contribute. */
 static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
                       size_t start, size_t rows, double *block, double *scores, double *mean_score,
-                      double *weights, double *information)
+                      double *weights, double *probabilities, double *responsibilities,
+                      double *information)
 {
     size_t K = l->K, p = l->p, R = l->R, P = l->P;
     moe_data_load_block(data, start, rows, block);
+    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities))
+        return 1;
     memset(mean_score, 0, rows * P * sizeof(double));
-    double logits[64 * 2], probability[64], log_f[64], r[64];
     double classes_linear[257], class_probability[257];
     for (int k_pass = 0; k_pass < (int)K; ++k_pass) {
         size_t k = (size_t)k_pass;
@@ -74,48 +124,7 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
             const double *x = block + i * p;
             size_t row = start + i;
             double v = data->weights != NULL ? data->weights[row] : 1.0, y = data->y[row];
-            /* gate */
-            for (size_t a = 0; a < K; ++a) {
-                double sum = 0.0;
-                for (size_t j = 0; j < p; ++j)
-                    sum += model->gate[a * p + j] * x[j];
-                logits[a] = sum;
-            }
-            double total = log_sum_exp(logits, K);
-            for (size_t a = 0; a < K; ++a)
-                probability[a] = exp(logits[a] - total);
-            /* experts' log densities */
-            for (size_t c = 0; c < K; ++c) {
-                const double *beta = model->experts + c * model->expert_rows * p;
-                if (l->gaussian) {
-                    double mean = 0.0;
-                    for (size_t j = 0; j < p; ++j)
-                        mean += beta[j] * x[j];
-                    double variance = model->variances[c], e = y - mean;
-                    log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
-                                       e * e / variance);
-                } else {
-                    /* class logits, reference last (logistic: class 1 free, 0 reference) */
-                    double z[257];
-                    for (size_t q = 0; q < R; ++q) {
-                        double sum = 0.0;
-                        for (size_t j = 0; j < p; ++j)
-                            sum += beta[q * p + j] * x[j];
-                        z[q] = sum;
-                    }
-                    z[R] = 0.0;
-                    size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
-                    log_f[c] = z[label] - log_sum_exp(z, R + 1);
-                }
-            }
-            double joint[64];
-            for (size_t c = 0; c < K; ++c)
-                joint[c] = log(probability[c]) + log_f[c];
-            double loglik = log_sum_exp(joint, K);
-            if (!isfinite(loglik))
-                return 1;
-            for (size_t c = 0; c < K; ++c)
-                r[c] = exp(joint[c] - loglik);
+            const double *probability = probabilities + i * K, *r = responsibilities + i * K;
             double *s = scores + i * P;
             /* s_k: gate block (delta_ka - pi_a) x~, expert k's block */
             for (size_t a = 0; a + 1 < K; ++a)
@@ -150,7 +159,7 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
                     classes_linear[q] = sum;
                 }
                 classes_linear[R] = 0.0;
-                double ctotal = log_sum_exp(classes_linear, R + 1);
+                double ctotal = moe_log_sum_exp(classes_linear, R + 1);
                 for (size_t q = 0; q <= R; ++q)
                     class_probability[q] = exp(classes_linear[q] - ctotal);
                 size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
@@ -296,13 +305,16 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     double *scores = moe_alloc_array(B, P, sizeof(double));
     double *mean = moe_alloc_array(B, P, sizeof(double));
     double *row_weights = moe_alloc_array(B, 1, sizeof(double));
+    double *probabilities = moe_alloc_array(B, l.K, sizeof(double));
+    double *responsibilities = moe_alloc_array(B, l.K, sizeof(double));
     double *information = calloc(P * P, sizeof(double));
-    if (!block || !scores || !mean || !row_weights || !information)
+    if (!block || !scores || !mean || !row_weights || !probabilities || !responsibilities ||
+        !information)
         status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
     for (size_t start = 0; status == MOE_OK && start < n; start += B) {
         size_t rows = n - start < B ? n - start : B;
         if (accumulate(model, &l, &data, start, rows, block, scores, mean, row_weights,
-                       information) != 0)
+                       probabilities, responsibilities, information) != 0)
             status = moe_fail(NULL, MOE_ERR_NUMERICAL,
                               "a row in rows %zu..%zu has zero likelihood under every expert",
                               start, start + rows - 1);
@@ -321,6 +333,8 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     free(scores);
     free(mean);
     free(row_weights);
+    free(probabilities);
+    free(responsibilities);
     free(information);
     return status;
 }
