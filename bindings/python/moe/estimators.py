@@ -111,18 +111,28 @@ class _Fitter:
         """The fit on a thread of its own (ctypes releases the GIL for the call), so that
         Ctrl-C reaches Python and cancels the fit through the callback."""
         result = {}
+        # The end of the call, signalled by the thread itself: Thread.join interrupted by
+        # KeyboardInterrupt may report the thread finished while the library still runs
+        # on it (CPython before 3.13), and leaving then would unload the library under it.
+        finished = threading.Event()
 
         def call():
-            result["status"] = function(self._handle, model._handle, X.shape[0], pointer(X),
-                                        leading(X), pointer(y), pointer(weights))
+            try:
+                result["status"] = function(self._handle, model._handle, X.shape[0],
+                                            pointer(X), leading(X), pointer(y),
+                                            pointer(weights))
+            finally:
+                finished.set()
 
         thread = threading.Thread(target=call)
         thread.start()
         try:
-            while thread.is_alive():
-                thread.join(0.05)
+            while not finished.wait(0.05):
+                pass
         except KeyboardInterrupt:
             self._interrupted = True
+            while not finished.wait(0.05):
+                pass
             thread.join()
             raise
         status = result["status"]
