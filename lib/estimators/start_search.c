@@ -9,7 +9,8 @@
  * So the search draws starts from all of them in turn and lets EM judge: every start runs
  * a few EM iterations (the "small EM" of Biernacki, Celeux and Govaert 2003), the best
  * ones run on to convergence, and the best distinct end points become the fit's restarts.
- * It runs on a uniform sample of at most SEARCH_ROWS rows, so its cost does not grow
+ * It runs on a uniform sample of SEARCH_ROWS rows (more for models of many parameters), so
+ * its cost does not grow
  * with n; on larger data the restarts then converge on all rows from the sample's optima.
  * docs/ARCHITECTURE.md ("Default starts") has the measurements behind the numbers below.
  */
@@ -23,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rows the search sees: enough to tell optima of up to a few hundred parameters apart. */
+/* Rows the search sees: at least SEARCH_ROWS, and SEARCH_ROWS_PER_PARAMETER per free
+   parameter, so that the sample ranks optima as all rows would (on 2000 rows a model of 173
+   parameters ranked a worse optimum first). */
 #define SEARCH_ROWS 2000
+#define SEARCH_ROWS_PER_PARAMETER 25
 /* The search's budget, in rows times EM iterations, for its short runs and for continuing
    the best of them: small data get many starts (optima of hard gate switches between few
    rows are many and narrow), large data a fixed cost. */
@@ -92,18 +96,21 @@ size_t moe_start_search_count(const moe_fit_context *context)
 
 /* A uniform sample without replacement of the rows of positive weight (selection
    sampling: one pass, no index over all rows), or the rows themselves when few. */
-static moe_status sample_rows(const moe_data *data, uint64_t seed, search_rows *sample,
-                              char *message)
+static moe_status sample_rows(const moe_data *data, size_t parameters, uint64_t seed,
+                              search_rows *sample, char *message)
 {
     memset(sample, 0, sizeof *sample);
     size_t positive = 0;
     for (size_t i = 0; i < data->n; ++i)
         positive += moe_data_weight(data, i) > 0.0;
-    if (positive <= SEARCH_ROWS) {
+    size_t m = SEARCH_ROWS;
+    if (parameters > m / SEARCH_ROWS_PER_PARAMETER)
+        m = parameters * SEARCH_ROWS_PER_PARAMETER;
+    if (positive <= m) {
         sample->data = *data;
         return MOE_OK;
     }
-    size_t d = data->n_features, m = SEARCH_ROWS;
+    size_t d = data->n_features;
     sample->X = d > 0 ? moe_alloc_array(m, d, sizeof(double)) : NULL;
     sample->y = moe_alloc_array(m, 1, sizeof(double));
     sample->weights = data->weights != NULL ? moe_alloc_array(m, 1, sizeof(double)) : NULL;
@@ -386,7 +393,8 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
     if (!context->start_searched || !rows_equal(&context->start_rows, data)) {
         moe_start_search_release(context);
         search_rows sample;
-        moe_status status = sample_rows(data, settings->seed, &sample, message);
+        moe_status status = sample_rows(data, moe_model_n_free_params(model), settings->seed,
+                                        &sample, message);
         double *sample_resp = resp;
         moe_label *sample_labels = labels;
         if (status == MOE_OK && sample.y != NULL) {
