@@ -75,9 +75,9 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
     stop(structure(class = c("interrupt", "condition"),
                    list(message = paste("libmoe:", fit), call = call)))
   object <- list(model = fit$model, loglik = fit$loglik, iterations = fit$iterations,
-                 converged = fit$converged, call = call, terms = mt, family = family, k = k,
-                 estimator = estimator, X = design$X, y = response$y, weights = w,
-                 levels = response$levels, intercept = design$intercept,
+                 converged = fit$converged, penalty = fit$penalty, call = call, terms = mt,
+                 family = family, k = k, estimator = estimator, X = design$X, y = response$y,
+                 weights = w, levels = response$levels, intercept = design$intercept,
                  contrasts = design$contrasts, xlevels = .getXlevels(mt, frame),
                  na.action = attr(frame, "na.action"))
   class(object) <- "moe"
@@ -123,8 +123,22 @@ coef.moe <- function(object, ...) {
 }
 
 
-vcov.moe <- function(object, ...) {
-  result <- .Call(C_libmoe_vcov, object$model, object$X, object$y, object$weights)
+# Objects saved before the fit kept its penalties have no $penalty: they count as unpenalised,
+# which is what their vcov reported then.
+.penalty <- function(object) {
+  if (is.null(object$penalty)) c(gate_l2 = 0, expert_ridge = 0) else object$penalty
+}
+
+.penalty_text <- function(penalty) {
+  paste0("gate_l2 = ", format(penalty[["gate_l2"]], digits = 6), ", expert_ridge = ",
+         format(penalty[["expert_ridge"]], digits = 6))
+}
+
+
+vcov.moe <- function(object, penalized = TRUE, ...) {
+  penalty <- if (isTRUE(penalized)) .penalty(object) else c(gate_l2 = 0, expert_ridge = 0)
+  result <- .Call(C_libmoe_vcov, object$model, object$X, object$y, object$weights,
+                  as.double(penalty))
   if (is.character(result)) stop("no covariance: ", result)
   dimnames(result) <- list(names(coef(object)), names(coef(object)))
   result
@@ -205,6 +219,9 @@ print.moe <- function(x, ...) {
   cat("\nlog-likelihood ", format(as.numeric(ll), digits = 8), " (df = ", attr(ll, "df"),
       "), BIC ", format(BIC(ll), digits = 8), ", ", x$iterations, " iterations",
       if (!x$converged) " (not converged)", "\n", sep = "")
+  if (any(.penalty(x) != 0))
+    cat("Penalised fit (", .penalty_text(.penalty(x)), "): the log-likelihood is the ",
+        "likelihood's alone;\nvcov and summary use the penalised information\n", sep = "")
   invisible(x)
 }
 
@@ -222,15 +239,22 @@ summary.moe <- function(object, ...) {
   z <- estimates / errors
   table <- cbind(Estimate = estimates, `Std. Error` = errors, `z value` = z,
                  `Pr(>|z|)` = 2 * pnorm(-abs(z)))
+  penalty <- .penalty(object)
   structure(list(call = object$call, coefficients = table, note = note,
-                 loglik = logLik(object), family = object$family, k = object$k),
+                 loglik = logLik(object), family = object$family, k = object$k,
+                 penalty = if (any(penalty != 0)) penalty),
             class = "summary.moe")
 }
 
 
 print.summary.moe <- function(x, ...) {
   cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat("Coefficients (standard errors from the observed information):\n")
+  if (is.null(x$penalty)) {
+    cat("Coefficients (standard errors from the observed information):\n")
+  } else {
+    cat("Coefficients (standard errors from the penalised information, ",
+        .penalty_text(x$penalty), "):\n", sep = "")
+  }
   printCoefmat(x$coefficients, ...)
   if (!is.null(x$note)) cat("\nNo standard errors: ", x$note, "\n", sep = "")
   cat("\nlog-likelihood ", format(as.numeric(x$loglik), digits = 8), " (df = ",

@@ -150,10 +150,23 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
             return Rf_mkString(text);
         fail("fit", status, text);
     }
+    /* Read back from the fitter rather than from R's option list: it has the values it
+     * parsed and fitted with, whatever form R passed them in, and vcov needs exactly those. */
+    double gate_l2 = 0.0, expert_ridge = 0.0;
+    status = moe_fitter_get_double(fitter, MOE_OPT_GATE_L2, &gate_l2);
+    if (status == MOE_OK)
+        status = moe_fitter_get_double(fitter, MOE_OPT_EXPERT_RIDGE, &expert_ridge);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_last_error());
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+        fail("fit", status, text);
+    }
     moe_fitter_free(fitter);
 
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 4));
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, 4));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 5));
     SET_VECTOR_ELT(out, 0, raw_of(model));
     SET_STRING_ELT(names, 0, Rf_mkChar("model"));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(report.loglik));
@@ -162,9 +175,18 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     SET_STRING_ELT(names, 2, Rf_mkChar("iterations"));
     SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(report.converged != 0));
     SET_STRING_ELT(names, 3, Rf_mkChar("converged"));
+    SEXP penalty = PROTECT(Rf_allocVector(REALSXP, 2));
+    SEXP penalty_names = PROTECT(Rf_allocVector(STRSXP, 2));
+    REAL(penalty)[0] = gate_l2;
+    REAL(penalty)[1] = expert_ridge;
+    SET_STRING_ELT(penalty_names, 0, Rf_mkChar("gate_l2"));
+    SET_STRING_ELT(penalty_names, 1, Rf_mkChar("expert_ridge"));
+    Rf_setAttrib(penalty, R_NamesSymbol, penalty_names);
+    SET_VECTOR_ELT(out, 4, penalty);
+    SET_STRING_ELT(names, 4, Rf_mkChar("penalty"));
     Rf_setAttrib(out, R_NamesSymbol, names);
     moe_model_free(model);
-    UNPROTECT(2);
+    UNPROTECT(4);
     return out;
 }
 
@@ -262,17 +284,23 @@ SEXP libmoe_loglik(SEXP raw, SEXP X, SEXP y, SEXP weights)
 }
 
 /* The covariance of the free parameters, or a character message when the library has none
- * (a link other than the identity, an information that is not positive definite). */
-SEXP libmoe_vcov(SEXP raw, SEXP X, SEXP y, SEXP weights)
+ * (a link other than the identity, an information that is not positive definite). penalty is
+ * c(gate_l2, expert_ridge): the fit's, for the information of the objective it maximised, or
+ * zeros for the likelihood's alone (the library gives exactly moe_model_vcov's result then). */
+SEXP libmoe_vcov(SEXP raw, SEXP X, SEXP y, SEXP weights, SEXP penalty)
 {
     size_t n, d;
     const double *rows = rows_of(X, &n, &d);
     const double *response = optional_vector(y, n, "y");
     const double *w = optional_vector(weights, n, "weights");
+    if (!Rf_isReal(penalty) || XLENGTH(penalty) != 2)
+        Rf_error("libmoe: the penalty must be c(gate_l2, expert_ridge)");
+    double gate_l2 = REAL(penalty)[0], expert_ridge = REAL(penalty)[1];
     moe_model_t *model = model_of(raw);
     size_t P = moe_model_n_free_params(model);
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)P, (int)P));
-    moe_status status = moe_model_vcov(model, n, rows, d, response, w, REAL(out), P * P);
+    moe_status status = moe_model_vcov_penalized(model, n, rows, d, response, w, gate_l2,
+                                                 expert_ridge, REAL(out), P * P);
     if (status != MOE_OK) {
         SEXP message = PROTECT(Rf_mkString(moe_last_error()));
         moe_model_free(model);
@@ -294,7 +322,7 @@ static const R_CallMethodDef call_methods[] = {
     {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
     {"libmoe_predict", (DL_FUNC)&libmoe_predict, 4},
     {"libmoe_loglik", (DL_FUNC)&libmoe_loglik, 4},
-    {"libmoe_vcov", (DL_FUNC)&libmoe_vcov, 4},
+    {"libmoe_vcov", (DL_FUNC)&libmoe_vcov, 5},
     {"libmoe_version", (DL_FUNC)&libmoe_version, 0},
     {NULL, NULL, 0}
 };

@@ -36,6 +36,82 @@ test_that("summary carries standard errors from the library", {
   expect_output(print(fit), "Gate")
 })
 
+# n times the Hessian of the fitters' penalty, built from include/moe/model.h's layout (the
+# gate's K - 1 free rows, then the experts' rows, each row running over the inputs, intercept
+# first; then the variances) independently of the library's own code for it.
+penalty_hessian <- function(fit, N) {
+  K <- fit$k
+  inputs <- c("(Intercept)", colnames(fit$X))
+  p <- length(inputs)
+  slopes <- which(inputs != "(Intercept)")
+  P <- length(coef(fit))
+  H <- matrix(0, P, P, dimnames = list(names(coef(fit)), names(coef(fit))))
+  gate <- fit$penalty[["gate_l2"]] * N * (diag(K - 1) - 1 / K)
+  for (j in slopes) {
+    at <- (seq_len(K - 1) - 1) * p + j
+    expect_equal(names(coef(fit))[at], paste0("gate.expert", seq_len(K - 1), ":", inputs[j]))
+    H[at, at] <- gate
+  }
+  experts <- (K - 1) * p + (rep(seq_len(K), each = length(slopes)) - 1) * p + slopes
+  expect_true(all(grepl("^expert[0-9]+:", names(coef(fit))[experts])))
+  H[cbind(experts, experts)] <- fit$penalty[["expert_ridge"]] * N
+  H
+}
+
+three_regimes <- function(n, seed) {
+  set.seed(seed)
+  x <- runif(n, -3, 3)
+  z <- rnorm(n)
+  regime <- 1 + (x + 0.3 * rnorm(n) > -1) + (x + 0.3 * rnorm(n) > 1)
+  y <- c(-2, 0, 3)[regime] + c(1, -1, 2)[regime] * x + 0.5 * z + rnorm(n, sd = 0.3)
+  data.frame(x = x, z = z, y = y)
+}
+
+expect_penalised_information <- function(fit, N) {
+  penalised <- vcov(fit)
+  plain <- vcov(fit, penalized = FALSE)
+  expect_true(all(diag(penalised) > 0))
+  difference <- solve(penalised) - solve(plain)
+  expect_lt(max(abs(difference - penalty_hessian(fit, N))), 1e-6 * max(abs(solve(plain))))
+}
+
+test_that("standard errors of a penalised fit come from the penalised information", {
+  data <- three_regimes(2000, 12)
+  fit <- moe(y ~ x + z, data, k = 3, seed = 1, gate_l2 = 0.05, expert_ridge = 0.1)
+  expect_identical(fit$penalty, c(gate_l2 = 0.05, expert_ridge = 0.1))
+  expect_penalised_information(fit, nrow(data))
+  expect_equal(unname(summary(fit)$coefficients[, "Std. Error"]),
+               unname(sqrt(diag(vcov(fit)))))
+  expect_output(print(summary(fit)),
+                "penalised information, gate_l2 = 0.05, expert_ridge = 0.1", fixed = TRUE)
+  expect_output(print(fit), "Penalised fit (gate_l2 = 0.05, expert_ridge = 0.1)", fixed = TRUE)
+
+  # One penalty alone, and weights: N is the total weight, not the number of rows.
+  data <- regimes(800, 13)
+  w <- rep(c(1, 3), 400)
+  ridge <- moe(y ~ x + z, data, k = 2, seed = 1, weights = w, expert_ridge = 0.2)
+  expect_identical(ridge$penalty, c(gate_l2 = 0, expert_ridge = 0.2))
+  expect_penalised_information(ridge, sum(w))
+  expect_output(print(summary(ridge)), "gate_l2 = 0, expert_ridge = 0.2", fixed = TRUE)
+})
+
+test_that("without a penalty vcov and summary are the likelihood's", {
+  fit <- moe(y ~ x, regimes(1500, 2), k = 2, seed = 1)
+  expect_identical(fit$penalty, c(gate_l2 = 0, expert_ridge = 0))
+  expect_identical(vcov(fit), vcov(fit, penalized = FALSE))
+  # A fit saved before the object kept its penalties.
+  old <- fit
+  old$penalty <- NULL
+  expect_identical(vcov(old), vcov(fit))
+  text <- capture.output(print(summary(fit)), print(fit))
+  expect_true(any(grepl("standard errors from the observed information", text, fixed = TRUE)))
+  expect_false(any(grepl("penalised", text, ignore.case = TRUE)))
+  # Zero penalties passed by name are no penalty.
+  zero <- moe(y ~ x, regimes(1500, 2), k = 2, seed = 1, gate_l2 = 0, expert_ridge = 0)
+  expect_identical(vcov(zero), vcov(fit))
+  expect_false(any(grepl("penalised", capture.output(print(summary(zero))))))
+})
+
 test_that("factors, missing values and weights follow lm's conventions", {
   data <- regimes(1200, 4)
   data$group <- factor(sample(c("a", "b", "c"), 1200, replace = TRUE))
