@@ -5,13 +5,14 @@
  * k-means++ on [x, y] groups rows by where they lie, so regimes whose regression lines
  * cross are cut across and no number of its restarts escapes; random hard labels start
  * every expert near the pooled fit and find crossing lines, but split well separated
- * clusters in x poorly; random regression lines through a few rows find lines, not places.
+ * clusters in x poorly; random regression lines through a few rows find lines, not places;
+ * the cells of random k-means++ seeds in x are shaped like a softmax gate's regions.
  * So the search draws starts from all of them in turn and lets EM judge: every start runs
  * a few EM iterations (the "small EM" of Biernacki, Celeux and Govaert 2003), the best
  * ones run on to convergence, and the best distinct end points become the fit's restarts.
  * It runs on a uniform sample of SEARCH_ROWS rows (more for models of many parameters), so
- * its cost does not grow
- * with n; on larger data the restarts then converge on all rows from the sample's optima.
+ * its cost does not grow with n; on larger data the restarts then converge on all rows
+ * from the sample's optima.
  * docs/ARCHITECTURE.md ("Default starts") has the measurements behind the numbers below.
  */
 #include "estimators/start_search.h"
