@@ -230,11 +230,12 @@ END_TEST
 /* Cells, separators and line ends of all kinds, valid or not. */
 static void random_input(text *input, char delimiter)
 {
+    /* "\xef\xbb\xbf\x31" is a byte-order mark, then 1. */
     static const char *cells[] = {
         "1", "-2.5", "1e400", "-1e-400", "0", ".5", "7.", "abc", "NA", "NaN", "", " 3 ",
         "\t4\t", "1e", "0x10", "+1.5e-3", "1.5.2", "2 3", "a", "b b", "\"q\"", "\"4\"",
         "\"x\"\"y\"", "\"1,2\"", "\"line\nbreak\"", "\" 5 \"", "x\"y", "\"open", "1\r2",
-        "9007199254740993", "2.2250738585072011e-308", "1e-310", "\xef\xbb\xbf" "1", "\xff",
+        "9007199254740993", "2.2250738585072011e-308", "1e-310", "\xef\xbb\xbf\x31", "\xff",
         "1 ", "  ", "\t", "-0", "1e23", "123456789012345678901234567890"};
     static const char *line_ends[] = {"\n", "\n", "\n", "\r\n", "\r\n", "\r", "\n\n",
                                       "\n  \n", "\r\n\r\n", "\n\t\n", " \n"};
