@@ -401,10 +401,13 @@ MOE_API moe_status moe_context_parallel(moe_fit_context *context, size_t n, size
 /*
  * Restart `restart`'s starting point into `model`, as the init option says: the caller's
  * model (init = model, restart 0), the caller's start function (init = custom,
- * moe_fitter_set_start), or a partition of the rows (k-means++ on the
- * standardised [x, y], or random labels, from the seed option and the restart as the
- * stream) turned into parameters by one M-step of the experts (skipped when update_experts
- * is 0) and a short Newton fit of the gate.
+ * moe_fitter_set_start), the tensor method's (init = tensor), a partition of the rows
+ * (k-means++ on the standardised [x, y], or random labels, from the seed option and the
+ * restart as the stream) turned into parameters by one M-step of the experts (skipped when
+ * update_experts is 0) and a short Newton fit of the gate, or (init = mixed, the default)
+ * the restart-th best distinct end point of a search over short EM runs from such
+ * partitions, which runs on the first call for a set of rows; restarts beyond the end
+ * points found take them again in turn.
  */
 MOE_API moe_status moe_context_start(moe_fit_context *context, moe_model_t *model,
                                      size_t restart);
@@ -416,7 +419,8 @@ MOE_API moe_status moe_context_start_rows(moe_fit_context *context, moe_model_t 
 
 /*
  * The loop em, gem and gd share, for any estimator that improves a model iteration by
- * iteration: for each of n_init restarts, the starting point (moe_context_start), the
+ * iteration: for each of n_init restarts (with init = mixed, no more than the search found
+ * distinct end points), the starting point (moe_context_start), the
  * E-step, then up to max_iter iterations, each followed by an evaluation, until the
  * penalised objective changes by at most tol (N + |objective|). Every iteration is recorded
  * (trace, progress, cancel); a decrease of the objective by more than 1e-10 (N +

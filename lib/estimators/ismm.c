@@ -8,7 +8,7 @@
  * O(K p^2 + (K p)^2) at most, whatever the stream's length.
  *
  * A session (moe_fitter_partial_fit) starts by collecting warm_start rows; s_0 is their
- * statistic at the starting point (init: k-means on those rows by default) and theta_0 its
+ * statistic at the starting point (init: the search of init = mixed on those rows by default) and theta_0 its
  * minimiser. With batch_size > 0 rows are cut into batches of that size across calls (the
  * rows of an unfinished batch wait in the state), so any split of a stream into calls gives
  * the same steps, bit for bit; with batch_size = 0 every call is one batch. moe_fitter_fit

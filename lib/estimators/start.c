@@ -86,7 +86,9 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
         return custom_start(context, model, restart);
     if (settings->init == MOE_INIT_TENSOR)
         return cqt_start(context, model, restart);
-    if (settings->init == MOE_INIT_MIXED)
+    /* Systems too large for Newton steps have no exact M-steps to search with: such fits
+       start as init = kmeans does (below). */
+    if (settings->init == MOE_INIT_MIXED && !moe_start_newton_too_large(model))
         return moe_start_search_take(context, model, restart, data, resp, labels);
     moe_init_strategy strategy =
         settings->init == MOE_INIT_RANDOM ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;

@@ -380,17 +380,6 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
-    /* Systems too large for Newton steps have no exact M-steps to search with: such fits
-       start as init = kmeans does. */
-    if (moe_start_newton_too_large(model)) {
-        moe_rng rng;
-        moe_rng_seed(&rng, settings->seed, restart);
-        moe_status status = moe_init_partition(MOE_INIT_KMEANS, data, model->n_experts,
-                                               model->family_ops->has_variance, &rng, labels,
-                                               message);
-        return status == MOE_OK ? moe_start_from_labels(context, model, data, resp, labels)
-                                : status;
-    }
     if (!context->start_searched || !rows_equal(&context->start_rows, data)) {
         moe_start_search_release(context);
         search_rows sample;
