@@ -45,13 +45,13 @@ static layout layout_of(const struct moe_model *model)
 }
 
 /*
- * The gate probabilities (probability, rows x K) and responsibilities (responsibility,
- * rows x K) of a block's rows, once for all K passes of accumulate. 1 when a row has zero
- * likelihood under every expert.
+ * The gate probabilities (probability, rows x K), responsibilities (responsibility,
+ * rows x K) and, for Gaussian experts, residuals (rows x K) of a block's rows, once for all
+ * K passes of accumulate. 1 when a row has zero likelihood under every expert.
  */
 static int block_posterior(const struct moe_model *model, const layout *l,
                            const moe_data *data, size_t start, size_t rows, const double *block,
-                           double *probabilities, double *responsibilities)
+                           double *probabilities, double *responsibilities, double *residuals)
 {
     size_t K = l->K, p = l->p, R = l->R;
     double logits[64], log_f[64];
@@ -77,6 +77,7 @@ static int block_posterior(const struct moe_model *model, const layout *l,
                 for (size_t j = 0; j < p; ++j)
                     mean += beta[j] * x[j];
                 double variance = model->variances[c], e = y - mean;
+                residuals[i * K + c] = e;
                 log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
                                    e * e / variance);
             } else {
@@ -109,11 +110,12 @@ static int block_posterior(const struct moe_model *model, const layout *l,
 static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
                       size_t start, size_t rows, double *block, double *scores, double *mean_score,
                       double *weights, double *probabilities, double *responsibilities,
-                      double *information)
+                      double *residuals, double *information)
 {
     size_t K = l->K, p = l->p, R = l->R, P = l->P;
     moe_data_load_block(data, start, rows, block);
-    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities))
+    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities,
+                        residuals))
         return 1;
     memset(mean_score, 0, rows * P * sizeof(double));
     double classes_linear[257], class_probability[257];
@@ -133,10 +135,7 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
             const double *beta = model->experts + k * model->expert_rows * p;
             double *se = s + l->experts + k * R * p;
             if (l->gaussian) {
-                double mean = 0.0;
-                for (size_t j = 0; j < p; ++j)
-                    mean += beta[j] * x[j];
-                double variance = model->variances[k], e = y - mean;
+                double variance = model->variances[k], e = residuals[i * K + k];
                 for (size_t j = 0; j < p; ++j)
                     se[j] = e * x[j] / variance;
                 s[l->variances + k] = -0.5 / variance + 0.5 * e * e / (variance * variance);
@@ -307,14 +306,15 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     double *row_weights = moe_alloc_array(B, 1, sizeof(double));
     double *probabilities = moe_alloc_array(B, l.K, sizeof(double));
     double *responsibilities = moe_alloc_array(B, l.K, sizeof(double));
+    double *residuals = moe_alloc_array(B, l.K, sizeof(double));
     double *information = calloc(P * P, sizeof(double));
     if (!block || !scores || !mean || !row_weights || !probabilities || !responsibilities ||
-        !information)
+        !residuals || !information)
         status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
     for (size_t start = 0; status == MOE_OK && start < n; start += B) {
         size_t rows = n - start < B ? n - start : B;
         if (accumulate(model, &l, &data, start, rows, block, scores, mean, row_weights,
-                       probabilities, responsibilities, information) != 0)
+                       probabilities, responsibilities, residuals, information) != 0)
             status = moe_fail(NULL, MOE_ERR_NUMERICAL,
                               "a row in rows %zu..%zu has zero likelihood under every expert",
                               start, start + rows - 1);
@@ -335,6 +335,7 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     free(row_weights);
     free(probabilities);
     free(responsibilities);
+    free(residuals);
     free(information);
     return status;
 }
