@@ -108,30 +108,37 @@ static void check_against_differences(moe_model_t *model, const double *theta, i
     free(information);
 }
 
+static moe_model_t *random_model(int family, int intercept, test_rng *rng, double *theta)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = family == 0   ? MOE_FAMILY_GAUSSIAN
+                  : family == 1 ? MOE_FAMILY_LOGISTIC
+                                : MOE_FAMILY_MULTINOMIAL;
+    spec.n_classes = family == 2 ? 3 : 0;
+    spec.n_experts = 3;
+    spec.n_features = D;
+    spec.intercept = intercept;
+    data(spec.family, 3, 11 + (uint64_t)family);
+    moe_model_t *model = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    size_t P = parameter_count(model);
+    for (size_t i = 0; i < P; ++i)
+        theta[i] = 0.5 * test_normal(rng);
+    if (family == 0)
+        for (size_t k = 0; k < 3; ++k)
+            theta[P - 3 + k] = 0.5 + test_uniform(rng);
+    set_parameters(model, theta);
+    return model;
+}
+
 START_TEST(information_is_the_negative_hessian)
 {
     test_rng rng = {7};
     for (int family = 0; family < 3; ++family)
         for (int intercept = 0; intercept < 2; ++intercept)
             for (int weighted = 0; weighted < 2; ++weighted) {
-                moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-                spec.family = family == 0   ? MOE_FAMILY_GAUSSIAN
-                              : family == 1 ? MOE_FAMILY_LOGISTIC
-                                            : MOE_FAMILY_MULTINOMIAL;
-                spec.n_classes = family == 2 ? 3 : 0;
-                spec.n_experts = 3;
-                spec.n_features = D;
-                spec.intercept = intercept;
-                data(spec.family, 3, 11 + (uint64_t)family);
-                moe_model_t *model = NULL;
-                ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
-                size_t P = parameter_count(model);
                 double theta[128];
-                for (size_t i = 0; i < P; ++i)
-                    theta[i] = 0.5 * test_normal(&rng);
-                if (family == 0)
-                    for (size_t k = 0; k < 3; ++k)
-                        theta[P - 3 + k] = 0.5 + test_uniform(&rng);
+                moe_model_t *model = random_model(family, intercept, &rng, theta);
                 char what[64];
                 snprintf(what, sizeof what, "family %d intercept %d weights %d", family,
                          intercept, weighted);
@@ -319,29 +326,6 @@ static void get_parameters(const moe_model_t *model, double *theta)
                    s.p * sizeof(double));
     if (s.family == MOE_FAMILY_GAUSSIAN)
         ck_assert_int_eq(moe_model_get_variances(model, e + s.K * s.R * s.p, s.K), MOE_OK);
-}
-
-static moe_model_t *random_model(int family, int intercept, test_rng *rng, double *theta)
-{
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = family == 0   ? MOE_FAMILY_GAUSSIAN
-                  : family == 1 ? MOE_FAMILY_LOGISTIC
-                                : MOE_FAMILY_MULTINOMIAL;
-    spec.n_classes = family == 2 ? 3 : 0;
-    spec.n_experts = 3;
-    spec.n_features = D;
-    spec.intercept = intercept;
-    data(spec.family, 3, 11 + (uint64_t)family);
-    moe_model_t *model = NULL;
-    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
-    size_t P = parameter_count(model);
-    for (size_t i = 0; i < P; ++i)
-        theta[i] = 0.5 * test_normal(rng);
-    if (family == 0)
-        for (size_t k = 0; k < 3; ++k)
-            theta[P - 3 + k] = 0.5 + test_uniform(rng);
-    set_parameters(model, theta);
-    return model;
 }
 
 START_TEST(penalised_information_is_the_negative_hessian)
