@@ -76,19 +76,20 @@ static double expert_objective(const problem *pr, double ridge)
 {
     const struct moe_model *m = pr->model;
     size_t p = m->n_inputs;
-    double *block = malloc(N * p * sizeof(double));
+    /* the family's contract is by columns: x is p x N, the densities K x N */
+    double *columns = malloc(N * p * sizeof(double));
     double *logf = malloc(N * K * sizeof(double));
     double *scratch = malloc(N * K * m->expert_rows * sizeof(double));
     double *linear = malloc(N * K * m->expert_rows * sizeof(double));
-    moe_data_load_block(&pr->data, 0, N, block);
-    moe_expert_linear(m, N, block, linear);
+    moe_data_load_columns(&pr->data, 0, N, columns);
+    moe_expert_linear_columns(m, N, columns, linear);
     m->family_ops->log_density(m, N, linear, pr->y, logf, scratch);
     free(linear);
     double sum = 0.0;
     for (size_t i = 0; i < N; ++i)
         for (size_t k = 0; k < K; ++k)
-            sum += pr->weights[i] * pr->resp[i * K + k] * logf[i * K + k];
-    free(block);
+            sum += pr->weights[i] * pr->resp[i * K + k] * logf[k * N + i];
+    free(columns);
     free(logf);
     free(scratch);
     return -sum / pr->total + moe_expert_penalty(m, ridge);

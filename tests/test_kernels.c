@@ -147,6 +147,73 @@ START_TEST(weighted_gram_matches_naive_sum)
 }
 END_TEST
 
+/* The block by columns is the block by rows transposed, for every d the loader has a copy
+   for and one above, with a leading dimension above d and row counts not a multiple of 8. */
+START_TEST(columns_are_the_block_transposed)
+{
+    enum { ROWS = 45, LDX = 13 };
+    double X[ROWS * LDX], block[ROWS * 12], columns[ROWS * 12];
+    test_rng rng = {21};
+    for (size_t a = 0; a < ROWS * LDX; ++a)
+        X[a] = test_normal(&rng);
+    for (size_t d = 0; d <= 11; ++d)
+        for (int intercept = 0; intercept <= 1; ++intercept) {
+            if (d == 0 && !intercept)
+                continue;
+            moe_data data = {ROWS, d, LDX, intercept, X, NULL, NULL};
+            size_t p = moe_data_inputs(&data);
+            for (size_t start = 0; start <= 7; start += 7) {
+                size_t rows = ROWS - start - (d % 3);
+                moe_data_load_block(&data, start, rows, block);
+                moe_data_load_columns(&data, start, rows, columns);
+                for (size_t i = 0; i < rows; ++i)
+                    for (size_t a = 0; a < p; ++a)
+                        ck_assert_msg(columns[a * rows + i] == block[i * p + a],
+                                      "d = %zu, row %zu, input %zu", d, i, a);
+            }
+        }
+}
+END_TEST
+
+/* The Grams of a block by columns with weights by columns equal the naive sums, on both
+   paths (one shared product at small p, rank-k updates above). */
+START_TEST(weighted_grams_by_columns_match_naive_sums)
+{
+    const size_t sizes[] = {1, 6, 16, 17, 23};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        size_t rows = 61, p = sizes[s], count = 4;
+        double *columns = malloc(rows * p * sizeof(double));
+        double *weights = malloc(count * rows * sizeof(double));
+        double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
+        double *grams = calloc(count * p * p, sizeof(double));
+        double *naive = calloc(count * p * p, sizeof(double));
+        test_rng rng = {31 + s};
+        for (size_t a = 0; a < rows * p; ++a)
+            columns[a] = test_normal(&rng);
+        for (size_t a = 0; a < count * rows; ++a)
+            weights[a] = a % 9 == 0 ? 0.0 : test_uniform(&rng);
+        for (size_t c = 0; c < count; ++c)
+            for (size_t i = 0; i < rows; ++i)
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t b = 0; b < p; ++b)
+                        naive[c * p * p + a * p + b] += weights[c * rows + i] *
+                                                        columns[a * rows + i] *
+                                                        columns[b * rows + i];
+        moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
+        for (size_t c = 0; c < count; ++c)
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = a; b < p; ++b)
+                    ck_assert_double_eq_tol(grams[c * p * p + a * p + b],
+                                            naive[c * p * p + a * p + b], 1e-11);
+        free(columns);
+        free(weights);
+        free(scratch);
+        free(grams);
+        free(naive);
+    }
+}
+END_TEST
+
 START_TEST(spd_solve_and_ridge_fallback)
 {
     double A[9] = {4, 1, 0, 1, 3, 1, 0, 1, 2}, b[3] = {1, 2, 3}, work[12];
@@ -367,6 +434,8 @@ static Suite *kernel_suite(void)
     tcase_add_test(core, log_array_matches_libm);
     tcase_add_test(core, softmax_rows_match_single_rows);
     tcase_add_test(core, weighted_gram_matches_naive_sum);
+    tcase_add_test(core, columns_are_the_block_transposed);
+    tcase_add_test(core, weighted_grams_by_columns_match_naive_sums);
     tcase_add_test(core, spd_solve_and_ridge_fallback);
     tcase_add_test(core, rng_is_reproducible_and_uniform);
     tcase_add_test(core, spd_solve_is_scale_invariant);

@@ -49,3 +49,42 @@ void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double
     default: copy_rows(rows, d, ldx, X, p, intercept, block); break;
     }
 }
+
+/* The same rows by columns. Eight rows at a time: each column receives one cache line per
+   group while the rows are read in order. */
+static inline __attribute__((always_inline)) void copy_columns(size_t rows, size_t d, size_t ldx,
+                                                               const double *X, int intercept,
+                                                               double *columns)
+{
+    double *first = columns + (size_t)intercept * rows;
+    size_t i = 0;
+    for (; i + 8 <= rows; i += 8)
+        for (size_t a = 0; a < d; ++a)
+            for (size_t r = 0; r < 8; ++r)
+                first[a * rows + i + r] = X[(i + r) * ldx + a];
+    for (; i < rows; ++i)
+        for (size_t a = 0; a < d; ++a)
+            first[a * rows + i] = X[i * ldx + a];
+}
+
+void moe_data_load_columns(const moe_data *data, size_t start, size_t rows, double *columns)
+{
+    size_t d = data->n_features, ldx = data->ldx;
+    int intercept = data->intercept;
+    for (size_t i = 0; intercept && i < rows; ++i)
+        columns[i] = 1.0;
+    if (d == 0)
+        return;
+    const double *X = data->X + start * ldx;
+    switch (d) {
+    case 1: copy_columns(rows, 1, ldx, X, intercept, columns); break;
+    case 2: copy_columns(rows, 2, ldx, X, intercept, columns); break;
+    case 3: copy_columns(rows, 3, ldx, X, intercept, columns); break;
+    case 4: copy_columns(rows, 4, ldx, X, intercept, columns); break;
+    case 5: copy_columns(rows, 5, ldx, X, intercept, columns); break;
+    case 6: copy_columns(rows, 6, ldx, X, intercept, columns); break;
+    case 7: copy_columns(rows, 7, ldx, X, intercept, columns); break;
+    case 8: copy_columns(rows, 8, ldx, X, intercept, columns); break;
+    default: copy_columns(rows, d, ldx, X, intercept, columns); break;
+    }
+}

@@ -42,4 +42,11 @@ static inline double moe_data_total_weight(const moe_data *data)
  */
 void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block);
 
+/*
+ * The same rows as a p x rows matrix (row-major: column a of the design, intercept first,
+ * is columns[a * rows .. a * rows + rows)). The E-step's per-row arithmetic runs on such
+ * columns, where every operation is one vector loop over rows.
+ */
+void moe_data_load_columns(const moe_data *data, size_t start, size_t rows, double *columns);
+
 #endif

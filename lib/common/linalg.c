@@ -182,6 +182,38 @@ size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count)
     return p <= SHARED_PRODUCT_INPUTS ? rows * pairs + pairs * count : rows * (p + 1);
 }
 
+/* The small-p path of the weighted Grams: scratch begins with the block's columns (p x
+   rows) in the space of the last p products (see moe_weighted_grams_add), weights are
+   rows x count, or count x rows when by_columns. */
+static void grams_from_products(size_t rows, size_t p, size_t count, const double *weights,
+                                int by_columns, double *scratch, double *grams)
+{
+    /* Each row's distinct products x_a x_b (a <= b) once, then one product with all the
+       weight columns: p (p + 1) flops per row and Gram, half of weighting x for every Gram
+       and multiplying by block' (which also computes each lower triangle). */
+    size_t pairs = p * (p + 1) / 2;
+    double *products = scratch, *sums = scratch + rows * pairs;
+    /* By columns (pairs x rows), so that each product is one loop over contiguous rows.
+       x's columns are in the space of the last p products: the product written into
+       column c's place is the last to read column c (every later one has both indices
+       above c), and it reads it at the same row it writes. */
+    const double *columns = products + (pairs - p) * rows;
+    for (size_t a = 0, at = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b, ++at) {
+            const double *left = columns + a * rows, *right = columns + b * rows;
+            double *out = products + at * rows;
+            for (size_t i = 0; i < rows; ++i)
+                out[i] = left[i] * right[i];
+        }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans, (int)pairs,
+                (int)count, (int)rows, 1.0, products, (int)rows, weights,
+                by_columns ? (int)rows : (int)count, 0.0, sums, (int)count);
+    for (size_t a = 0, at = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b, ++at)
+            for (size_t c = 0; c < count; ++c)
+                grams[c * p * p + a * p + b] += sums[at * count + c];
+}
+
 void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *block,
                             const double *weights, double *scratch, double *grams)
 {
@@ -194,32 +226,49 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
         }
         return;
     }
-    /* Each row's distinct products x_a x_b (a <= b) once, then one product with all the
-       weight columns: p (p + 1) flops per row and Gram, half of weighting x for every Gram
-       and multiplying by block' (which also computes each lower triangle). */
     size_t pairs = p * (p + 1) / 2;
-    double *products = scratch, *sums = scratch + rows * pairs;
-    /* By columns (pairs x rows), so that each product is one loop over contiguous rows.
-       x's columns go first into the space of the last p products: the product written
-       into column c's place is the last to read column c (every later one has both
-       indices above c), and it reads it at the same row it writes. */
-    double *columns = products + (pairs - p) * rows;
+    double *columns = scratch + (pairs - p) * rows;
     for (size_t i = 0; i < rows; ++i)
         for (size_t a = 0; a < p; ++a)
             columns[a * rows + i] = block[i * p + a];
-    for (size_t a = 0, at = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b, ++at) {
-            const double *left = columns + a * rows, *right = columns + b * rows;
-            double *out = products + at * rows;
+    grams_from_products(rows, p, count, weights, 0, scratch, grams);
+}
+
+void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
+                                    const double *weights, double *scratch, double *grams)
+{
+    if (p > SHARED_PRODUCT_INPUTS) {
+        /* One rank-k update per weight row on the columns scaled by sqrt(weight). */
+        for (size_t c = 0; c < count; ++c) {
+            const double *weight = weights + c * rows;
+            double *root = scratch + rows * p;
             for (size_t i = 0; i < rows; ++i)
-                out[i] = left[i] * right[i];
+                root[i] = sqrt(weight[i]);
+            for (size_t a = 0; a < p; ++a)
+                for (size_t i = 0; i < rows; ++i)
+                    scratch[a * rows + i] = root[i] * columns[a * rows + i];
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)p, (int)rows, 1.0, scratch,
+                        (int)rows, 1.0, grams + c * p * p, (int)p);
         }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)pairs, (int)count, (int)rows,
-                1.0, products, (int)rows, weights, (int)count, 0.0, sums, (int)count);
-    for (size_t a = 0, at = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b, ++at)
-            for (size_t c = 0; c < count; ++c)
-                grams[c * p * p + a * p + b] += sums[at * count + c];
+        return;
+    }
+    size_t pairs = p * (p + 1) / 2;
+    memcpy(scratch + (pairs - p) * rows, columns, p * rows * sizeof(double));
+    grams_from_products(rows, p, count, weights, 1, scratch, grams);
+}
+
+void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
+                    double *c)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)columns, (int)inner,
+                1.0, a, (int)inner, b, (int)columns, 0.0, c, (int)columns);
+}
+
+void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns, (int)inner,
+                1.0, a, (int)inner, b, (int)inner, 1.0, c, (int)columns);
 }
 
 void moe_symmetrize_upper(size_t p, double *matrix)

@@ -67,6 +67,16 @@ void moe_product_atb_add(size_t rows, size_t columns, size_t inner, const double
 void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, double *c);
 
 /*
+ * The products of blocks by columns (common/columns.h):
+ *   moe_product_ab:       c (rows x columns)  = a (rows x inner) b (b: inner x columns)
+ *   moe_product_abt_add:  c (rows x columns) += a (rows x inner) b' (b: columns x inner)
+ */
+void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
+                    double *c);
+void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c);
+
+/*
  * gram (p x p, row-major, upper triangle) += block' diag(weights) block for a
  * block of `rows` rows of p values. weights must be >= 0. scratch holds
  * rows * p doubles. Call moe_symmetrize_upper before using the lower half.
@@ -85,6 +95,11 @@ void moe_weighted_gram_add(size_t rows, size_t p, const double *block, const dou
 size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count);
 void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *block,
                             const double *weights, double *scratch, double *grams);
+
+/* The same for a block by columns (columns: p x rows) with weights by columns (count x
+   rows): the E-step's layout. */
+void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
+                                    const double *weights, double *scratch, double *grams);
 
 /* Copy the upper triangle of a row-major p x p matrix into its lower triangle. */
 void moe_symmetrize_upper(size_t p, double *matrix);

@@ -206,21 +206,27 @@ moe_status moe_context_expert_log_density(moe_fit_context *context, const moe_mo
         return moe_fail(message, MOE_ERR_DIMENSION, "rows %zu to %zu are not among the %zu",
                         first, first + count, data.n);
     size_t K = model->n_experts, width = K * model->expert_rows, p = model->n_inputs;
-    double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *columns = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *linear = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
     double *scratch = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
-    if (block == NULL || linear == NULL || scratch == NULL)
+    double *density = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    if (columns == NULL || linear == NULL || scratch == NULL || density == NULL)
         status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a row block");
     for (size_t start = 0; start < count && status == MOE_OK; start += MOE_BLOCK_ROWS) {
         size_t rows_here = count - start < MOE_BLOCK_ROWS ? count - start : MOE_BLOCK_ROWS;
-        moe_data_load_block(&data, first + start, rows_here, block);
-        moe_expert_linear(model, rows_here, block, linear);
+        moe_data_load_columns(&data, first + start, rows_here, columns);
+        moe_expert_linear_columns(model, rows_here, columns, linear);
         model->family_ops->log_density(model, rows_here, linear, data.y + first + start,
-                                       out + start * K, scratch);
+                                       density, scratch);
+        /* the family's columns into the caller's rows x K */
+        for (size_t i = 0; i < rows_here; ++i)
+            for (size_t k = 0; k < K; ++k)
+                out[(start + i) * K + k] = density[k * rows_here + i];
     }
-    free(block);
+    free(columns);
     free(linear);
     free(scratch);
+    free(density);
     return status;
 }
 

@@ -9,6 +9,13 @@ void moe_expert_linear(const struct moe_model *model, size_t rows, const double 
     moe_product_abt(rows, columns, model->n_inputs, block, model->experts, out);
 }
 
+void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
+                               const double *columns, double *out)
+{
+    size_t width = model->n_experts * model->expert_rows;
+    moe_product_ab(width, rows, model->n_inputs, model->experts, columns, out);
+}
+
 int moe_family_has_statistics(const struct moe_model *model)
 {
     return model->family_ops->statistics_size != NULL &&

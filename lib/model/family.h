@@ -54,11 +54,11 @@ struct moe_family_ops {
     moe_status (*check_response)(const struct moe_model *model, size_t n, const double *y,
                                  char *message);
     /*
-     * log f_k(y_i | x_i) for a block of `rows` rows from the experts' linear
-     * predictors (moe_expert_linear's rows x K * expert_rows): out is rows x K.
-     * scratch holds rows * K * expert_rows doubles. The caller computes the
-     * predictors so that the E-step can get them and the gate's logits from
-     * one product.
+     * log f_k(y_i | x_i) for a block of `rows` rows by columns (common/columns.h) from
+     * the experts' linear predictors (moe_expert_linear_columns' K * expert_rows x rows):
+     * out is K x rows. scratch holds rows * K * expert_rows doubles. The caller computes
+     * the predictors so that the E-step can get them and the gate's logits from one
+     * product.
      */
     void (*log_density)(const struct moe_model *model, size_t rows, const double *linear,
                         const double *y, double *out, double *scratch);
@@ -86,8 +86,8 @@ struct moe_family_ops {
      * weighted Gram matrices block' diag(weights[., k]) block (upper triangles, p x p
      * each), which the caller adds (moe_weighted_grams_add), so that they can share one
      * product with the caller's own Grams. accumulate_statistics adds the rest of a
-     * block: weights (rows x K) are w_i r_ik, linear is the scratch log_density left
-     * behind (the expert linear predictors, rows x K), work holds
+     * block by columns: columns (p x rows) the design, weights (K x rows) w_i r_ik, linear
+     * the linear predictors log_density was given (K x rows), work holds
      * moe_family_statistics_work(model, rows) doubles. solve_statistics is m_step's update from the sums (which it may
      * overwrite); data and resp are there for a second pass when the one-pass formula
      * cancels. statistics_size may return 0 for a model whose M-step has no such split
@@ -96,7 +96,7 @@ struct moe_family_ops {
      */
     size_t (*statistics_size)(const struct moe_model *model);
     void (*accumulate_statistics)(const struct moe_model *model, size_t rows,
-                                  const double *block, const double *y, const double *weights,
+                                  const double *columns, const double *y, const double *weights,
                                   const double *linear, double *work, double *statistics);
     moe_status (*solve_statistics)(struct moe_model *model, const moe_data *data,
                                    const double *resp, double *statistics,
@@ -137,6 +137,11 @@ size_t moe_family_statistics_work(const struct moe_model *model, size_t rows);
    block (rows x p) * experts'. Gaussian means, logistic logits, multinomial class logits. */
 void moe_expert_linear(const struct moe_model *model, size_t rows, const double *block,
                        double *out);
+
+/* The same for a block by columns: out (K*expert_rows x rows) = experts * columns (p x
+   rows). */
+void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
+                               const double *columns, double *out);
 
 /* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts,
    the rows of a multinomial expert centred over its classes (so the reference class does

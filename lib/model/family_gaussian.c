@@ -10,6 +10,7 @@
  * follows in closed form as before.
  */
 #include "model/family.h"
+#include "common/columns.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
@@ -93,9 +94,11 @@ static void gaussian_log_density(const struct moe_model *model, size_t rows, con
         double variance = model->variances[k];
         double constant = -0.5 * (log_two_pi + log(variance));
         double inverse = 1.0 / variance;
+        const double *mean = means + k * rows;
+        double *density = out + k * rows;
         for (size_t i = 0; i < rows; ++i) {
-            double residual = y[i] - means[i * K + k];
-            out[i * K + k] = constant - 0.5 * residual * residual * inverse;
+            double residual = y[i] - mean[i];
+            density[i] = constant - 0.5 * residual * residual * inverse;
         }
     }
 }
@@ -142,22 +145,31 @@ static size_t gaussian_statistics_size(const struct moe_model *model)
 }
 
 static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
-                                           const double *block, const double *y,
+                                           const double *columns, const double *y,
                                            const double *weights, const double *means,
                                            double *work, double *statistics)
 {
     size_t K = model->n_experts, p = model->n_inputs;
     double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
     double *squares = totals + K;
-    double *scaled = work; /* w r e, rows x K; the grams are the caller's */
-    for (size_t i = 0; i < rows; ++i)
-        for (size_t k = 0; k < K; ++k) {
-            double weight = weights[i * K + k], residual = y[i] - means[i * K + k];
-            totals[k] += weight;
-            squares[k] += weight * residual * residual;
-            scaled[i * K + k] = weight * residual;
-        }
-    moe_product_atb_add(rows, K, p, scaled, block, rhs);
+    double *scaled = work; /* w r e, K x rows; the grams are the caller's */
+    for (size_t k = 0; k < K; ++k) {
+        const double *weight = weights + k * rows, *mean = means + k * rows;
+        double *out = scaled + k * rows;
+        for (size_t i = 0; i < rows; ++i)
+            out[i] = weight[i] * (y[i] - mean[i]);
+        totals[k] += moe_columns_sum(rows, weight);
+        /* sum w r e^2 as (w r e) e, by lanes (common/columns.h) */
+        double lanes[MOE_LANES] = {0.0};
+        size_t i = 0;
+        for (; i + MOE_LANES <= rows; i += MOE_LANES)
+            for (size_t j = 0; j < MOE_LANES; ++j)
+                lanes[j] += out[i + j] * (y[i + j] - mean[i + j]);
+        for (size_t j = 0; i + j < rows; ++j)
+            lanes[j] += out[i + j] * (y[i + j] - mean[i + j]);
+        squares[k] += moe_lanes_total(lanes);
+    }
+    moe_product_abt_add(K, p, rows, scaled, columns, rhs);
 }
 
 typedef struct gaussian_pass {
@@ -174,31 +186,31 @@ static size_t gaussian_chunk(void *opaque, size_t start, size_t rows, double *st
     const struct moe_model *model = pass->model;
     const moe_data *data = pass->data;
     size_t K = model->n_experts, p = model->n_inputs;
-    double *block = workspace, *means = block + MOE_BLOCK_ROWS * p;
+    /* by columns, as the E-step's pass calls accumulate_statistics */
+    double *columns = workspace, *means = columns + MOE_BLOCK_ROWS * p;
     double *weights = means + MOE_BLOCK_ROWS * K, *work = weights + MOE_BLOCK_ROWS * K;
     double *squares = statistics + K * (p * p + p + 1);
     for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
         size_t first = start + offset;
         size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
-        moe_data_load_block(data, first, count, block);
-        moe_expert_linear(model, count, block, means);
-        for (size_t i = 0; i < count; ++i) {
-            double weight = moe_data_weight(data, first + i);
-            for (size_t k = 0; k < K; ++k)
-                weights[i * K + k] = weight * pass->resp[(first + i) * K + k];
-        }
+        moe_data_load_columns(data, first, count, columns);
+        moe_expert_linear_columns(model, count, columns, means);
+        for (size_t k = 0; k < K; ++k)
+            for (size_t i = 0; i < count; ++i)
+                weights[k * count + i] =
+                    moe_data_weight(data, first + i) * pass->resp[(first + i) * K + k];
         if (!pass->residuals_only) {
-            moe_weighted_grams_add(count, p, K, block, weights,
-                                   work + moe_family_statistics_work(model, MOE_BLOCK_ROWS),
-                                   statistics);
-            gaussian_accumulate_statistics(model, count, block, data->y + first, weights, means,
-                                           work, statistics);
+            moe_weighted_grams_add_columns(
+                count, p, K, columns, weights,
+                work + moe_family_statistics_work(model, MOE_BLOCK_ROWS), statistics);
+            gaussian_accumulate_statistics(model, count, columns, data->y + first, weights,
+                                           means, work, statistics);
             continue;
         }
-        for (size_t i = 0; i < count; ++i)
-            for (size_t k = 0; k < K; ++k) {
-                double residual = data->y[first + i] - means[i * K + k];
-                squares[k] += weights[i * K + k] * residual * residual;
+        for (size_t k = 0; k < K; ++k)
+            for (size_t i = 0; i < count; ++i) {
+                double residual = data->y[first + i] - means[k * count + i];
+                squares[k] += weights[k * count + i] * residual * residual;
             }
     }
     return 0;

@@ -30,10 +30,10 @@ static void logistic_log_density(const struct moe_model *model, size_t rows, con
 {
     (void)scratch;
     size_t K = model->n_experts;
-    for (size_t i = 0; i < rows; ++i)
-        for (size_t k = 0; k < K; ++k) {
-            double z = logits[i * K + k];
-            out[i * K + k] = moe_log_sigmoid(y[i] == 1.0 ? z : -z);
+    for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i < rows; ++i) {
+            double z = logits[k * rows + i];
+            out[k * rows + i] = moe_log_sigmoid(y[i] == 1.0 ? z : -z);
         }
 }
 

@@ -58,14 +58,15 @@ static void multinomial_log_density(const struct moe_model *model, size_t rows,
                                     double *scratch)
 {
     size_t K = model->n_experts, C = model->n_classes;
-    memcpy(scratch, logits, rows * K * C * sizeof(double));
-    for (size_t a = 0; a < rows * K; ++a)
-        moe_log_softmax(scratch + a * C, C);
-    for (size_t i = 0; i < rows; ++i) {
-        size_t label = (size_t)y[i];
-        for (size_t k = 0; k < K; ++k)
-            out[i * K + k] = scratch[(i * K + k) * C + label];
-    }
+    /* expert k's class c logits are row k C + c of the columns */
+    for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i < rows; ++i) {
+            double *row = scratch;
+            for (size_t c = 0; c < C; ++c)
+                row[c] = logits[(k * C + c) * rows + i];
+            moe_log_softmax(row, C);
+            out[k * rows + i] = row[(size_t)y[i]];
+        }
 }
 
 static size_t multinomial_prediction_width(const struct moe_model *model)

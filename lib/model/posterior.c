@@ -4,6 +4,7 @@
 #include "common/parallel.h"
 #include "model/family.h"
 #include "model/gate.h"
+#include "model/posterior_block.h"
 #include "model/softmax.h"
 
 #include <math.h>
@@ -68,21 +69,39 @@ void moe_pass_sums_free(moe_pass_sums *sums)
     memset(sums, 0, sizeof *sums);
 }
 
+/* Rows of a block of the pass, at most. Larger than MOE_BLOCK_ROWS: at small p OpenBLAS's
+   cost per call is a large part of each product, and the block's columns still fit in L2. */
+#define PASS_ROWS 512
+
+/* The rows of each block of a chunk: the chunk cut into equal blocks of at most PASS_ROWS
+   rows, an odd multiple of 8 where possible. A block's columns are `count` doubles apart,
+   and at a power of two (512 rows: 4 KiB) the twenty-odd columns the per-row loop reads
+   and writes all fall into the same L1 cache set. */
+static size_t block_rows(size_t rows)
+{
+    for (size_t blocks = (rows + PASS_ROWS - 1) / PASS_ROWS;; ++blocks) {
+        size_t count = ((rows + blocks - 1) / blocks + 7) / 8 * 8;
+        if (count % 16 != 0 || count <= 8)
+            return count;
+    }
+}
+
 typedef struct pass_context {
     const struct moe_model *model;
     const moe_data *data;
     double *resp;
     pass_layout layout;
-    /* The gate's free rows, then the experts' rows: (K - 1 + K R) x p. The reference
-       expert's gate row is zero, so its logit is too: no product for it. */
+    /* The gate's rows (the reference's zero, so that its logit needs no special case),
+       then the experts' rows: (K + K R) x p. */
     double *stacked;
 } pass_context;
 
-/* Per-thread scratch, carved from one array of workspace_size(...) doubles. */
+/* Per-thread scratch, carved from one array of carve(model, NULL, ...) doubles. Every
+   block array is by columns (common/columns.h). */
 typedef struct pass_workspace {
-    double *block, *gate_log, *gate_proba, *density, *linear, *weights, *expert_weights;
-    double *residuals, *previous_residuals, *gram_weights, *gram_scratch, *family_work, *row;
-    double *row_loglik, *combined, *family_scratch;
+    double *columns, *weights, *combined, *gate_proba, *density, *resp, *row_loglik;
+    double *residuals, *gram_weights, *gram_scratch, *gradients, *family_work;
+    double *family_scratch, *scratch;
 } pass_workspace;
 
 /* The Gram matrices a pass sums: the gate Hessian's pairs, then the K experts'. */
@@ -94,17 +113,16 @@ static size_t gram_count(const struct moe_model *model)
 
 static size_t carve(const struct moe_model *model, double *base, pass_workspace *w)
 {
-    size_t R = MOE_BLOCK_ROWS, K = model->n_experts, p = model->n_inputs;
-    size_t J = K > 1 ? K - 1 : 1, grams = gram_count(model);
-    size_t sizes[] = {R * p, R * K, R * K, R * K, R * K * model->expert_rows, R, R * K, R * J,
-                      R * J, R * grams, moe_weighted_grams_scratch(R, p, grams),
-                      moe_family_statistics_work(model, R), R * K, R,
-                      R * (K + K * model->expert_rows), R * K * model->expert_rows};
-    double **slots[] = {&w->block, &w->gate_log, &w->gate_proba, &w->density,
-                        &w->linear, &w->weights, &w->expert_weights, &w->residuals,
-                        &w->previous_residuals, &w->gram_weights, &w->gram_scratch,
-                        &w->family_work, &w->row, &w->row_loglik, &w->combined,
-                        &w->family_scratch};
+    size_t R = PASS_ROWS, K = model->n_experts, p = model->n_inputs;
+    size_t J = K > 1 ? K - 1 : 1, width = K + K * model->expert_rows;
+    size_t grams = gram_count(model);
+    size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R, 2 * R * J, R * grams,
+                      moe_weighted_grams_scratch(R, p, grams), 2 * J * p,
+                      moe_family_statistics_work(model, R), R * K * model->expert_rows, 4 * R};
+    double **slots[] = {&w->columns, &w->weights, &w->combined, &w->gate_proba, &w->density,
+                        &w->resp, &w->row_loglik, &w->residuals, &w->gram_weights,
+                        &w->gram_scratch, &w->gradients, &w->family_work, &w->family_scratch,
+                        &w->scratch};
     size_t total = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         if (base != NULL)
@@ -114,73 +132,6 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     return total;
 }
 
-/* -sum_k r_k log pi_k, with 0 log 0 = 0. */
-static inline double cross_entropy(const double *r, const double *log_pi, size_t K)
-{
-    double sum = 0.0;
-    for (size_t k = 0; k < K; ++k)
-        sum -= r[k] > 0.0 ? r[k] * log_pi[k] : 0.0;
-    return sum;
-}
-
-/*
- * The per-row arithmetic of a block between its exponentials, in two halves around the
- * posterior's softmax. Always inlined and called with K a constant for the common small K
- * (pass_block), so that the loops over experts unroll: at d = 5 these loops, not the
- * products, were most of a pass.
- */
-static inline __attribute__((always_inline)) double
-previous_rows(size_t count, size_t K, const double *weights, const double *gate_log,
-              const double *gate_proba, const double *r_block, double *density,
-              double *previous_residuals, int previous)
-{
-    size_t J = K - 1;
-    double previous_data = 0.0;
-    for (size_t i = 0; i < count; ++i) {
-        const double *log_pi = gate_log + i * K, *pi = gate_proba + i * K;
-        const double *r = r_block + i * K; /* still the previous responsibilities */
-        if (previous) {
-            previous_data += weights[i] * cross_entropy(r, log_pi, K);
-            for (size_t c = 0; c < J; ++c)
-                previous_residuals[i * J + c] = weights[i] * (pi[c] - r[c]);
-        }
-        double *u = density + i * K;
-        for (size_t k = 0; k < K; ++k)
-            u[k] += log_pi[k];
-    }
-    return previous_data;
-}
-
-static inline __attribute__((always_inline)) void
-posterior_rows(size_t count, size_t K, const double *weights, const double *gate_log,
-               const double *gate_proba, const double *r_block, const double *log_r_block,
-               const double *row_loglik, double *residuals, double *gram_weights, size_t grams,
-               size_t pairs, double *expert_weights, int gate, int experts, double *sums)
-{
-    size_t J = K - 1;
-    double loglik = 0.0, entropy = 0.0, gate_data = 0.0, total_weight = 0.0;
-    for (size_t i = 0; i < count; ++i) {
-        double weight = weights[i];
-        const double *log_pi = gate_log + i * K, *pi = gate_proba + i * K;
-        const double *r = r_block + i * K, *log_r = log_r_block + i * K;
-        loglik += weight * row_loglik[i];
-        entropy += weight * cross_entropy(r, log_r, K);
-        total_weight += weight;
-        if (gate) {
-            gate_data += weight * cross_entropy(r, log_pi, K);
-            for (size_t c = 0; c < J; ++c)
-                residuals[i * J + c] = weight * (pi[c] - r[c]);
-        }
-        if (experts)
-            for (size_t k = 0; k < K; ++k)
-                gram_weights[i * grams + pairs + k] = expert_weights[i * K + k] = weight * r[k];
-    }
-    sums[0] += loglik;
-    sums[1] += entropy;
-    sums[2] += gate_data;
-    sums[4] += total_weight;
-}
-
 static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, double *memory)
 {
     const pass_context *context = opaque;
@@ -188,8 +139,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     const moe_data *data = context->data;
     const pass_layout *layout = &context->layout;
     size_t K = model->n_experts, p = model->n_inputs, J = K - 1;
-    size_t free_rows = J, expert_columns = K * model->expert_rows;
-    size_t width = free_rows + expert_columns;
+    size_t width = K + K * model->expert_rows;
     int gate = layout->gradient != 0, previous = layout->previous_gradient != 0;
     int experts = layout->experts != 0;
     /* The Hessian's Grams and the experts' share one product (small p) and are adjacent in
@@ -198,90 +148,56 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     double *gram_sums = sums + (gate ? layout->parts : layout->experts);
     pass_workspace w;
     carve(model, memory, &w);
-    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+    size_t block = block_rows(rows);
+    for (size_t offset = 0; offset < rows; offset += block) {
         size_t first = start + offset;
-        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        size_t count = rows - offset < block ? rows - offset : block;
         const double *y = data->y + first;
-        moe_data_load_block(data, first, count, w.block);
-        for (size_t i = 0; i < count; ++i)
-            w.weights[i] = moe_data_weight(data, first + i);
+        moe_data_load_columns(data, first, count, w.columns);
+        const double *weights = data->weights != NULL ? data->weights + first : w.weights;
+        if (data->weights == NULL)
+            for (size_t i = 0; i < count; ++i)
+                w.weights[i] = 1.0;
         /* The gate's logits and the experts' linear predictors from one product. */
-        moe_product_abt(count, width, p, w.block, context->stacked, w.combined);
-        for (size_t i = 0; i < count; ++i) {
-            const double *source = w.combined + i * width;
-            double *logits = w.gate_log + i * K, *linear = w.linear + i * expert_columns;
-            for (size_t c = 0; c < free_rows; ++c)
-                logits[c] = source[c];
-            logits[J] = 0.0;
-            for (size_t c = 0; c < expert_columns; ++c)
-                linear[c] = source[free_rows + c];
-        }
-        model->family_ops->log_density(model, count, w.linear, y, w.density, w.family_scratch);
-        moe_softmax_rows(count, K, w.gate_log, w.gate_proba, NULL); /* log pi and pi */
-        double *r_block = context->resp != NULL ? context->resp + first * K : w.row;
-        double previous_data;
-        switch (K) {
-        case 2:
-            previous_data = previous_rows(count, 2, w.weights, w.gate_log, w.gate_proba, r_block,
-                                          w.density, w.previous_residuals, previous);
-            break;
-        case 3:
-            previous_data = previous_rows(count, 3, w.weights, w.gate_log, w.gate_proba, r_block,
-                                          w.density, w.previous_residuals, previous);
-            break;
-        case 4:
-            previous_data = previous_rows(count, 4, w.weights, w.gate_log, w.gate_proba, r_block,
-                                          w.density, w.previous_residuals, previous);
-            break;
-        default:
-            previous_data = previous_rows(count, K, w.weights, w.gate_log, w.gate_proba, r_block,
-                                          w.density, w.previous_residuals, previous);
-            break;
-        }
-        sums[3] += previous_data;
-        /* u becomes log r, r_block the new responsibilities, row_loglik the log-likelihoods */
-        moe_softmax_rows(count, K, w.density, r_block, w.row_loglik);
+        moe_product_ab(width, count, p, context->stacked, w.columns, w.combined);
+        double *linear = w.combined + K * count;
+        model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
+        double *resp = context->resp != NULL ? context->resp + first * K : NULL;
+        if (previous)
+            for (size_t k = 0; k < K; ++k)
+                for (size_t i = 0; i < count; ++i)
+                    w.resp[k * count + i] = resp[i * K + k];
+        moe_posterior_block block = {count,        K,           weights,       w.combined,
+                                     w.gate_proba, w.density,   w.resp,        w.row_loglik,
+                                     w.residuals,  w.gram_weights, w.scratch,  gate,
+                                     previous,     experts};
+        size_t failed = moe_posterior_block_run(&block, sums);
         /* Every expert gives the row zero (or undefined) density: there is no posterior, and
            NaN responsibilities would poison an M-step. */
-        for (size_t i = 0; i < count; ++i)
-            if (!isfinite(w.row_loglik[i]))
-                return 1 + first + i;
-        switch (K) {
-        case 2:
-            posterior_rows(count, 2, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
-                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
-                           w.expert_weights, gate, experts, sums);
-            break;
-        case 3:
-            posterior_rows(count, 3, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
-                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
-                           w.expert_weights, gate, experts, sums);
-            break;
-        case 4:
-            posterior_rows(count, 4, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
-                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
-                           w.expert_weights, gate, experts, sums);
-            break;
-        default:
-            posterior_rows(count, K, w.weights, w.gate_log, w.gate_proba, r_block, w.density,
-                           w.row_loglik, w.residuals, w.gram_weights, grams, pairs,
-                           w.expert_weights, gate, experts, sums);
-            break;
+        if (failed != 0)
+            return first + failed;
+        if (resp != NULL)
+            for (size_t i = 0; i < count; ++i)
+                for (size_t k = 0; k < K; ++k)
+                    resp[i * K + k] = w.resp[k * count + i];
+        if (gate && previous) {
+            /* Both gradients from one product. */
+            memset(w.gradients, 0, 2 * J * p * sizeof(double));
+            moe_product_abt_add(2 * J, p, count, w.residuals, w.columns, w.gradients);
+            for (size_t a = 0; a < J * p; ++a) {
+                sums[layout->gradient + a] += w.gradients[a];
+                sums[layout->previous_gradient + a] += w.gradients[J * p + a];
+            }
+        } else if (gate) {
+            moe_product_abt_add(J, p, count, w.residuals, w.columns, sums + layout->gradient);
         }
-        if (gate) {
-            moe_softmax_pair_weights(count, K, w.weights, w.gate_proba, w.gram_weights, grams);
-            moe_product_atb_add(count, J, p, w.residuals, w.block, sums + layout->gradient);
-        }
-        if (previous)
-            moe_product_atb_add(count, J, p, w.previous_residuals, w.block,
-                                sums + layout->previous_gradient);
         if (grams > 0)
-            moe_weighted_grams_add(count, p, grams, w.block, w.gram_weights, w.gram_scratch,
-                                   gram_sums);
+            moe_weighted_grams_add_columns(count, p, grams, w.columns, w.gram_weights,
+                                           w.gram_scratch, gram_sums);
         if (experts)
-            model->family_ops->accumulate_statistics(model, count, w.block, y, w.expert_weights,
-                                                     w.linear, w.family_work,
-                                                     sums + layout->experts);
+            model->family_ops->accumulate_statistics(model, count, w.columns, y,
+                                                     w.gram_weights + pairs * count, linear,
+                                                     w.family_work, sums + layout->experts);
     }
     return 0;
 }
@@ -289,13 +205,16 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message)
 {
-    size_t free_rows = model->n_experts - 1, p = model->n_inputs;
-    size_t stacked_rows = free_rows + model->n_experts * model->expert_rows;
+    size_t K = model->n_experts, p = model->n_inputs;
+    size_t stacked_rows = K + K * model->expert_rows;
     double *stacked = moe_alloc_array(stacked_rows, p, sizeof(double));
     if (stacked == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the E-step");
-    memcpy(stacked, model->gate, free_rows * p * sizeof(double));
-    memcpy(stacked + free_rows * p, model->experts, moe_experts_size(model) * sizeof(double));
+    /* set_gate keeps the reference expert's gate row zero; written as zero here all the
+       same, so that its logits are exactly 0 */
+    memcpy(stacked, model->gate, (K - 1) * p * sizeof(double));
+    memset(stacked + (K - 1) * p, 0, p * sizeof(double));
+    memcpy(stacked + K * p, model->experts, moe_experts_size(model) * sizeof(double));
     pass_context context = {model, data, resp, layout_of(model, request), stacked};
     moe_status status = MOE_OK;
     if (request->previous && resp == NULL)

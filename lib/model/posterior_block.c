@@ -1,0 +1,276 @@
+/*
+ * moe_posterior_block_run (model/posterior_block.h). By columns every loop below is a
+ * vector loop over rows; at d = 5 these loops, not the products, were most of an EM
+ * iteration. For K <= 4 experts (with K a constant, so that the loops over experts unroll
+ * into registers) a row's whole arithmetic is one loop, exponentials and logarithms
+ * inlined (common/exp_lanes.h): each value is loaded once and only what the products and
+ * the caller need is stored. Larger K go through the block's arrays step by step.
+ *
+ * Each body is inlined into a generic copy and copies for AVX2 and AVX-512 chosen at run
+ * time. Built as exp_array.c is, with -fno-trapping-math (selections become blends) and
+ * -ffp-contract=fast (CMakeLists.txt), so that the inlined exponentials are those of
+ * moe_exp_array on the same CPU.
+ */
+#include "model/posterior_block.h"
+#include "common/columns.h"
+#include "common/exp_lanes.h"
+
+#include <math.h>
+
+/* sum_k (r_k > 0 ? -r_k log q_k : 0) of every row into out: 0 log 0 = 0. */
+static inline __attribute__((always_inline)) void
+row_cross_entropy(size_t rows, size_t K, const double *r, const double *log_q, double *out)
+{
+    for (size_t i = 0; i < rows; ++i)
+        out[i] = 0.0;
+    for (size_t k = 0; k < K; ++k) {
+        const double *rk = r + k * rows, *lk = log_q + k * rows;
+        for (size_t i = 0; i < rows; ++i)
+            out[i] -= rk[i] > 0.0 ? rk[i] * lk[i] : 0.0;
+    }
+}
+
+/* w (pi_c - r_c) for the J free experts. */
+static inline __attribute__((always_inline)) void
+gate_residuals(size_t rows, size_t J, const double *w, const double *pi, const double *r,
+               double *out)
+{
+    for (size_t c = 0; c < J; ++c)
+        for (size_t i = 0; i < rows; ++i)
+            out[c * rows + i] = w[i] * (pi[c * rows + i] - r[c * rows + i]);
+}
+
+static inline __attribute__((always_inline)) size_t steps_body(const moe_posterior_block *b,
+                                                               double *sums)
+{
+    size_t rows = b->rows, K = b->n_experts, J = K - 1;
+    const double *w = b->weights;
+    double *row = b->scratch + 3 * rows;
+    /* log pi and pi */
+    moe_softmax_columns(rows, K, b->gate, b->gate, b->gate_proba, NULL, b->scratch);
+    if (b->previous) {
+        row_cross_entropy(rows, K, b->resp, b->gate, row);
+        sums[3] += moe_columns_dot(rows, w, row);
+        gate_residuals(rows, J, w, b->gate_proba, b->resp, b->residuals + J * rows);
+    }
+    for (size_t k = 0; k < K; ++k) {
+        double *u = b->density + k * rows;
+        const double *log_pi = b->gate + k * rows;
+        for (size_t i = 0; i < rows; ++i)
+            u[i] += log_pi[i];
+    }
+    /* u becomes log r, resp the new responsibilities, row_loglik the log-likelihoods */
+    moe_softmax_columns(rows, K, b->density, b->density, b->resp, b->row_loglik, b->scratch);
+    double infinite = 0.0;
+    for (size_t i = 0; i < rows; ++i)
+        infinite += b->row_loglik[i] - b->row_loglik[i] == 0.0 ? 0.0 : 1.0;
+    if (infinite != 0.0)
+        for (size_t i = 0; i < rows; ++i)
+            if (!isfinite(b->row_loglik[i]))
+                return 1 + i;
+    sums[0] += moe_columns_dot(rows, w, b->row_loglik);
+    sums[4] += moe_columns_sum(rows, w);
+    row_cross_entropy(rows, K, b->resp, b->density, row);
+    sums[1] += moe_columns_dot(rows, w, row);
+    size_t pairs = 0;
+    if (b->gate_derivatives) {
+        row_cross_entropy(rows, K, b->resp, b->gate, row);
+        sums[2] += moe_columns_dot(rows, w, row);
+        gate_residuals(rows, J, w, b->gate_proba, b->resp, b->residuals);
+        /* The Hessian's pair weights, as moe_softmax_pair_weights: w pi_a (1 - pi_a) on
+           the diagonal blocks, w pi_a pi_b off it (the sign is the finishing's). */
+        const double *pi = b->gate_proba;
+        for (size_t a = 0; a < J; ++a)
+            for (size_t c = a; c < J; ++c, ++pairs) {
+                double *out = b->gram_weights + pairs * rows;
+                const double *pa = pi + a * rows, *pc = pi + c * rows;
+                if (a == c)
+                    for (size_t i = 0; i < rows; ++i)
+                        out[i] = w[i] * pa[i] * (1.0 - pa[i]);
+                else
+                    for (size_t i = 0; i < rows; ++i)
+                        out[i] = w[i] * pa[i] * pc[i];
+            }
+    }
+    if (b->experts)
+        for (size_t k = 0; k < K; ++k) {
+            double *out = b->gram_weights + (pairs + k) * rows;
+            const double *r = b->resp + k * rows;
+            for (size_t i = 0; i < rows; ++i)
+                out[i] = w[i] * r[i];
+        }
+    return 0;
+}
+
+/* The most experts the one-loop body takes (the registers of a row's values). */
+#define FUSED_EXPERTS 4
+/* The loops over experts must unroll completely, or the loop over rows does not
+   vectorise: with the exponentials inlined they are above GCC's own unrolling limits. */
+#define UNROLL _Pragma("GCC unroll 4")
+
+/*
+ * The one-loop body for a constant K <= FUSED_EXPERTS: per row, the gate's softmax, the
+ * previous responsibilities' terms, the posterior's softmax, and the weights of the
+ * products, in the order of operations of the step-by-step body. The sums' per-row terms
+ * go to rows arrays and are summed by lanes after the loop.
+ */
+static inline __attribute__((always_inline)) size_t
+fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
+{
+    size_t rows = b->rows, J = K - 1, pairs = b->gate_derivatives ? J * (J + 1) / 2 : 0;
+    const double *w = b->weights, *logits = b->gate, *density = b->density;
+    double *resp = b->resp, *lse = b->row_loglik, *residuals = b->residuals;
+    double *previous_residuals = b->residuals + J * rows, *gram_weights = b->gram_weights;
+    double *previous_terms = b->scratch, *entropy_terms = b->scratch + rows;
+    double *gate_terms = b->scratch + 2 * rows;
+    /* Branches in the loop keep it from vectorising: the gate's and the experts' weights
+       are written whether asked for or not (the workspace has room for them), and the
+       previous responsibilities' terms are a constant of the copy. */
+    size_t expert_at = pairs;
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+    for (size_t i = 0; i < rows; ++i) {
+        double g[FUSED_EXPERTS], e[FUSED_EXPERTS], log_pi[FUSED_EXPERTS], pi[FUSED_EXPERTS];
+        double u[FUSED_EXPERTS], r[FUSED_EXPERTS];
+        double largest = logits[i];
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            g[k] = logits[k * rows + i];
+            largest = g[k] > largest ? g[k] : largest;
+        }
+        double sum = 0.0;
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            e[k] = moe_exp_lane(g[k] - largest);
+            sum += e[k];
+        }
+        double log_sum = moe_log_lane(sum), inverse = 1.0 / sum;
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            log_pi[k] = (g[k] - largest) - log_sum;
+            pi[k] = e[k] * inverse;
+        }
+        if (previous) {
+            double term = 0.0;
+            UNROLL
+            for (size_t k = 0; k < K; ++k) {
+                double old = resp[k * rows + i];
+                term -= old > 0.0 ? old * log_pi[k] : 0.0;
+                if (k < J)
+                    previous_residuals[k * rows + i] = w[i] * (pi[k] - old);
+            }
+            previous_terms[i] = term;
+        }
+        double top = density[i] + log_pi[0];
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            u[k] = density[k * rows + i] + log_pi[k];
+            top = u[k] > top ? u[k] : top;
+        }
+        double total = 0.0;
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            e[k] = moe_exp_lane(u[k] - top);
+            total += e[k];
+        }
+        double log_total = moe_log_lane(total), scale = 1.0 / total;
+        double entropy = 0.0, gate_term = 0.0;
+        UNROLL
+        for (size_t k = 0; k < K; ++k) {
+            double log_r = (u[k] - top) - log_total;
+            r[k] = e[k] * scale;
+            resp[k * rows + i] = r[k];
+            entropy -= r[k] > 0.0 ? r[k] * log_r : 0.0;
+            gate_term -= r[k] > 0.0 ? r[k] * log_pi[k] : 0.0;
+        }
+        lse[i] = top + log_total;
+        entropy_terms[i] = entropy;
+        gate_terms[i] = gate_term;
+        UNROLL
+        for (size_t a = 0; a < J; ++a) {
+            residuals[a * rows + i] = w[i] * (pi[a] - r[a]);
+            /* pair (a, c), c >= a, is number a J - a (a - 1) / 2 + c - a. Both loops run
+               over constant counts (a test, not a start at a + 1), or they do not unroll. */
+            UNROLL
+            for (size_t c = 0; c < J; ++c) {
+                size_t at = a * J - a * (a - 1) / 2 + c - a;
+                if (c == a)
+                    gram_weights[at * rows + i] = w[i] * pi[a] * (1.0 - pi[a]);
+                else if (c > a)
+                    gram_weights[at * rows + i] = w[i] * pi[a] * pi[c];
+            }
+        }
+        UNROLL
+        for (size_t k = 0; k < K; ++k)
+            gram_weights[(expert_at + k) * rows + i] = w[i] * r[k];
+    }
+    /* A row no expert gives a finite, positive density has a non-finite log-sum-exp
+       (NaN or -inf propagate through the row): there is no posterior. */
+    double infinite = 0.0;
+    for (size_t i = 0; i < rows; ++i)
+        infinite += lse[i] - lse[i] == 0.0 ? 0.0 : 1.0;
+    if (infinite != 0.0)
+        for (size_t i = 0; i < rows; ++i)
+            if (!isfinite(lse[i]))
+                return 1 + i;
+    if (previous)
+        sums[3] += moe_columns_dot(rows, w, previous_terms);
+    sums[0] += moe_columns_dot(rows, w, lse);
+    sums[1] += moe_columns_dot(rows, w, entropy_terms);
+    if (b->gate_derivatives)
+        sums[2] += moe_columns_dot(rows, w, gate_terms);
+    sums[4] += moe_columns_sum(rows, w);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) size_t block_body(const moe_posterior_block *b,
+                                                               double *sums)
+{
+    if (b->previous)
+        switch (b->n_experts) {
+        case 1: return fused_body(b, 1, 1, sums);
+        case 2: return fused_body(b, 2, 1, sums);
+        case 3: return fused_body(b, 3, 1, sums);
+        case 4: return fused_body(b, 4, 1, sums);
+        default: return steps_body(b, sums);
+        }
+    switch (b->n_experts) {
+    case 1: return fused_body(b, 1, 0, sums);
+    case 2: return fused_body(b, 2, 0, sums);
+    case 3: return fused_body(b, 3, 0, sums);
+    case 4: return fused_body(b, 4, 0, sums);
+    default: return steps_body(b, sums);
+    }
+}
+
+static size_t block_generic(const moe_posterior_block *b, double *sums)
+{
+    return block_body(b, sums);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define MOE_HAVE_SIMD_COPIES 1
+__attribute__((target("avx2,fma"))) static size_t block_avx2(const moe_posterior_block *b,
+                                                             double *sums)
+{
+    return block_body(b, sums);
+}
+
+__attribute__((target("avx512f,avx512dq,avx2,fma"))) static size_t
+block_avx512(const moe_posterior_block *b, double *sums)
+{
+    return block_body(b, sums);
+}
+#endif
+
+size_t moe_posterior_block_run(const moe_posterior_block *block, double *sums)
+{
+#ifdef MOE_HAVE_SIMD_COPIES
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        return block_avx512(block, sums);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return block_avx2(block, sums);
+#endif
+    return block_generic(block, sums);
+}

@@ -1,0 +1,39 @@
+/*
+ * The per-row arithmetic of one block of the E-step's pass (model/posterior.c), on the
+ * block by columns (common/columns.h): from the gate's logits and the experts' log
+ * densities to the posterior and the weights of the pass's products.
+ */
+#ifndef MOE_LIB_POSTERIOR_BLOCK_H
+#define MOE_LIB_POSTERIOR_BLOCK_H
+
+#include <stddef.h>
+
+/* Every array is by columns: "K x rows" is K arrays of `rows` values. J = K - 1. */
+typedef struct moe_posterior_block {
+    size_t rows, n_experts;
+    const double *weights; /* rows */
+    double *gate;          /* K x rows: the gate's logits (the reference's 0) in, log pi out */
+    double *gate_proba;    /* K x rows: pi out */
+    double *density;       /* K x rows: log f_k(y) in, log r out */
+    double *resp;          /* K x rows: the previous responsibilities in (when previous),
+                              the new ones out */
+    double *row_loglik;    /* rows: log p(y | x) out */
+    /* J x rows: w (pi - r) with the new responsibilities (gate), followed by J x rows with
+       the previous ones (previous) */
+    double *residuals;
+    /* rows x (pairs + K), by columns: the gate Hessian's pair weights (gate; pairs =
+       J (J + 1) / 2, see moe_softmax_pair_weights), then w r_k (experts) */
+    double *gram_weights;
+    double *scratch;       /* 4 rows */
+    int gate_derivatives, previous, experts;
+} moe_posterior_block;
+
+/*
+ * Adds to sums[0..4]: sum w log p(y | x), the entropy -sum w r log r, the gate data term
+ * -sum w r log pi, the same with the previous responsibilities, and sum w. Returns 0, or
+ * 1 + the first row whose log-likelihood is not finite (the sums are then incomplete).
+ * Runs on AVX-512 or AVX2 lanes where the CPU has them, with the same results.
+ */
+size_t moe_posterior_block_run(const moe_posterior_block *block, double *sums);
+
+#endif
