@@ -71,7 +71,7 @@ void moe_pass_sums_free(moe_pass_sums *sums)
 
 /* Rows of a block of the pass, at most. Larger than MOE_BLOCK_ROWS: at small p OpenBLAS's
    cost per call is a large part of each product, and the block's columns still fit in L2. */
-#define PASS_ROWS 512
+#define PASS_ROWS 768
 
 /* The rows of each block of a chunk: the chunk cut into equal blocks of at most PASS_ROWS
    rows, an odd multiple of 8 where possible. A block's columns are `count` doubles apart,
@@ -99,7 +99,8 @@ typedef struct pass_context {
 /* Per-thread scratch, carved from one array of carve(model, NULL, ...) doubles. Every
    block array is by columns (common/columns.h). */
 typedef struct pass_workspace {
-    double *columns, *weights, *combined, *gate_proba, *density, *resp, *row_loglik;
+    double *columns, *weights, *combined, *gate_proba, *density, *resp, *resp_rows;
+    double *row_loglik;
     double *residuals, *gram_weights, *gram_scratch, *gradients, *family_work;
     double *family_scratch, *scratch;
 } pass_workspace;
@@ -116,11 +117,11 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t R = PASS_ROWS, K = model->n_experts, p = model->n_inputs;
     size_t J = K > 1 ? K - 1 : 1, width = K + K * model->expert_rows;
     size_t grams = gram_count(model);
-    size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R, 2 * R * J, R * grams,
+    size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R * K, R, 2 * R * J, R * grams,
                       moe_weighted_grams_scratch(R, p, grams), 2 * J * p,
                       moe_family_statistics_work(model, R), R * K * model->expert_rows, 4 * R};
     double **slots[] = {&w->columns, &w->weights, &w->combined, &w->gate_proba, &w->density,
-                        &w->resp, &w->row_loglik, &w->residuals, &w->gram_weights,
+                        &w->resp, &w->resp_rows, &w->row_loglik, &w->residuals, &w->gram_weights,
                         &w->gram_scratch, &w->gradients, &w->family_work, &w->family_scratch,
                         &w->scratch};
     size_t total = 0;
@@ -162,24 +163,17 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_product_ab(width, count, p, context->stacked, w.columns, w.combined);
         double *linear = w.combined + K * count;
         model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
-        double *resp = context->resp != NULL ? context->resp + first * K : NULL;
-        if (previous)
-            for (size_t k = 0; k < K; ++k)
-                for (size_t i = 0; i < count; ++i)
-                    w.resp[k * count + i] = resp[i * K + k];
-        moe_posterior_block block = {count,        K,           weights,       w.combined,
-                                     w.gate_proba, w.density,   w.resp,        w.row_loglik,
-                                     w.residuals,  w.gram_weights, w.scratch,  gate,
-                                     previous,     experts};
+        /* The responsibilities by rows, where the caller keeps them, or in scratch. */
+        double *resp = context->resp != NULL ? context->resp + first * K : w.resp_rows;
+        moe_posterior_block block = {count,       K,         weights,       w.combined,
+                                     w.gate_proba, w.density, resp,         w.resp,
+                                     w.row_loglik, w.residuals, w.gram_weights, w.scratch,
+                                     gate,        previous,  experts};
         size_t failed = moe_posterior_block_run(&block, sums);
         /* Every expert gives the row zero (or undefined) density: there is no posterior, and
            NaN responsibilities would poison an M-step. */
         if (failed != 0)
             return first + failed;
-        if (resp != NULL)
-            for (size_t i = 0; i < count; ++i)
-                for (size_t k = 0; k < K; ++k)
-                    resp[i * K + k] = w.resp[k * count + i];
         if (gate && previous) {
             /* Both gradients from one product. */
             memset(w.gradients, 0, 2 * J * p * sizeof(double));

@@ -46,12 +46,17 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
     size_t rows = b->rows, K = b->n_experts, J = K - 1;
     const double *w = b->weights;
     double *row = b->scratch + 3 * rows;
+    double *resp = b->resp_columns;
+    if (b->previous)
+        for (size_t k = 0; k < K; ++k)
+            for (size_t i = 0; i < rows; ++i)
+                resp[k * rows + i] = b->resp[i * K + k];
     /* log pi and pi */
     moe_softmax_columns(rows, K, b->gate, b->gate, b->gate_proba, NULL, b->scratch);
     if (b->previous) {
-        row_cross_entropy(rows, K, b->resp, b->gate, row);
+        row_cross_entropy(rows, K, resp, b->gate, row);
         sums[3] += moe_columns_dot(rows, w, row);
-        gate_residuals(rows, J, w, b->gate_proba, b->resp, b->residuals + J * rows);
+        gate_residuals(rows, J, w, b->gate_proba, resp, b->residuals + J * rows);
     }
     for (size_t k = 0; k < K; ++k) {
         double *u = b->density + k * rows;
@@ -60,7 +65,7 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
             u[i] += log_pi[i];
     }
     /* u becomes log r, resp the new responsibilities, row_loglik the log-likelihoods */
-    moe_softmax_columns(rows, K, b->density, b->density, b->resp, b->row_loglik, b->scratch);
+    moe_softmax_columns(rows, K, b->density, b->density, resp, b->row_loglik, b->scratch);
     double infinite = 0.0;
     for (size_t i = 0; i < rows; ++i)
         infinite += b->row_loglik[i] - b->row_loglik[i] == 0.0 ? 0.0 : 1.0;
@@ -70,13 +75,13 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
                 return 1 + i;
     sums[0] += moe_columns_dot(rows, w, b->row_loglik);
     sums[4] += moe_columns_sum(rows, w);
-    row_cross_entropy(rows, K, b->resp, b->density, row);
+    row_cross_entropy(rows, K, resp, b->density, row);
     sums[1] += moe_columns_dot(rows, w, row);
     size_t pairs = 0;
     if (b->gate_derivatives) {
-        row_cross_entropy(rows, K, b->resp, b->gate, row);
+        row_cross_entropy(rows, K, resp, b->gate, row);
         sums[2] += moe_columns_dot(rows, w, row);
-        gate_residuals(rows, J, w, b->gate_proba, b->resp, b->residuals);
+        gate_residuals(rows, J, w, b->gate_proba, resp, b->residuals);
         /* The Hessian's pair weights, as moe_softmax_pair_weights: w pi_a (1 - pi_a) on
            the diagonal blocks, w pi_a pi_b off it (the sign is the finishing's). */
         const double *pi = b->gate_proba;
@@ -95,10 +100,13 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
     if (b->experts)
         for (size_t k = 0; k < K; ++k) {
             double *out = b->gram_weights + (pairs + k) * rows;
-            const double *r = b->resp + k * rows;
+            const double *r = resp + k * rows;
             for (size_t i = 0; i < rows; ++i)
                 out[i] = w[i] * r[i];
         }
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t k = 0; k < K; ++k)
+            b->resp[i * K + k] = resp[k * rows + i];
     return 0;
 }
 
@@ -155,7 +163,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
             double term = 0.0;
             UNROLL
             for (size_t k = 0; k < K; ++k) {
-                double old = resp[k * rows + i];
+                double old = resp[i * K + k];
                 term -= old > 0.0 ? old * log_pi[k] : 0.0;
                 if (k < J)
                     previous_residuals[k * rows + i] = w[i] * (pi[k] - old);
@@ -180,7 +188,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
         for (size_t k = 0; k < K; ++k) {
             double log_r = (u[k] - top) - log_total;
             r[k] = e[k] * scale;
-            resp[k * rows + i] = r[k];
+            resp[i * K + k] = r[k];
             entropy -= r[k] > 0.0 ? r[k] * log_r : 0.0;
             gate_term -= r[k] > 0.0 ? r[k] * log_pi[k] : 0.0;
         }

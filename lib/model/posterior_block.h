@@ -15,8 +15,9 @@ typedef struct moe_posterior_block {
     double *gate;          /* K x rows: the gate's logits (the reference's 0) in, log pi out */
     double *gate_proba;    /* K x rows: pi out */
     double *density;       /* K x rows: log f_k(y) in, log r out */
-    double *resp;          /* K x rows: the previous responsibilities in (when previous),
-                              the new ones out */
+    double *resp;          /* rows x K, by rows as the caller keeps them: the previous
+                              responsibilities in (when previous), the new ones out */
+    double *resp_columns;  /* K x rows: scratch of the step-by-step body (K > 4) */
     double *row_loglik;    /* rows: log p(y | x) out */
     /* J x rows: w (pi - r) with the new responsibilities (gate), followed by J x rows with
        the previous ones (previous) */
