@@ -179,9 +179,10 @@ END_TEST
    paths (one shared product at small p, rank-k updates above). */
 START_TEST(weighted_grams_by_columns_match_naive_sums)
 {
-    const size_t sizes[] = {1, 6, 16, 17, 23};
+    /* 61 rows in one piece; 411 in pieces (PRODUCT_ROWS in linalg.c) */
+    const size_t sizes[] = {1, 6, 16, 17, 23, 6};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
-        size_t rows = 61, p = sizes[s], count = 4;
+        size_t rows = s + 1 < sizeof sizes / sizeof sizes[0] ? 61 : 411, p = sizes[s], count = 4;
         double *columns = malloc(rows * p * sizeof(double));
         double *weights = malloc(count * rows * sizeof(double));
         double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));

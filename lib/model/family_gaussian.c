@@ -11,6 +11,7 @@
  */
 #include "model/family.h"
 #include "common/columns.h"
+#include "common/simd.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
@@ -81,6 +82,30 @@ static moe_status gaussian_check_response(const struct moe_model *model, size_t 
     return MOE_OK; /* any finite value; finiteness is checked for every family */
 }
 
+/* Experts whose constants one call of normal_density takes from the stack. */
+#define MOE_MAX_EXPERTS_ON_STACK 16
+
+/* log N(y; mean_k, 1 / inverse_k) of a block by columns, as constant_k - e^2 inverse_k / 2.
+   At d = 5 this loop on SSE2's two lanes was 3% of an EM iteration. */
+static inline __attribute__((always_inline)) void
+normal_density_body(size_t rows, size_t K, const double *constants, const double *inverses,
+                    const double *means, const double *y, double *out)
+{
+    for (size_t k = 0; k < K; ++k) {
+        const double *mean = means + k * rows;
+        double *density = out + k * rows, constant = constants[k], inverse = inverses[k];
+        for (size_t i = 0; i < rows; ++i) {
+            double residual = y[i] - mean[i];
+            density[i] = constant - 0.5 * residual * residual * inverse;
+        }
+    }
+}
+
+MOE_SIMD_PROCEDURE(normal_density, normal_density_body,
+                   (size_t rows, size_t K, const double *constants, const double *inverses,
+                    const double *means, const double *y, double *out),
+                   (rows, K, constants, inverses, means, y, out))
+
 static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *linear,
                                  const double *y, double *out, double *scratch)
 {
@@ -90,16 +115,17 @@ static void gaussian_log_density(const struct moe_model *model, size_t rows, con
         link_means(model->link, rows * K, linear, scratch);
         means = scratch;
     }
-    for (size_t k = 0; k < K; ++k) {
-        double variance = model->variances[k];
-        double constant = -0.5 * (log_two_pi + log(variance));
-        double inverse = 1.0 / variance;
-        const double *mean = means + k * rows;
-        double *density = out + k * rows;
-        for (size_t i = 0; i < rows; ++i) {
-            double residual = y[i] - mean[i];
-            density[i] = constant - 0.5 * residual * residual * inverse;
+    double constants[MOE_MAX_EXPERTS_ON_STACK], inverses[MOE_MAX_EXPERTS_ON_STACK];
+    for (size_t first = 0; first < K; first += MOE_MAX_EXPERTS_ON_STACK) {
+        size_t count = K - first < MOE_MAX_EXPERTS_ON_STACK ? K - first
+                                                             : MOE_MAX_EXPERTS_ON_STACK;
+        for (size_t k = 0; k < count; ++k) {
+            double variance = model->variances[first + k];
+            constants[k] = -0.5 * (log_two_pi + log(variance));
+            inverses[k] = 1.0 / variance;
         }
+        normal_density(rows, count, constants, inverses, means + first * rows, y,
+                       out + first * rows);
     }
 }
 
@@ -144,22 +170,19 @@ static size_t gaussian_statistics_size(const struct moe_model *model)
     return model->link == MOE_LINK_IDENTITY ? identity_statistics_size(model) : 0;
 }
 
-static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
-                                           const double *columns, const double *y,
-                                           const double *weights, const double *means,
-                                           double *work, double *statistics)
+/* Of a block by columns: scaled = w r e (K x rows), and totals[k] += sum w r, squares[k] +=
+   sum w r e^2, by lanes (common/columns.h). */
+static inline __attribute__((always_inline)) void
+residual_sums_body(size_t rows, size_t K, const double *y, const double *weights,
+                   const double *means, double *scaled, double *totals, double *squares)
 {
-    size_t K = model->n_experts, p = model->n_inputs;
-    double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
-    double *squares = totals + K;
-    double *scaled = work; /* w r e, K x rows; the grams are the caller's */
     for (size_t k = 0; k < K; ++k) {
         const double *weight = weights + k * rows, *mean = means + k * rows;
         double *out = scaled + k * rows;
         for (size_t i = 0; i < rows; ++i)
             out[i] = weight[i] * (y[i] - mean[i]);
         totals[k] += moe_columns_sum(rows, weight);
-        /* sum w r e^2 as (w r e) e, by lanes (common/columns.h) */
+        /* sum w r e^2 as (w r e) e */
         double lanes[MOE_LANES] = {0.0};
         size_t i = 0;
         for (; i + MOE_LANES <= rows; i += MOE_LANES)
@@ -169,6 +192,23 @@ static void gaussian_accumulate_statistics(const struct moe_model *model, size_t
             lanes[j] += out[i + j] * (y[i + j] - mean[i + j]);
         squares[k] += moe_lanes_total(lanes);
     }
+}
+
+MOE_SIMD_PROCEDURE(residual_sums, residual_sums_body,
+                   (size_t rows, size_t K, const double *y, const double *weights,
+                    const double *means, double *scaled, double *totals, double *squares),
+                   (rows, K, y, weights, means, scaled, totals, squares))
+
+static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
+                                           const double *columns, const double *y,
+                                           const double *weights, const double *means,
+                                           double *work, double *statistics)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
+    double *squares = totals + K;
+    double *scaled = work; /* w r e, K x rows; the grams are the caller's */
+    residual_sums(rows, K, y, weights, means, scaled, totals, squares);
     moe_product_abt_add(K, p, rows, scaled, columns, rhs);
 }
 

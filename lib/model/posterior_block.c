@@ -14,6 +14,7 @@
 #include "model/posterior_block.h"
 #include "common/columns.h"
 #include "common/exp_lanes.h"
+#include "common/simd.h"
 
 #include <math.h>
 
@@ -252,33 +253,10 @@ static inline __attribute__((always_inline)) size_t block_body(const moe_posteri
     }
 }
 
-static size_t block_generic(const moe_posterior_block *b, double *sums)
-{
-    return block_body(b, sums);
-}
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#define MOE_HAVE_SIMD_COPIES 1
-__attribute__((target("avx2,fma"))) static size_t block_avx2(const moe_posterior_block *b,
-                                                             double *sums)
-{
-    return block_body(b, sums);
-}
-
-__attribute__((target("avx512f,avx512dq,avx2,fma"))) static size_t
-block_avx512(const moe_posterior_block *b, double *sums)
-{
-    return block_body(b, sums);
-}
-#endif
+MOE_SIMD_FUNCTION(size_t, block_run, block_body,
+                  (const moe_posterior_block *b, double *sums), (b, sums))
 
 size_t moe_posterior_block_run(const moe_posterior_block *block, double *sums)
 {
-#ifdef MOE_HAVE_SIMD_COPIES
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-        return block_avx512(block, sums);
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return block_avx2(block, sums);
-#endif
-    return block_generic(block, sums);
+    return block_run(block, sums);
 }
