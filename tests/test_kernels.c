@@ -179,7 +179,6 @@ END_TEST
    paths (one shared product at small p, rank-k updates above). */
 START_TEST(weighted_grams_by_columns_match_naive_sums)
 {
-    /* 61 rows in one piece; 411 in pieces (PRODUCT_ROWS in linalg.c) */
     const size_t sizes[] = {1, 6, 16, 17, 23, 6};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         size_t rows = s + 1 < sizeof sizes / sizeof sizes[0] ? 61 : 411, p = sizes[s], count = 4;

@@ -188,11 +188,11 @@ size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count)
    product written into column c's place is the last to read column c (every later one has
    both indices above c), and it reads it at the same row it writes. */
 static inline __attribute__((always_inline)) void
-pair_products_body(size_t rows, size_t p, const double *columns, size_t stride, double *products)
+pair_products_body(size_t rows, size_t p, const double *columns, double *products)
 {
     for (size_t a = 0, at = 0; a < p; ++a)
         for (size_t b = a; b < p; ++b, ++at) {
-            const double *left = columns + a * stride, *right = columns + b * stride;
+            const double *left = columns + a * rows, *right = columns + b * rows;
             double *out = products + at * rows;
             for (size_t i = 0; i < rows; ++i)
                 out[i] = left[i] * right[i];
@@ -201,37 +201,25 @@ pair_products_body(size_t rows, size_t p, const double *columns, size_t stride, 
 
 /* At d = 5 these products were a tenth of an EM iteration on SSE2's two lanes. */
 MOE_SIMD_PROCEDURE(pair_products, pair_products_body,
-                   (size_t rows, size_t p, const double *columns, size_t stride,
-                    double *products),
-                   (rows, p, columns, stride, products))
+                   (size_t rows, size_t p, const double *columns, double *products),
+                   (rows, p, columns, products))
 
-/* Rows of the pair products formed and multiplied at a time when the columns are apart
-   from them: 21 products (p = 6) of this many rows stay in L1 for the product that reads
-   them. */
-#define PRODUCT_ROWS 152
-
-/* The small-p path of the weighted Grams from the block's columns (p x rows); weights are
-   rows x count, or count x rows when by_columns. in_place: the columns lie in the space of
-   the last p products of scratch (see pair_products), so the block goes in one piece. */
+/* The small-p path of the weighted Grams from the block's columns (p x rows, possibly in
+   the space of the last p products of scratch: see pair_products); weights are rows x
+   count, or count x rows when by_columns. */
 static void grams_from_products(size_t rows, size_t p, size_t count, const double *columns,
-                                const double *weights, int by_columns, int in_place,
-                                double *scratch, double *grams)
+                                const double *weights, int by_columns, double *scratch,
+                                double *grams)
 {
     /* Each row's distinct products x_a x_b (a <= b) once, then one product with all the
        weight columns: p (p + 1) flops per row and Gram, half of weighting x for every Gram
        and multiplying by block' (which also computes each lower triangle). */
     size_t pairs = p * (p + 1) / 2;
     double *products = scratch, *sums = scratch + rows * pairs;
-    size_t piece = in_place || rows < 2 * PRODUCT_ROWS ? rows : PRODUCT_ROWS;
-    for (size_t first = 0; first < rows; first += piece) {
-        size_t count_rows = rows - first < piece ? rows - first : piece;
-        pair_products(count_rows, p, columns + first, rows, products);
-        const double *weight = weights + (by_columns ? first : first * count);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans,
-                    (int)pairs, (int)count, (int)count_rows, 1.0, products, (int)count_rows,
-                    weight, by_columns ? (int)rows : (int)count, first == 0 ? 0.0 : 1.0, sums,
-                    (int)count);
-    }
+    pair_products(rows, p, columns, products);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans, (int)pairs,
+                (int)count, (int)rows, 1.0, products, (int)rows, weights,
+                by_columns ? (int)rows : (int)count, 0.0, sums, (int)count);
     for (size_t a = 0, at = 0; a < p; ++a)
         for (size_t b = a; b < p; ++b, ++at)
             for (size_t c = 0; c < count; ++c)
@@ -255,7 +243,7 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
     for (size_t i = 0; i < rows; ++i)
         for (size_t a = 0; a < p; ++a)
             columns[a * rows + i] = block[i * p + a];
-    grams_from_products(rows, p, count, columns, weights, 0, 1, scratch, grams);
+    grams_from_products(rows, p, count, columns, weights, 0, scratch, grams);
 }
 
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
@@ -276,7 +264,7 @@ void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const d
         }
         return;
     }
-    grams_from_products(rows, p, count, columns, weights, 1, 0, scratch, grams);
+    grams_from_products(rows, p, count, columns, weights, 1, scratch, grams);
 }
 
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
