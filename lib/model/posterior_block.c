@@ -136,7 +136,9 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
        are written whether asked for or not (the workspace has room for them), and the
        previous responsibilities' terms are a constant of the copy. */
     size_t expert_at = pairs;
-#ifdef _OPENMP
+    /* GCC vectorises this loop when told it may; clang cannot, and says so (an error under
+       -Werror), so it is left to clang's own judgement there. */
+#if defined(_OPENMP) && !defined(__clang__)
 #pragma omp simd
 #endif
     for (size_t i = 0; i < rows; ++i) {
