@@ -12,9 +12,9 @@
 typedef struct moe_posterior_block {
     size_t rows, n_experts;
     const double *weights; /* rows */
-    double *gate;          /* K x rows: the gate's logits (the reference's 0) in, log pi out */
-    double *gate_proba;    /* K x rows: pi out */
-    double *density;       /* K x rows: log f_k(y) in, log r out */
+    double *gate;          /* K x rows: the gate's logits (the reference's 0) in; overwritten */
+    double *gate_proba;    /* K x rows: scratch */
+    double *density;       /* K x rows: log f_k(y) in; overwritten */
     double *resp;          /* rows x K, by rows as the caller keeps them: the previous
                               responsibilities in (when previous), the new ones out */
     double *resp_columns;  /* K x rows: scratch of the step-by-step body (K > 4) */
