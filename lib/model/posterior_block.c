@@ -173,6 +173,9 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
             }
             previous_terms[i] = term;
         }
+        /* The posterior's softmax, written out like the gate's above rather than shared
+           through a function: GCC then no longer unrolled the loops over experts, and the
+           loop over rows ran scalar. */
         double top = density[i] + log_pi[0];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
