@@ -3,8 +3,9 @@
  * baseline x86-64 (two doubles a vector) so that one binary runs everywhere; loops over a
  * block's rows (common/columns.h) run four or eight times wider where the CPU has AVX2 or
  * AVX-512. A body is an always-inline function; MOE_SIMD_FUNCTION compiles it once per
- * target and defines a dispatcher. Elsewhere (other compilers or CPUs) only the generic
- * copy exists.
+ * target and defines a dispatcher. Elsewhere (other compilers or CPUs), and in a build
+ * with MOE_SIMD_COPIES=OFF (CMakeLists.txt: CI's clang build, which so tests the baseline
+ * copy on a machine that has AVX-512), only the generic copy exists.
  *
  * Whether the copies give the same bits depends on the file's contraction setting: with
  * -ffp-contract=fast the AVX2 and AVX-512 copies use fused multiply-adds and the generic
@@ -13,7 +14,7 @@
 #ifndef MOE_LIB_SIMD_H
 #define MOE_LIB_SIMD_H
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(MOE_NO_SIMD_COPIES)
 #define MOE_HAVE_SIMD_COPIES 1
 #define MOE_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define MOE_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
