@@ -56,7 +56,7 @@
 /* The gate search from the best end point (gate_search): its budget in rows times EM
    iterations, the factors that sharpen the whole gate, and the first of the doubling ladder
    of rows that a move of one region's border takes across it. */
-#define GATE_SEARCH_BUDGET 5e5
+#define GATE_SEARCH_BUDGET 2e5
 #define GATE_SCALES {2.0, 4.0, 16.0}
 #define SHIFT_ROWS_FIRST 2
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
