@@ -13,7 +13,8 @@
  * A gate that switches hard between experts (change points) has optima in every gap between
  * rows, narrow basins that few starts of any family reach; so the best end point is then
  * improved by a local search over its gate (gate_search: the gate sharpened, one region's
- * border moved by a ladder of rows, EM to convergence from each, the better optimum kept).
+ * border moved by a ladder of rows, EM to convergence from each, the better optimum kept)
+ * when the search sees all of the fit's rows.
  * It all runs on a uniform sample of SEARCH_ROWS rows (more for models of many parameters),
  * so its cost does not grow with n; on larger data the restarts then converge on all rows
  * from the sample's optima.
@@ -394,8 +395,9 @@ static int try_move(gate_search_state *state, moe_status *status)
  *     an intercept or features the gate has no border to move.
  * A move to a better optimum (without a collapsed expert) replaces the end point, and the
  * moves start again from it. The search stops when no move finds anything better, or at
- * GATE_SEARCH_BUDGET rows times iterations, so small data see every move and large data few
- * (a row there is a small part of the likelihood, and switches move freely).
+ * GATE_SEARCH_BUDGET rows times iterations, so small data see every move and data of
+ * thousands of rows few (a row there is a small part of the likelihood, and switches move
+ * freely).
  */
 static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *settings,
                               candidate *best, const moe_data *sample, double *resp)
@@ -551,10 +553,12 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
         }
         qsort(candidates, survivors, sizeof(candidate), by_objective);
         /* candidates[0] may get a better model; the ranking stays, since it was first. Only
-           for the fit's own rows (or a sample of them): a streaming estimator's first rows
-           (moe_context_start_rows) just start a fit of many more, and a switch optimum of a
-           few of their rows is one the stream must unlearn, with a gate too hard to move
-           (bench/RESULTS.md, "Default starts, revisited"). */
+           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
+           larger data is the sample's (the restarts converge on all rows from its end
+           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
+           just start a fit of many more, where a switch optimum of a few of them is one the
+           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
+           search"). */
         if (status == MOE_OK && fit_rows)
             status = gate_search(context, settings, &candidates[0], sample, resp);
     }
@@ -616,9 +620,11 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
                 status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
                                   "cannot allocate the search's workspace");
         }
+        /* The gate search only when the search sees all of the fit's own rows. */
+        int fit_rows = sample.y == NULL && rows_equal(data, &context->data);
         if (status == MOE_OK)
             status = search(context, settings, model, &sample.data, sample_resp,
-                            sample_labels, rows_equal(data, &context->data));
+                            sample_labels, fit_rows);
         if (sample.y != NULL) {
             free(sample_resp);
             free(sample_labels);
