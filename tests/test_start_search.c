@@ -1,8 +1,9 @@
 /*
  * The default starts (init = mixed): the search finds the optimum that k-means starts miss
- * on crossing regression curves, on every seed; it works on samples of large data, for
- * classification experts, with weights; its restarts are distinct end points; and it is
- * deterministic and independent of the thread count.
+ * on crossing regression curves, on every seed, and the narrow optima of a gate that switches
+ * hard at change points; it works on samples of large data, for classification experts, with
+ * weights; its restarts are distinct end points; and it is deterministic and independent of
+ * the thread count.
  */
 #include <check.h>
 #include <math.h>
@@ -278,6 +279,132 @@ START_TEST(classification_experts)
 }
 END_TEST
 
+/*
+ * Change points, as in the motorcycle data: one covariate, four regimes along it (a quiet
+ * flat piece, then noisy lines down, up and back), each the line between two knots, and a
+ * gate that switches hard at the knots. The gate's switches may sit in any gap between rows,
+ * so the optima are many and narrow.
+ */
+typedef struct change_data {
+    size_t n;
+    double *X, *y;
+    double knot_x[5], knot_y[5], sd[4];
+} change_data;
+
+static void change_make(change_data *data, size_t n, uint64_t seed)
+{
+    test_rng rng = {seed};
+    double *kx = data->knot_x, *ky = data->knot_y;
+    kx[0] = 0.0;
+    kx[4] = 10.0;
+    ky[0] = ky[1] = ky[4] = 0.0;
+    for (size_t k = 1; k < 4; ++k)
+        kx[k] = 2.0 * (double)k + test_uniform(&rng);
+    ky[2] = -100.0 + 30.0 * test_normal(&rng);
+    ky[3] = 40.0 + 20.0 * test_normal(&rng);
+    data->sd[0] = 1.0 + test_uniform(&rng);
+    data->sd[1] = 15.0 + 10.0 * test_uniform(&rng);
+    data->sd[2] = 15.0 + 10.0 * test_uniform(&rng);
+    data->sd[3] = 10.0 + 10.0 * test_uniform(&rng);
+    data->n = n;
+    data->X = malloc(n * sizeof(double));
+    data->y = malloc(n * sizeof(double));
+    ck_assert(data->X != NULL && data->y != NULL);
+    for (size_t i = 0; i < n; ++i) {
+        double x = 10.0 * test_uniform(&rng);
+        size_t k = 0;
+        while (k < 3 && x >= kx[k + 1])
+            k++;
+        double slope = (ky[k + 1] - ky[k]) / (kx[k + 1] - kx[k]);
+        data->X[i] = x;
+        data->y[i] = ky[k] + slope * (x - kx[k]) + data->sd[k] * test_normal(&rng);
+    }
+}
+
+/* The generating model: expert k the line of piece k, the gate steep at the knots (region k
+   where k x - sum of the first k inner knots is largest). */
+static moe_model_t *change_truth(const change_data *data)
+{
+    moe_model_t *truth = gaussian_model(4, 1);
+    double gate[8], experts[8], variances[4], steep = 20.0, knots = 0.0;
+    for (size_t k = 0; k < 4; ++k) {
+        if (k > 0)
+            knots += data->knot_x[k];
+        gate[2 * k] = -steep * knots;
+        gate[2 * k + 1] = steep * (double)k;
+        double slope = (data->knot_y[k + 1] - data->knot_y[k]) /
+                       (data->knot_x[k + 1] - data->knot_x[k]);
+        experts[2 * k] = data->knot_y[k] - slope * data->knot_x[k];
+        experts[2 * k + 1] = slope;
+        variances[k] = data->sd[k] * data->sd[k];
+    }
+    for (size_t k = 0; k < 4; ++k) { /* the last expert is the gate's reference */
+        gate[2 * k] -= gate[6];
+        gate[2 * k + 1] -= gate[7];
+    }
+    EXPECT_STATUS(moe_model_set_gate(truth, gate, 8), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(truth, experts, 8), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(truth, variances, 4), MOE_OK);
+    return truth;
+}
+
+static void change_free(change_data *data)
+{
+    free(data->X);
+    free(data->y);
+}
+
+START_TEST(change_points_found_at_every_seed)
+{
+    /* Data sets where the short runs' best end points fell short of the truth's optimum:
+       one switch several rows off, or left soft where a hard one is better. */
+    static const uint64_t data_seeds[] = {19, 21, 28};
+    for (size_t s = 0; s < sizeof data_seeds / sizeof data_seeds[0]; ++s) {
+        change_data data;
+        change_make(&data, 130, data_seeds[s]);
+        moe_model_t *truth = change_truth(&data);
+        double best = loglik_from(truth, data.n, data.X, 1, data.y, NULL);
+        for (uint64_t seed = 0; seed < 5; ++seed) {
+            moe_model_t *model = gaussian_model(4, 1);
+            moe_fitter_t *fitter = em_fitter(seed);
+            EXPECT_STATUS(moe_fitter_fit(fitter, model, data.n, data.X, 1, data.y, NULL),
+                          MOE_OK);
+            double loglik = fitted_loglik(fitter);
+            ck_assert_msg(shortfall(loglik, best) < 1e-6,
+                          "data %d seed %d: %.10f below the truth's optimum %.10f",
+                          (int)data_seeds[s], (int)seed, loglik, best);
+            moe_fitter_free(fitter);
+            moe_model_free(model);
+        }
+        moe_model_free(truth);
+        change_free(&data);
+    }
+}
+END_TEST
+
+START_TEST(change_points_independent_of_threads)
+{
+    /* All rows are the search's (no sample), so the gate search runs its every move. */
+    change_data data;
+    change_make(&data, 130, 21);
+    double first[2 * 4 * 2 + 4], again[2 * 4 * 2 + 4];
+    for (int threads = 1; threads <= 2; ++threads) {
+        double *out = threads == 1 ? first : again;
+        moe_model_t *model = gaussian_model(4, 1);
+        moe_fitter_t *fitter = em_fitter(0);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_THREADS, threads), MOE_OK);
+        EXPECT_STATUS(moe_fitter_fit(fitter, model, data.n, data.X, 1, data.y, NULL), MOE_OK);
+        EXPECT_STATUS(moe_model_get_gate(model, out, 8), MOE_OK);
+        EXPECT_STATUS(moe_model_get_experts(model, out + 8, 8), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(model, out + 16, 4), MOE_OK);
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    ck_assert_msg(memcmp(first, again, sizeof first) == 0, "threads changed the fit");
+    change_free(&data);
+}
+END_TEST
+
 START_TEST(option_keyword)
 {
     moe_fitter_t *fitter = em_fitter(0);
@@ -303,6 +430,8 @@ static Suite *start_search_suite(void)
     tcase_add_test(recovery, large_data_searched_on_a_sample);
     tcase_add_test(recovery, weights_enter_the_search);
     tcase_add_test(recovery, classification_experts);
+    tcase_add_test(recovery, change_points_found_at_every_seed);
+    tcase_add_test(recovery, change_points_independent_of_threads);
     suite_add_tcase(suite, recovery);
     TCase *options = tcase_create("options");
     tcase_add_test(options, option_keyword);

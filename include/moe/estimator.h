@@ -406,7 +406,8 @@ MOE_API moe_status moe_context_parallel(moe_fit_context *context, size_t n, size
  * restart as the stream) turned into parameters by one M-step of the experts (skipped when
  * update_experts is 0) and a short Newton fit of the gate, or (init = mixed, the default)
  * the restart-th best distinct end point of a search over short EM runs from such
- * partitions, which runs on the first call for a set of rows; restarts beyond the end
+ * partitions (on all of the call's rows, the best of them then improved by a local search
+ * over its gate), which runs on the first call for a set of rows; restarts beyond the end
  * points found take them again in turn.
  */
 MOE_API moe_status moe_context_start(moe_fit_context *context, moe_model_t *model,

@@ -129,10 +129,13 @@ typedef enum moe_init_strategy {
     MOE_INIT_MIXED = 5   /* [mixed] a search: many short EM runs on (a sample of 2000, or
                             25 per free parameter, of) the rows from a mix of starts (random
                             regression lines, random labels, k-means++ on [x, y] and on x,
-                            k-means++ seed cells on x), the best continued on that sample;
-                            the n_init best distinct end points are the restarts (fewer when
-                            fewer are distinct); the search does not call the progress
-                            callback. docs/ARCHITECTURE.md, "Default starts", says why */
+                            k-means++ seed cells on x), the best continued on that sample,
+                            the best of all then (when the sample is all rows) moved along
+                            its gate (sharpened, one region's border shifted by some rows)
+                            while that finds a better optimum; the n_init best distinct end
+                            points are the restarts (fewer when fewer are distinct); the
+                            search does not call the progress callback. docs/ARCHITECTURE.md,
+                            "Default starts", says why */
 } moe_init_strategy;
 
 typedef struct moe_fitter moe_fitter_t;

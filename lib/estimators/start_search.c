@@ -10,8 +10,13 @@
  * So the search draws starts from all of them in turn and lets EM judge: every start runs
  * a few EM iterations (the "small EM" of Biernacki, Celeux and Govaert 2003), the best
  * ones run on to convergence, and the best distinct end points become the fit's restarts.
- * It runs on a uniform sample of SEARCH_ROWS rows (more for models of many parameters), so
- * its cost does not grow with n; on larger data the restarts then converge on all rows
+ * A gate that switches hard between experts (change points) has optima in every gap between
+ * rows, narrow basins that few starts of any family reach; so the best end point is then
+ * improved by a local search over its gate (gate_search: the gate sharpened, one region's
+ * border moved by a ladder of rows, EM to convergence from each, the better optimum kept)
+ * when the search sees all of the fit's rows.
+ * It all runs on a uniform sample of SEARCH_ROWS rows (more for models of many parameters),
+ * so its cost does not grow with n; on larger data the restarts then converge on all rows
  * from the sample's optima.
  * docs/ARCHITECTURE.md ("Default starts") has the measurements behind the numbers below.
  */
@@ -49,6 +54,12 @@
 /* The gate's (and classification experts') Newton steps per iteration in the search: a
    generalised EM with the fixed points of EM, at a fraction of the cost. */
 #define SEARCH_GATE_NEWTON 1
+/* The gate search from the best end point (gate_search): its budget in rows times EM
+   iterations, the factors that sharpen the whole gate, and the first of the doubling ladder
+   of rows that a move of one region's border takes across it. */
+#define GATE_SEARCH_BUDGET 2e5
+#define GATE_SCALES {2.0, 4.0, 16.0}
+#define SHIFT_ROWS_FIRST 2
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
 #define DISTINCT_OBJECTIVE 1e-7
 /* PRNG streams of the search, apart from the restarts' streams 0, 1, ... */
@@ -146,11 +157,13 @@ static moe_status sample_rows(const moe_data *data, size_t parameters, uint64_t 
 /*
  * EM from the model's parameters on `data`: at most `iterations` iterations, stopping when
  * the objective changes by at most tolerance * (N + |objective|), as the fit's loop does.
- * The objective reached (penalised log-likelihood) goes to *objective.
+ * The objective reached (penalised log-likelihood) goes to *objective, the iterations run to
+ * *used (when not NULL).
  */
 static moe_status short_run(moe_fit_context *context, const moe_fit_settings *settings,
                             struct moe_model *model, const moe_data *data, double *resp,
-                            size_t iterations, double tolerance, double *objective)
+                            size_t iterations, double tolerance, double *objective,
+                            size_t *used)
 {
     char *message = context->fitter->message;
     double total = moe_data_total_weight(data);
@@ -167,7 +180,8 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     if (status != MOE_OK)
         return status;
     double previous = posterior.loglik - total * moe_fit_penalty(model, settings);
-    for (size_t t = 0; t < iterations; ++t) {
+    size_t t = 0;
+    while (t < iterations) {
         moe_expert_mstep_report expert_report = MOE_EXPERT_MSTEP_REPORT_INIT;
         if (settings->update_experts)
             status = model->family_ops->m_step(model, data, resp, &experts, &expert_report,
@@ -185,10 +199,13 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
             return moe_fail(message, MOE_ERR_NUMERICAL, "a search run diverged");
         int settled = fabs(current - previous) <= tolerance * (total + fabs(current));
         previous = current;
+        t++;
         if (settled)
             break;
     }
     *objective = previous;
+    if (used != NULL)
+        *used = t;
     return MOE_OK;
 }
 
@@ -257,9 +274,209 @@ static int collapsed_expert(const struct moe_model *model, const moe_fit_setting
     return 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The gate's linear predictors of every row (n x K) at the model's gate. */
+static void gate_predictors(const struct moe_model *model, const moe_data *data, double *block,
+                            double *eta)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+        size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+        moe_data_load_block(data, start, rows, block);
+        for (size_t i = 0; i < rows; ++i)
+            for (size_t k = 0; k < K; ++k) {
+                double value = 0.0;
+                for (size_t j = 0; j < p; ++j)
+                    value += model->gate[k * p + j] * block[i * p + j];
+                eta[(start + i) * K + k] = value;
+            }
+    }
+}
+
+/*
+ * The offset of expert k's gate intercept that moves `rows` rows of positive weight across
+ * its region's border: out of the region (grow = 0) or into it (grow = 1), the rows nearest
+ * the border first (the region of a row is its largest gate predictor). 0 when the region
+ * (shrinking) or the rest (growing) has fewer than twice `rows` rows: a move takes at most
+ * half of the side that loses rows.
+ */
+static double shift_offset(const moe_data *data, const double *eta, size_t K, size_t k,
+                           int grow, size_t rows, double *margins)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < data->n; ++i) {
+        if (!(moe_data_weight(data, i) > 0.0))
+            continue;
+        const double *row = eta + i * K;
+        double other = -INFINITY;
+        for (size_t l = 0; l < K; ++l)
+            if (l != k && row[l] > other)
+                other = row[l];
+        /* How far k's predictor is from the border: above it for rows in the region. */
+        double above = row[k] - other;
+        if (grow ? !(above > 0.0) : above > 0.0)
+            margins[m++] = fabs(above);
+    }
+    if (m < 2 * rows)
+        return 0.0;
+    qsort(margins, m, sizeof *margins, by_value);
+    /* Midway between the last row moved and the first kept. */
+    double offset = 0.5 * (margins[rows - 1] + margins[rows]);
+    return grow ? offset : -offset;
+}
+
+/* The gate search's state: the end point it improves and the trial it moves. */
+typedef struct gate_search_state {
+    moe_fit_context *context;
+    const moe_fit_settings *settings;
+    const moe_data *sample;
+    double *resp;
+    struct moe_model *current, *trial;
+    double objective, total;
+    double budget; /* EM iterations left */
+    double *eta, *block;
+} gate_search_state;
+
+/*
+ * EM from the trial to convergence; 1 when it ends at a better optimum than the current end
+ * point without a collapsed expert, which it then replaces. A failed move is no worse than
+ * one that found nothing; only running out of memory stops the search (*status).
+ */
+static int try_move(gate_search_state *state, moe_status *status)
+{
+    double reached = -INFINITY;
+    size_t used = 0;
+    moe_status run = short_run(state->context, state->settings, state->trial, state->sample,
+                               state->resp, SURVIVOR_ITERATIONS, state->settings->tolerance,
+                               &reached, &used);
+    state->budget -= (double)(used > 0 ? used : 1);
+    if (run == MOE_ERR_OUT_OF_MEMORY) {
+        *status = run;
+        return 0;
+    }
+    if (run != MOE_OK || !isfinite(reached) ||
+        !(reached - state->objective >
+          DISTINCT_OBJECTIVE * (state->total + fabs(state->objective))) ||
+        collapsed_expert(state->trial, state->settings, state->sample, state->resp))
+        return 0;
+    struct moe_model *swap = state->current;
+    state->current = state->trial;
+    state->trial = swap;
+    state->objective = reached;
+    gate_predictors(state->current, state->sample, state->block, state->eta);
+    return 1;
+}
+
+/*
+ * The gate search: an iterated local search over the gate, from the best end point of the
+ * short runs.
+ *
+ * Where a gate switches hard between experts along x (a change point, as in the motorcycle
+ * data), every gap between neighbouring rows holds an optimum: EM moves a switch by a few
+ * rows at most, because the experts follow the rows they are given and the gate follows the
+ * experts. Optima several rows apart are then separate basins, and a narrow one is reached by
+ * about 1 start in 100 of any family. Likewise a switch that EM left soft (a gradual
+ * handover over a dozen rows) may have a better optimum where it is hard, and EM does not
+ * cross from one to the other. So, from the best end point, this search moves the gate and
+ * runs EM from there to convergence:
+ *   - the whole gate sharpened (its coefficients times GATE_SCALES), which keeps every
+ *     border where it is and makes the switches harder; a ladder of factors, because the
+ *     coefficients of a switch that is already hard are anywhere far out (the likelihood is
+ *     flat there), and one factor can leave EM on such a plateau;
+ *   - one expert's region border moved by a doubling ladder of rows (SHIFT_ROWS_FIRST, twice
+ *     that, ...; out of the region and into it, at most half of the side that loses rows),
+ *     by offsetting its gate intercept so that exactly those rows change regions. The
+ *     intercept offsets the whole region, so every dimension of x is treated alike; without
+ *     an intercept or features the gate has no border to move.
+ * A move to a better optimum (without a collapsed expert) replaces the end point, and the
+ * moves start again from it. The search stops when no move finds anything better, or at
+ * GATE_SEARCH_BUDGET rows times iterations, so small data see every move and data of
+ * thousands of rows few (a row there is a small part of the likelihood, and switches move
+ * freely).
+ */
+static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *settings,
+                              candidate *best, const moe_data *sample, double *resp)
+{
+    static const double scales[] = GATE_SCALES;
+    char *message = context->fitter->message;
+    size_t K = best->model->n_experts, n = sample->n, p = best->model->n_inputs;
+    if (K < 2 || best->spurious || !isfinite(best->objective))
+        return MOE_OK;
+    gate_search_state state = {context, settings, sample, resp, best->model, NULL,
+                               best->objective, moe_data_total_weight(sample),
+                               GATE_SEARCH_BUDGET / (double)n, NULL, NULL};
+    if (state.budget < 1.0)
+        return MOE_OK;
+    int borders = best->model->intercept && sample->n_features > 0;
+    /* A failed move leaves its message; the fit's is the one from before. */
+    char kept_message[MOE_MESSAGE_SIZE];
+    memcpy(kept_message, message, MOE_MESSAGE_SIZE);
+    moe_status status = moe_model_clone(&state.trial, state.current);
+    if (status != MOE_OK)
+        moe_fail_propagate(message, status);
+    state.eta = moe_alloc_array(n, K, sizeof(double));
+    state.block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *margins = moe_alloc_array(n, 1, sizeof(double));
+    if (status == MOE_OK && (state.eta == NULL || state.block == NULL || margins == NULL))
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the gate search");
+    if (status == MOE_OK)
+        gate_predictors(state.current, sample, state.block, state.eta);
+    int improved = 1;
+    while (status == MOE_OK && improved && state.budget >= 1.0) {
+        improved = 0;
+        for (size_t q = 0; q < sizeof scales / sizeof scales[0] && !improved &&
+                           status == MOE_OK && state.budget >= 1.0;
+             ++q) {
+            moe_model_copy_parameters(state.trial, state.current);
+            for (size_t j = 0; j < K * p; ++j)
+                state.trial->gate[j] *= scales[q];
+            improved = try_move(&state, &status);
+        }
+        for (size_t rows = SHIFT_ROWS_FIRST;
+             borders && !improved && status == MOE_OK && state.budget >= 1.0; rows *= 2) {
+            int tried = 0;
+            for (size_t k = 0; k < K && !improved && status == MOE_OK && state.budget >= 1.0;
+                 ++k)
+                for (int grow = 0; grow < 2 && !improved && status == MOE_OK &&
+                                   state.budget >= 1.0;
+                     ++grow) {
+                    double offset = shift_offset(sample, state.eta, K, k, grow, rows, margins);
+                    if (offset == 0.0)
+                        continue;
+                    tried = 1;
+                    moe_model_copy_parameters(state.trial, state.current);
+                    /* The last row of the gate is the reference, fixed at zero: moving its
+                       region moves every other region the other way. */
+                    if (k + 1 < K)
+                        state.trial->gate[k * p] += offset;
+                    else
+                        for (size_t l = 0; l + 1 < K; ++l)
+                            state.trial->gate[l * p] -= offset;
+                    improved = try_move(&state, &status);
+                }
+            if (!tried)
+                break; /* no region can lose or gain this many rows: the ladder is done */
+        }
+    }
+    if (status == MOE_OK)
+        memcpy(message, kept_message, MOE_MESSAGE_SIZE);
+    best->model = state.current;
+    best->objective = state.objective;
+    moe_model_free(state.trial);
+    free(state.eta);
+    free(state.block);
+    free(margins);
+    return status;
+}
+
 static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
                          const struct moe_model *shape, const moe_data *sample, double *resp,
-                         moe_label *labels)
+                         moe_label *labels, int fit_rows)
 {
     char *message = context->fitter->message;
     size_t K = shape->n_experts;
@@ -299,7 +516,7 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
         if (run == MOE_OK)
             run = short_run(context, settings, candidates[c].model, sample, resp,
-                            SHORT_ITERATIONS, 0.0, &candidates[c].objective);
+                            SHORT_ITERATIONS, 0.0, &candidates[c].objective, NULL);
         if (run == MOE_OK)
             candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
                                                       resp);
@@ -319,7 +536,7 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
         for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
             moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
                                        SURVIVOR_ITERATIONS, settings->tolerance,
-                                       &candidates[c].objective);
+                                       &candidates[c].objective, NULL);
             if (run == MOE_OK)
                 candidates[c].spurious = collapsed_expert(candidates[c].model, settings,
                                                           sample, resp);
@@ -335,6 +552,15 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             }
         }
         qsort(candidates, survivors, sizeof(candidate), by_objective);
+        /* candidates[0] may get a better model; the ranking stays, since it was first. Only
+           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
+           larger data is the sample's (the restarts converge on all rows from its end
+           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
+           just start a fit of many more, where a switch optimum of a few of them is one the
+           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
+           search"). */
+        if (status == MOE_OK && fit_rows)
+            status = gate_search(context, settings, &candidates[0], sample, resp);
     }
     double total = moe_data_total_weight(sample);
     if (status == MOE_OK) {
@@ -394,9 +620,11 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
                 status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
                                   "cannot allocate the search's workspace");
         }
+        /* The gate search only when the search sees all of the fit's own rows. */
+        int fit_rows = sample.y == NULL && rows_equal(data, &context->data);
         if (status == MOE_OK)
             status = search(context, settings, model, &sample.data, sample_resp,
-                            sample_labels);
+                            sample_labels, fit_rows);
         if (sample.y != NULL) {
             free(sample_resp);
             free(sample_labels);
