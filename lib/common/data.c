@@ -58,15 +58,10 @@ static inline __attribute__((always_inline)) void copy_columns(size_t rows, size
 {
     double *first = columns + (size_t)intercept * rows;
     size_t i = 0;
-    for (; i + 8 <= rows; i += 8) {
-        /* Rows a few groups ahead, one cache line at a time: X streams from memory once
-           per pass, and this loop is where each row is first touched. */
-        for (size_t line = 0; line < 8 * ldx; line += 8)
-            __builtin_prefetch(X + (i + 32) * ldx + line, 0, 0);
+    for (; i + 8 <= rows; i += 8)
         for (size_t a = 0; a < d; ++a)
             for (size_t r = 0; r < 8; ++r)
                 first[a * rows + i + r] = X[(i + r) * ldx + a];
-    }
     for (; i < rows; ++i)
         for (size_t a = 0; a < d; ++a)
             first[a * rows + i] = X[i * ldx + a];

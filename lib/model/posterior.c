@@ -71,7 +71,7 @@ void moe_pass_sums_free(moe_pass_sums *sums)
 
 /* Rows of a block of the pass, at most. Larger than MOE_BLOCK_ROWS: at small p OpenBLAS's
    cost per call is a large part of each product, and the block's columns still fit in L2. */
-#define PASS_ROWS 768
+#define PASS_ROWS 512
 
 /* The rows of each block of a chunk: the chunk cut into equal blocks of at most PASS_ROWS
    rows, an odd multiple of 8 where possible. A block's columns are `count` doubles apart,
