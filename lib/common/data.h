@@ -42,6 +42,10 @@ static inline double moe_data_total_weight(const moe_data *data)
  */
 void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block);
 
+/* Asks the cache for rows [start, start + rows) of X, y and the weights ahead of their use:
+   a pass reads its next block while it computes the current one. */
+void moe_data_prefetch(const moe_data *data, size_t start, size_t rows);
+
 /*
  * The same rows as a p x rows matrix (row-major: column a of the design, intercept first,
  * is columns[a * rows .. a * rows + rows)). The E-step's per-row arithmetic runs on such

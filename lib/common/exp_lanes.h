@@ -12,9 +12,27 @@
 #include <stdint.h>
 #include <string.h>
 
+/* exp(r) for |r| <= ln 2 / 2 as 1 + r + r^2 q(r), q of degree 9 fitted to (exp(r) - 1 - r) / r^2
+   on Chebyshev nodes (near minimax): 1.2 ulp at most over the interval before the scaling,
+   with fewer operations than the Taylor polynomial of degree 13 it replaced (1.4 ulp). At
+   r = 0 it is exactly 1, so that a softmax's largest term is exactly 1. */
+static inline __attribute__((always_inline)) double moe_exp_reduced(double r)
+{
+    double q = 0x1.af389ecfc4b9cp-26;
+    q = q * r + 0x1.28917c89a43a7p-22;
+    q = q * r + 0x1.71de0db2f6b19p-19;
+    q = q * r + 0x1.a019b9149a41cp-16;
+    q = q * r + 0x1.a01a01a7c2efep-13;
+    q = q * r + 0x1.6c16c17889ef1p-10;
+    q = q * r + 0x1.11111111109b5p-7;
+    q = q * r + 0x1.5555555553d68p-5;
+    q = q * r + 0x1.5555555555556p-3;
+    q = q * r + 0x1.0000000000001p-1;
+    return 1.0 + (r + r * r * q);
+}
+
 /* exp(x) as moe_exp (0 below -708, +inf above the overflow threshold, NaN for NaN), within
-   about one ulp: exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln 2 / 2, exp(r) by its
-   Taylor polynomial of degree 13 (truncation below 1e-17 relative). */
+   about one ulp: exp(x) = 2^n exp(r), n = round(x / ln 2), |r| <= ln 2 / 2. */
 static inline __attribute__((always_inline)) double moe_exp_lane(double x)
 {
     const double log2e = 1.4426950408889634074, shifter = 0x1.8p52;
@@ -25,20 +43,7 @@ static inline __attribute__((always_inline)) double moe_exp_lane(double x)
     clamped = clamped > 710.0 ? 710.0 : clamped;
     double n = (clamped * log2e + shifter) - shifter; /* round to nearest integer */
     double r = (clamped - n * ln2_high) - n * ln2_low;
-    double p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    double p = moe_exp_reduced(r);
     /* 2^n in two factors, so that n = 1024 (exp just below DBL_MAX) needs no special
        case: each factor's exponent stays in range. Their integers are read from the low
        mantissa bits of a shifted double (two's complement), which needs only 64-bit
@@ -56,6 +61,27 @@ static inline __attribute__((always_inline)) double moe_exp_lane(double x)
     double value = p * first * second;
     value = x < -708.0 ? 0.0 : value;
     return x > 710.0 ? HUGE_VAL : value;
+}
+
+/* exp(x) for x <= 709 (a softmax's x - max, always <= 0), as moe_exp_lane there: 0 below
+   -708 and NaN for NaN; above 709.78 the result is wrong (no overflow handling). Without
+   the overflow case 2^n is one factor, n + 1023 in 1..2046, read off the rounding's own
+   shifted double: about a third fewer operations than moe_exp_lane. */
+static inline __attribute__((always_inline)) double moe_exp_bounded_lane(double x)
+{
+    const double log2e = 1.4426950408889634074, shifter = 0x1.8p52;
+    const double ln2_high = 0x1.62e42feep-1, ln2_low = 0x1.a39ef35793c76p-33;
+    double clamped = x < -708.0 ? -708.0 : x;
+    double shifted = clamped * log2e + shifter;
+    double n = shifted - shifter;
+    double r = (clamped - n * ln2_high) - n * ln2_low;
+    uint64_t bits;
+    memcpy(&bits, &shifted, sizeof bits);
+    bits = (bits + 1023u) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    double value = moe_exp_reduced(r) * scale;
+    return x < -708.0 ? 0.0 : value;
 }
 
 /* log(x) within about one ulp of glibc's log: -inf for 0, NaN below 0 or for NaN, +inf for

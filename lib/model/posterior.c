@@ -119,7 +119,7 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t grams = gram_count(model);
     size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R * K, R, 2 * R * J, R * grams,
                       moe_weighted_grams_scratch(R, p, grams), 2 * J * p,
-                      moe_family_statistics_work(model, R), R * K * model->expert_rows, 4 * R};
+                      moe_family_statistics_work(model, R), R * K * model->expert_rows, 6 * R};
     double **slots[] = {&w->columns, &w->weights, &w->combined, &w->gate_proba, &w->density,
                         &w->resp, &w->resp_rows, &w->row_loglik, &w->residuals, &w->gram_weights,
                         &w->gram_scratch, &w->gradients, &w->family_work, &w->family_scratch,
@@ -155,6 +155,14 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         size_t count = rows - offset < block ? rows - offset : block;
         const double *y = data->y + first;
         moe_data_load_columns(data, first, count, w.columns);
+        /* The next block comes from memory while this one is computed. */
+        if (offset + count < rows) {
+            size_t next = rows - offset - count < block ? rows - offset - count : block;
+            moe_data_prefetch(data, first + count, next);
+            if (context->resp != NULL)
+                for (size_t line = 0; line < next * K; line += 8)
+                    __builtin_prefetch(context->resp + (first + count) * K + line, 1, 2);
+        }
         const double *weights = data->weights != NULL ? data->weights + first : w.weights;
         if (data->weights == NULL)
             for (size_t i = 0; i < count; ++i)
@@ -168,7 +176,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_posterior_block block = {count,       K,         weights,       w.combined,
                                      w.gate_proba, w.density, resp,         w.resp,
                                      w.row_loglik, w.residuals, w.gram_weights, w.scratch,
-                                     gate,        previous,  experts};
+                                     gate,        previous,  experts,       data->weights == NULL};
         size_t failed = moe_posterior_block_run(&block, sums);
         /* Every expert gives the row zero (or undefined) density: there is no posterior, and
            NaN responsibilities would poison an M-step. */

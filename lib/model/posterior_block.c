@@ -118,20 +118,64 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
 #define UNROLL _Pragma("GCC unroll 4")
 
 /*
+ * The sum of w log v over a block's rows, for values v in [1, 4]: the sums of a softmax's
+ * exponentials over K <= 4 experts, whose largest term is 1. With unit weights it is the
+ * log of their product: 8 lanes multiply 16 rows each (at most 4^16 = 2^32, far from
+ * overflow) and one logarithm serves 128 rows instead of one. The lanes are added in a
+ * fixed order, so the result does not depend on the vector width. v is overwritten.
+ */
+static inline __attribute__((always_inline)) double
+weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
+{
+    enum { LANES = 8, GROUP = 128 };
+    if (!unit_weights) {
+        for (size_t i = 0; i < rows; ++i)
+            v[i] = moe_log_lane(v[i]);
+        return moe_columns_dot(rows, w, v);
+    }
+    double lanes[LANES], total = 0.0;
+    for (size_t i = 0; i < rows;) {
+        size_t end = rows - i < GROUP ? rows : i + GROUP;
+        for (size_t l = 0; l < LANES; ++l)
+            lanes[l] = 1.0;
+        for (; i + LANES <= end; i += LANES)
+            for (size_t l = 0; l < LANES; ++l)
+                lanes[l] *= v[i + l];
+        for (size_t l = 0; i < end; ++i, ++l)
+            lanes[l] *= v[i];
+        for (size_t l = 0; l < LANES; ++l)
+            lanes[l] = moe_log_lane(lanes[l]);
+        for (size_t l = 0; l < LANES; ++l)
+            total += lanes[l];
+    }
+    return total;
+}
+
+/*
  * The one-loop body for a constant K <= FUSED_EXPERTS: per row, the gate's softmax, the
  * previous responsibilities' terms, the posterior's softmax, and the weights of the
- * products, in the order of operations of the step-by-step body. The sums' per-row terms
- * go to rows arrays and are summed by lanes after the loop.
+ * products. No logarithm is taken per row. With the gate's exponentials e_k = exp(g_k - m)
+ * summing to S and the posterior's exponentials f_k = exp(u_k - t), u_k = g_k - m + log
+ * f_k(y), summing to T, every sum the pass needs is linear in log S and log T:
+ *   log p(y | x)    = t + log T - log S
+ *   -sum r log r    = -sum r (u - t) + log T
+ *   -sum r log pi   = -sum r (g - m) + log S
+ * (responsibilities sum to one; the previous ones, the last E-step's, too). The terms
+ * without logarithms go to rows arrays, S and T too, and weighted_log_sum turns the last
+ * two into their sums of logarithms after the loop. One division per row gives both
+ * reciprocals: 1 / S = T / (S T), 1 / T = S / (S T). The exponentials' arguments are never
+ * above 0, so they need no overflow handling (moe_exp_bounded_lane).
  */
 static inline __attribute__((always_inline)) size_t
 fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
 {
     size_t rows = b->rows, J = K - 1, pairs = b->gate_derivatives ? J * (J + 1) / 2 : 0;
     const double *w = b->weights, *logits = b->gate, *density = b->density;
-    double *resp = b->resp, *lse = b->row_loglik, *residuals = b->residuals;
+    double *resp = b->resp, *tops = b->row_loglik, *residuals = b->residuals;
     double *previous_residuals = b->residuals + J * rows, *gram_weights = b->gram_weights;
     double *previous_terms = b->scratch, *entropy_terms = b->scratch + rows;
-    double *gate_terms = b->scratch + 2 * rows;
+    double *gate_terms = b->scratch + 2 * rows, *gate_sums = b->scratch + 3 * rows;
+    double *posterior_sums = b->scratch + 4 * rows;
     /* Branches in the loop keep it from vectorising: the gate's and the experts' weights
        are written whether asked for or not (the workspace has room for them), and the
        previous responsibilities' terms are a constant of the copy. */
@@ -142,8 +186,8 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
 #pragma omp simd
 #endif
     for (size_t i = 0; i < rows; ++i) {
-        double g[FUSED_EXPERTS], e[FUSED_EXPERTS], log_pi[FUSED_EXPERTS], pi[FUSED_EXPERTS];
-        double u[FUSED_EXPERTS], r[FUSED_EXPERTS];
+        double g[FUSED_EXPERTS], e[FUSED_EXPERTS], pi[FUSED_EXPERTS];
+        double u[FUSED_EXPERTS], f[FUSED_EXPERTS], r[FUSED_EXPERTS];
         double largest = logits[i];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
@@ -153,52 +197,52 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
         double sum = 0.0;
         UNROLL
         for (size_t k = 0; k < K; ++k) {
-            e[k] = moe_exp_lane(g[k] - largest);
+            g[k] -= largest;
+            e[k] = moe_exp_bounded_lane(g[k]);
             sum += e[k];
-        }
-        double log_sum = moe_log_lane(sum), inverse = 1.0 / sum;
-        UNROLL
-        for (size_t k = 0; k < K; ++k) {
-            log_pi[k] = (g[k] - largest) - log_sum;
-            pi[k] = e[k] * inverse;
-        }
-        if (previous) {
-            double term = 0.0;
-            UNROLL
-            for (size_t k = 0; k < K; ++k) {
-                double old = resp[i * K + k];
-                term -= old > 0.0 ? old * log_pi[k] : 0.0;
-                if (k < J)
-                    previous_residuals[k * rows + i] = w[i] * (pi[k] - old);
-            }
-            previous_terms[i] = term;
         }
         /* The posterior's softmax, written out like the gate's above rather than shared
            through a function: GCC then no longer unrolled the loops over experts, and the
            loop over rows ran scalar. */
-        double top = density[i] + log_pi[0];
+        double top = density[i] + g[0];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
-            u[k] = density[k * rows + i] + log_pi[k];
+            u[k] = density[k * rows + i] + g[k];
             top = u[k] > top ? u[k] : top;
         }
         double total = 0.0;
         UNROLL
         for (size_t k = 0; k < K; ++k) {
-            e[k] = moe_exp_lane(u[k] - top);
-            total += e[k];
+            u[k] -= top;
+            f[k] = moe_exp_bounded_lane(u[k]);
+            total += f[k];
         }
-        double log_total = moe_log_lane(total), scale = 1.0 / total;
+        double both = 1.0 / (sum * total), gate_scale = total * both, scale = sum * both;
+        UNROLL
+        for (size_t k = 0; k < K; ++k)
+            pi[k] = e[k] * gate_scale;
+        if (previous) {
+            double term = 0.0;
+            UNROLL
+            for (size_t k = 0; k < K; ++k) {
+                double old = resp[i * K + k];
+                term -= old > 0.0 ? old * g[k] : 0.0;
+                if (k < J)
+                    previous_residuals[k * rows + i] = w[i] * (pi[k] - old);
+            }
+            previous_terms[i] = term;
+        }
         double entropy = 0.0, gate_term = 0.0;
         UNROLL
         for (size_t k = 0; k < K; ++k) {
-            double log_r = (u[k] - top) - log_total;
-            r[k] = e[k] * scale;
+            r[k] = f[k] * scale;
             resp[i * K + k] = r[k];
-            entropy -= r[k] > 0.0 ? r[k] * log_r : 0.0;
-            gate_term -= r[k] > 0.0 ? r[k] * log_pi[k] : 0.0;
+            entropy -= r[k] > 0.0 ? r[k] * u[k] : 0.0;
+            gate_term -= r[k] > 0.0 ? r[k] * g[k] : 0.0;
         }
-        lse[i] = top + log_total;
+        tops[i] = top;
+        gate_sums[i] = sum;
+        posterior_sums[i] = total;
         entropy_terms[i] = entropy;
         gate_terms[i] = gate_term;
         UNROLL
@@ -219,21 +263,25 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
         for (size_t k = 0; k < K; ++k)
             gram_weights[(expert_at + k) * rows + i] = w[i] * r[k];
     }
-    /* A row no expert gives a finite, positive density has a non-finite log-sum-exp
-       (NaN or -inf propagate through the row): there is no posterior. */
+    /* A row no expert gives a finite, positive density has no posterior: its largest
+       term or its sums are not finite (NaN or infinities propagate through the row). */
     double infinite = 0.0;
-    for (size_t i = 0; i < rows; ++i)
-        infinite += lse[i] - lse[i] == 0.0 ? 0.0 : 1.0;
+    for (size_t i = 0; i < rows; ++i) {
+        double check = tops[i] + gate_sums[i] + posterior_sums[i];
+        infinite += check - check == 0.0 ? 0.0 : 1.0;
+    }
     if (infinite != 0.0)
         for (size_t i = 0; i < rows; ++i)
-            if (!isfinite(lse[i]))
+            if (!isfinite(tops[i] + gate_sums[i] + posterior_sums[i]))
                 return 1 + i;
+    double log_gate = weighted_log_sum(rows, w, gate_sums, b->unit_weights);
+    double log_posterior = weighted_log_sum(rows, w, posterior_sums, b->unit_weights);
     if (previous)
-        sums[3] += moe_columns_dot(rows, w, previous_terms);
-    sums[0] += moe_columns_dot(rows, w, lse);
-    sums[1] += moe_columns_dot(rows, w, entropy_terms);
+        sums[3] += moe_columns_dot(rows, w, previous_terms) + log_gate;
+    sums[0] += moe_columns_dot(rows, w, tops) + (log_posterior - log_gate);
+    sums[1] += moe_columns_dot(rows, w, entropy_terms) + log_posterior;
     if (b->gate_derivatives)
-        sums[2] += moe_columns_dot(rows, w, gate_terms);
+        sums[2] += moe_columns_dot(rows, w, gate_terms) + log_gate;
     sums[4] += moe_columns_sum(rows, w);
     return 0;
 }

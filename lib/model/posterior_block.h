@@ -18,15 +18,16 @@ typedef struct moe_posterior_block {
     double *resp;          /* rows x K, by rows as the caller keeps them: the previous
                               responsibilities in (when previous), the new ones out */
     double *resp_columns;  /* K x rows: scratch of the step-by-step body (K > 4) */
-    double *row_loglik;    /* rows: log p(y | x) out */
+    double *row_loglik;    /* rows: scratch */
     /* J x rows: w (pi - r) with the new responsibilities (gate), followed by J x rows with
        the previous ones (previous) */
     double *residuals;
     /* rows x (pairs + K), by columns: the gate Hessian's pair weights (gate; pairs =
        J (J + 1) / 2, see moe_softmax_pair_weights), then w r_k (experts) */
     double *gram_weights;
-    double *scratch;       /* 4 rows */
+    double *scratch;       /* 6 rows */
     int gate_derivatives, previous, experts;
+    int unit_weights;      /* every weight is 1 */
 } moe_posterior_block;
 
 /*
