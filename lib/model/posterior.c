@@ -133,6 +133,29 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     return total;
 }
 
+/*
+ * Rows from memory cost an EM iteration at small p as much as a fifth of its time when
+ * each block waits for its own. The next block's rows (those after the chunk too: a
+ * thread's next chunk usually follows) are asked for in PREFETCH_SLICES parts spread over
+ * the current block's work, so that the misses overlap computation without filling the
+ * core's queue of outstanding misses at once.
+ */
+#define PREFETCH_SLICES 4
+
+static void prefetch_slice(const pass_context *context, size_t next, size_t block, size_t slice)
+{
+    size_t n = context->data->n, K = context->model->n_experts;
+    if (next >= n)
+        return;
+    size_t rows = n - next < block ? n - next : block;
+    size_t from = next + slice * rows / PREFETCH_SLICES;
+    size_t count = next + (slice + 1) * rows / PREFETCH_SLICES - from;
+    moe_data_prefetch(context->data, from, count);
+    if (context->resp != NULL)
+        for (size_t value = 0; value < count * K; value += 8)
+            __builtin_prefetch(context->resp + from * K + value, 1, 2);
+}
+
 static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, double *memory)
 {
     const pass_context *context = opaque;
@@ -155,14 +178,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         size_t count = rows - offset < block ? rows - offset : block;
         const double *y = data->y + first;
         moe_data_load_columns(data, first, count, w.columns);
-        /* The next block comes from memory while this one is computed. */
-        if (offset + count < rows) {
-            size_t next = rows - offset - count < block ? rows - offset - count : block;
-            moe_data_prefetch(data, first + count, next);
-            if (context->resp != NULL)
-                for (size_t line = 0; line < next * K; line += 8)
-                    __builtin_prefetch(context->resp + (first + count) * K + line, 1, 2);
-        }
+        prefetch_slice(context, first + count, block, 0);
         const double *weights = data->weights != NULL ? data->weights + first : w.weights;
         if (data->weights == NULL)
             for (size_t i = 0; i < count; ++i)
@@ -171,17 +187,19 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_product_ab(width, count, p, context->stacked, w.columns, w.combined);
         double *linear = w.combined + K * count;
         model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
+        prefetch_slice(context, first + count, block, 1);
         /* The responsibilities by rows, where the caller keeps them, or in scratch. */
         double *resp = context->resp != NULL ? context->resp + first * K : w.resp_rows;
-        moe_posterior_block block = {count,       K,         weights,       w.combined,
+        moe_posterior_block posterior = {count,       K,         weights,       w.combined,
                                      w.gate_proba, w.density, resp,         w.resp,
                                      w.row_loglik, w.residuals, w.gram_weights, w.scratch,
                                      gate,        previous,  experts,       data->weights == NULL};
-        size_t failed = moe_posterior_block_run(&block, sums);
+        size_t failed = moe_posterior_block_run(&posterior, sums);
         /* Every expert gives the row zero (or undefined) density: there is no posterior, and
            NaN responsibilities would poison an M-step. */
         if (failed != 0)
             return first + failed;
+        prefetch_slice(context, first + count, block, 2);
         if (gate && previous) {
             /* Both gradients from one product. */
             memset(w.gradients, 0, 2 * J * p * sizeof(double));
@@ -193,6 +211,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         } else if (gate) {
             moe_product_abt_add(J, p, count, w.residuals, w.columns, sums + layout->gradient);
         }
+        prefetch_slice(context, first + count, block, 3);
         if (grams > 0)
             moe_weighted_grams_add_columns(count, p, grams, w.columns, w.gram_weights,
                                            w.gram_scratch, gram_sums);
