@@ -184,14 +184,17 @@ size_t moe_weighted_grams_scratch(size_t rows, size_t p, size_t count)
 }
 
 /* Each row's distinct products x_a x_b (a <= b) by columns (pairs x rows), so that each is
-   one loop over contiguous rows. columns may lie in the space of the last p products: the
-   product written into column c's place is the last to read column c (every later one has
-   both indices above c), and it reads it at the same row it writes. */
+   one loop over contiguous rows, from pair number `from` (the pairs before it are in place:
+   see moe_weighted_grams_columns_slot). columns may lie in the space of the last p products:
+   the product written into column c's place is the last to read column c (every later one
+   has both indices above c), and it reads it at the same row it writes. */
 static inline __attribute__((always_inline)) void
-pair_products_body(size_t rows, size_t p, const double *columns, double *products)
+pair_products_body(size_t rows, size_t p, size_t from, const double *columns, double *products)
 {
     for (size_t a = 0, at = 0; a < p; ++a)
         for (size_t b = a; b < p; ++b, ++at) {
+            if (at < from)
+                continue;
             const double *left = columns + a * rows, *right = columns + b * rows;
             double *out = products + at * rows;
             for (size_t i = 0; i < rows; ++i)
@@ -201,8 +204,9 @@ pair_products_body(size_t rows, size_t p, const double *columns, double *product
 
 /* At d = 5 these products were a tenth of an EM iteration on SSE2's two lanes. */
 MOE_SIMD_PROCEDURE(pair_products, pair_products_body,
-                   (size_t rows, size_t p, const double *columns, double *products),
-                   (rows, p, columns, products))
+                   (size_t rows, size_t p, size_t from, const double *columns,
+                    double *products),
+                   (rows, p, from, columns, products))
 
 /* The small-p path of the weighted Grams from the block's columns (p x rows, possibly in
    the space of the last p products of scratch: see pair_products); weights are rows x
@@ -216,7 +220,8 @@ static void grams_from_products(size_t rows, size_t p, size_t count, const doubl
        and multiplying by block' (which also computes each lower triangle). */
     size_t pairs = p * (p + 1) / 2;
     double *products = scratch, *sums = scratch + rows * pairs;
-    pair_products(rows, p, columns, products);
+    /* Columns in the slot, the first of them ones: the products with it are the columns. */
+    pair_products(rows, p, columns == scratch ? p : 0, columns, products);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans, (int)pairs,
                 (int)count, (int)rows, 1.0, products, (int)rows, weights,
                 by_columns ? (int)rows : (int)count, 0.0, sums, (int)count);
@@ -244,6 +249,12 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
         for (size_t a = 0; a < p; ++a)
             columns[a * rows + i] = block[i * p + a];
     grams_from_products(rows, p, count, columns, weights, 0, scratch, grams);
+}
+
+double *moe_weighted_grams_columns_slot(size_t rows, size_t p, int leading_ones, double *scratch)
+{
+    (void)rows;
+    return leading_ones && p <= SHARED_PRODUCT_INPUTS ? scratch : NULL;
 }
 
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,

@@ -101,6 +101,12 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
                                     const double *weights, double *scratch, double *grams);
 
+/* Where in scratch a caller whose first column is all ones (an intercept) may keep the
+   block's columns (p x rows) so that moe_weighted_grams_add_columns, given that address as
+   columns, reuses them as the products x_0 x_b = x_b instead of computing them; NULL when
+   that does not apply. They stay intact through the call. */
+double *moe_weighted_grams_columns_slot(size_t rows, size_t p, int leading_ones, double *scratch);
+
 /* Copy the upper triangle of a row-major p x p matrix into its lower triangle. */
 void moe_symmetrize_upper(size_t p, double *matrix);
 

@@ -173,18 +173,25 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     pass_workspace w;
     carve(model, memory, &w);
     size_t block = block_rows(rows);
+    /* With an intercept the columns are already the first p of the Grams' pair products. */
+    double *columns = w.columns;
+    if (grams > 0) {
+        double *slot =
+            moe_weighted_grams_columns_slot(block, p, data->intercept, w.gram_scratch);
+        columns = slot != NULL ? slot : w.columns;
+    }
     for (size_t offset = 0; offset < rows; offset += block) {
         size_t first = start + offset;
         size_t count = rows - offset < block ? rows - offset : block;
         const double *y = data->y + first;
-        moe_data_load_columns(data, first, count, w.columns);
+        moe_data_load_columns(data, first, count, columns);
         prefetch_slice(context, first + count, block, 0);
         const double *weights = data->weights != NULL ? data->weights + first : w.weights;
         if (data->weights == NULL)
             for (size_t i = 0; i < count; ++i)
                 w.weights[i] = 1.0;
         /* The gate's logits and the experts' linear predictors from one product. */
-        moe_product_ab(width, count, p, context->stacked, w.columns, w.combined);
+        moe_product_ab(width, count, p, context->stacked, columns, w.combined);
         double *linear = w.combined + K * count;
         model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
         prefetch_slice(context, first + count, block, 1);
@@ -203,20 +210,20 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         if (gate && previous) {
             /* Both gradients from one product. */
             memset(w.gradients, 0, 2 * J * p * sizeof(double));
-            moe_product_abt_add(2 * J, p, count, w.residuals, w.columns, w.gradients);
+            moe_product_abt_add(2 * J, p, count, w.residuals, columns, w.gradients);
             for (size_t a = 0; a < J * p; ++a) {
                 sums[layout->gradient + a] += w.gradients[a];
                 sums[layout->previous_gradient + a] += w.gradients[J * p + a];
             }
         } else if (gate) {
-            moe_product_abt_add(J, p, count, w.residuals, w.columns, sums + layout->gradient);
+            moe_product_abt_add(J, p, count, w.residuals, columns, sums + layout->gradient);
         }
         prefetch_slice(context, first + count, block, 3);
         if (grams > 0)
-            moe_weighted_grams_add_columns(count, p, grams, w.columns, w.gram_weights,
+            moe_weighted_grams_add_columns(count, p, grams, columns, w.gram_weights,
                                            w.gram_scratch, gram_sums);
         if (experts)
-            model->family_ops->accumulate_statistics(model, count, w.columns, y,
+            model->family_ops->accumulate_statistics(model, count, columns, y,
                                                      w.gram_weights + pairs * count, linear,
                                                      w.family_work, sums + layout->experts);
     }
