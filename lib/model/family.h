@@ -98,6 +98,19 @@ struct moe_family_ops {
     void (*accumulate_statistics)(const struct moe_model *model, size_t rows,
                                   const double *columns, const double *y, const double *weights,
                                   const double *linear, double *work, double *statistics);
+    /*
+     * Optional (NULL for other families): whether log f_k(y) = constants_k - inverses_k
+     * e^2 / 2 with the residual e = y - linear_k (Gaussian experts, identity link). If so
+     * it fills the K constants and inverses and returns 1, and the E-step may compute the
+     * densities, and the residual parts of the statistics, inside its per-row loop
+     * (model/posterior_block.c), in place of log_density and accumulate_statistics: it
+     * then hands accumulate_normal_statistics scaled = w r e (K x rows), and adds the
+     * sums of w r and w r e^2 (K each) to sums[0..K) and sums[K..2K).
+     */
+    int (*normal_parts)(const struct moe_model *model, double *constants, double *inverses);
+    void (*accumulate_normal_statistics)(const struct moe_model *model, size_t rows,
+                                         const double *columns, const double *scaled,
+                                         const double *sums, double *statistics);
     moe_status (*solve_statistics)(struct moe_model *model, const moe_data *data,
                                    const double *resp, double *statistics,
                                    const moe_expert_mstep_options *options,

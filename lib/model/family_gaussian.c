@@ -185,6 +185,33 @@ MOE_SIMD_PROCEDURE(residual_sums, residual_sums_body,
                     const double *means, double *scaled, double *totals, double *squares),
                    (rows, K, y, weights, means, scaled, totals, squares))
 
+static int gaussian_normal_parts(const struct moe_model *model, double *constants,
+                                 double *inverses)
+{
+    if (model->link != MOE_LINK_IDENTITY)
+        return 0;
+    for (size_t k = 0; k < model->n_experts; ++k) {
+        double variance = model->variances[k];
+        constants[k] = -0.5 * (log_two_pi + log(variance));
+        inverses[k] = 1.0 / variance;
+    }
+    return 1;
+}
+
+static void gaussian_accumulate_normal_statistics(const struct moe_model *model, size_t rows,
+                                                  const double *columns, const double *scaled,
+                                                  const double *sums, double *statistics)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *grams = statistics, *rhs = grams + K * p * p, *totals = rhs + K * p;
+    double *squares = totals + K;
+    for (size_t k = 0; k < K; ++k) {
+        totals[k] += sums[k];
+        squares[k] += sums[K + k];
+    }
+    moe_product_abt_add(K, p, rows, scaled, columns, rhs);
+}
+
 static void gaussian_accumulate_statistics(const struct moe_model *model, size_t rows,
                                            const double *columns, const double *y,
                                            const double *weights, const double *means,
@@ -797,6 +824,8 @@ const struct moe_family_ops moe_family_gaussian = {
     .m_step = gaussian_m_step,
     .statistics_size = gaussian_statistics_size,
     .accumulate_statistics = gaussian_accumulate_statistics,
+    .normal_parts = gaussian_normal_parts,
+    .accumulate_normal_statistics = gaussian_accumulate_normal_statistics,
     .solve_statistics = gaussian_solve_statistics,
     .gradient = gaussian_gradient,
     .curvature = gaussian_curvature,

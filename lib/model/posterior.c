@@ -173,6 +173,11 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     pass_workspace w;
     carve(model, memory, &w);
     size_t block = block_rows(rows);
+    /* Gaussian experts with the identity link: their densities and residuals inside the
+       posterior's per-row loop (model/posterior_block.h). */
+    double constants[MOE_POSTERIOR_FUSED_EXPERTS], inverses[MOE_POSTERIOR_FUSED_EXPERTS];
+    int normal = K <= MOE_POSTERIOR_FUSED_EXPERTS && model->family_ops->normal_parts != NULL &&
+                 model->family_ops->normal_parts(model, constants, inverses);
     /* With an intercept the columns are already the first p of the Grams' pair products. */
     double *columns = w.columns;
     if (grams > 0) {
@@ -193,14 +198,26 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         /* The gate's logits and the experts' linear predictors from one product. */
         moe_product_ab(width, count, p, context->stacked, columns, w.combined);
         double *linear = w.combined + K * count;
-        model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
+        if (!normal)
+            model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
         prefetch_slice(context, first + count, block, 1);
         /* The responsibilities by rows, where the caller keeps them, or in scratch. */
         double *resp = context->resp != NULL ? context->resp + first * K : w.resp_rows;
         moe_posterior_block posterior = {count,       K,         weights,       w.combined,
                                      w.gate_proba, w.density, resp,         w.resp,
                                      w.row_loglik, w.residuals, w.gram_weights, w.scratch,
-                                     gate,        previous,  experts,       data->weights == NULL};
+                                     gate,        previous,  experts,       data->weights == NULL,
+                                     NULL,        NULL,      NULL,          NULL,
+                                     NULL,        NULL};
+        double normal_sums[2 * MOE_POSTERIOR_FUSED_EXPERTS] = {0.0};
+        if (normal) {
+            posterior.y = y;
+            posterior.means = linear;
+            posterior.constants = constants;
+            posterior.inverses = inverses;
+            posterior.scaled = w.family_work;
+            posterior.normal_sums = normal_sums;
+        }
         size_t failed = moe_posterior_block_run(&posterior, sums);
         /* Every expert gives the row zero (or undefined) density: there is no posterior, and
            NaN responsibilities would poison an M-step. */
@@ -222,7 +239,10 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         if (grams > 0)
             moe_weighted_grams_add_columns(count, p, grams, columns, w.gram_weights,
                                            w.gram_scratch, gram_sums);
-        if (experts)
+        if (experts && normal)
+            model->family_ops->accumulate_normal_statistics(model, count, columns, w.family_work,
+                                                            normal_sums, sums + layout->experts);
+        else if (experts)
             model->family_ops->accumulate_statistics(model, count, columns, y,
                                                      w.gram_weights + pairs * count, linear,
                                                      w.family_work, sums + layout->experts);

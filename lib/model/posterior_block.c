@@ -112,7 +112,7 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
 }
 
 /* The most experts the one-loop body takes (the registers of a row's values). */
-#define FUSED_EXPERTS 4
+#define FUSED_EXPERTS MOE_POSTERIOR_FUSED_EXPERTS
 /* The loops over experts must unroll completely, or the loop over rows does not
    vectorise: with the exponentials inlined they are above GCC's own unrolling limits. */
 #define UNROLL _Pragma("GCC unroll 4")
@@ -167,7 +167,7 @@ weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
  * above 0, so they need no overflow handling (moe_exp_bounded_lane).
  */
 static inline __attribute__((always_inline)) size_t
-fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
+fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, double *sums)
 {
     size_t rows = b->rows, J = K - 1, pairs = b->gate_derivatives ? J * (J + 1) / 2 : 0;
     const double *w = b->weights, *logits = b->gate, *density = b->density;
@@ -176,6 +176,10 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
     double *previous_terms = b->scratch, *entropy_terms = b->scratch + rows;
     double *gate_terms = b->scratch + 2 * rows, *gate_sums = b->scratch + 3 * rows;
     double *posterior_sums = b->scratch + 4 * rows;
+    /* Gaussian experts: the residuals' terms go where the densities would have been. */
+    const double *y = b->y, *means = b->means, *constants = b->constants;
+    const double *inverses = b->inverses;
+    double *scaled = b->scaled, *square_terms = b->density;
     /* Branches in the loop keep it from vectorising: the gate's and the experts' weights
        are written whether asked for or not (the workspace has room for them), and the
        previous responsibilities' terms are a constant of the copy. */
@@ -187,7 +191,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
 #endif
     for (size_t i = 0; i < rows; ++i) {
         double g[FUSED_EXPERTS], e[FUSED_EXPERTS], pi[FUSED_EXPERTS];
-        double u[FUSED_EXPERTS], f[FUSED_EXPERTS], r[FUSED_EXPERTS];
+        double u[FUSED_EXPERTS], f[FUSED_EXPERTS], r[FUSED_EXPERTS], residual[FUSED_EXPERTS];
         double largest = logits[i];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
@@ -204,12 +208,19 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
         /* The posterior's softmax, written out like the gate's above rather than shared
            through a function: GCC then no longer unrolled the loops over experts, and the
            loop over rows ran scalar. */
-        double top = density[i] + g[0];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
-            u[k] = density[k * rows + i] + g[k];
-            top = u[k] > top ? u[k] : top;
+            if (normal) {
+                residual[k] = y[i] - means[k * rows + i];
+                u[k] = (constants[k] - 0.5 * inverses[k] * residual[k] * residual[k]) + g[k];
+            } else {
+                u[k] = density[k * rows + i] + g[k];
+            }
         }
+        double top = u[0];
+        UNROLL
+        for (size_t k = 0; k < K; ++k)
+            top = u[k] > top ? u[k] : top;
         double total = 0.0;
         UNROLL
         for (size_t k = 0; k < K; ++k) {
@@ -262,6 +273,14 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
         UNROLL
         for (size_t k = 0; k < K; ++k)
             gram_weights[(expert_at + k) * rows + i] = w[i] * r[k];
+        if (normal) {
+            UNROLL
+            for (size_t k = 0; k < K; ++k) {
+                double weighted = w[i] * r[k] * residual[k];
+                scaled[k * rows + i] = weighted;
+                square_terms[k * rows + i] = weighted * residual[k];
+            }
+        }
     }
     /* A row no expert gives a finite, positive density has no posterior: its largest
        term or its sums are not finite (NaN or infinities propagate through the row). */
@@ -283,27 +302,36 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, double *sums)
     if (b->gate_derivatives)
         sums[2] += moe_columns_dot(rows, w, gate_terms) + log_gate;
     sums[4] += moe_columns_sum(rows, w);
+    if (normal)
+        for (size_t k = 0; k < K; ++k) {
+            b->normal_sums[k] += moe_columns_sum(rows, gram_weights + (expert_at + k) * rows);
+            b->normal_sums[K + k] += moe_columns_sum(rows, square_terms + k * rows);
+        }
     return 0;
 }
+
+/* The one-loop body's copies: K, and whether there are previous targets and normal parts,
+   are constants in each. */
+#define FUSED_COPIES(previous, normal)                                                       \
+    switch (b->n_experts) {                                                                  \
+    case 1: return fused_body(b, 1, previous, normal, sums);                                \
+    case 2: return fused_body(b, 2, previous, normal, sums);                                \
+    case 3: return fused_body(b, 3, previous, normal, sums);                                \
+    case 4: return fused_body(b, 4, previous, normal, sums);                                \
+    default: return steps_body(b, sums);                                                     \
+    }
 
 static inline __attribute__((always_inline)) size_t block_body(const moe_posterior_block *b,
                                                                double *sums)
 {
+    int normal = b->means != NULL;
+    if (b->previous && normal)
+        FUSED_COPIES(1, 1)
     if (b->previous)
-        switch (b->n_experts) {
-        case 1: return fused_body(b, 1, 1, sums);
-        case 2: return fused_body(b, 2, 1, sums);
-        case 3: return fused_body(b, 3, 1, sums);
-        case 4: return fused_body(b, 4, 1, sums);
-        default: return steps_body(b, sums);
-        }
-    switch (b->n_experts) {
-    case 1: return fused_body(b, 1, 0, sums);
-    case 2: return fused_body(b, 2, 0, sums);
-    case 3: return fused_body(b, 3, 0, sums);
-    case 4: return fused_body(b, 4, 0, sums);
-    default: return steps_body(b, sums);
-    }
+        FUSED_COPIES(1, 0)
+    if (normal)
+        FUSED_COPIES(0, 1)
+    FUSED_COPIES(0, 0)
 }
 
 MOE_SIMD_FUNCTION(size_t, block_run, block_body,

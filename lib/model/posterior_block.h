@@ -28,7 +28,17 @@ typedef struct moe_posterior_block {
     double *scratch;       /* 6 rows */
     int gate_derivatives, previous, experts;
     int unit_weights;      /* every weight is 1 */
+    /* Gaussian experts with the identity link (the family's normal_parts) and K at most
+       MOE_POSTERIOR_FUSED_EXPERTS, or NULL: the densities come from y (rows) and the means
+       (K x rows) with the constants and inverses (K), and `density` is scratch; scaled
+       (K x rows) receives w r e, and normal_sums[0..K) and [K..2K) get the sums of w r
+       and w r e^2 added (accumulate_normal_statistics' input). */
+    const double *y, *means, *constants, *inverses;
+    double *scaled, *normal_sums;
 } moe_posterior_block;
+
+/* The most experts of the one-loop body, the only one that takes normal parts. */
+#define MOE_POSTERIOR_FUSED_EXPERTS 4
 
 /*
  * Adds to sums[0..4]: sum w log p(y | x), the entropy -sum w r log r, the gate data term
