@@ -55,6 +55,32 @@ static inline __attribute__((always_inline)) double moe_columns_sum(size_t rows,
     return moe_lanes_total(lanes);
 }
 
+/* sums[c] += sum_i a[c rows + i] for the count arrays of a block by columns (count x rows),
+   in one pass, each by lanes as moe_columns_sum. */
+static inline __attribute__((always_inline)) void
+moe_columns_sums(size_t rows, size_t count, const double *a, double *sums)
+{
+    enum { MOST = 16 };
+    double lanes[MOST][MOE_LANES] = {{0.0}};
+    for (size_t first = 0; first < count; first += MOST) {
+        size_t arrays = count - first < MOST ? count - first : MOST;
+        const double *base = a + first * rows;
+        size_t i = 0;
+        for (; i + MOE_LANES <= rows; i += MOE_LANES)
+            for (size_t c = 0; c < arrays; ++c)
+                for (size_t j = 0; j < MOE_LANES; ++j)
+                    lanes[c][j] += base[c * rows + i + j];
+        for (size_t c = 0; c < arrays; ++c)
+            for (size_t j = 0; i + j < rows; ++j)
+                lanes[c][j] += base[c * rows + i + j];
+        for (size_t c = 0; c < arrays; ++c) {
+            sums[first + c] += moe_lanes_total(lanes[c]);
+            for (size_t j = 0; j < MOE_LANES; ++j)
+                lanes[c][j] = 0.0;
+        }
+    }
+}
+
 /* The softmax of one row whose largest value is not finite (every value -inf, or +inf or
    NaN among them), read across the columns at stride `rows`: moe_softmax_with_log's
    answer for that row. Rare: the vector path's shift would give NaN there. values may be
