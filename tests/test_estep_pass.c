@@ -53,7 +53,8 @@ static double expert_log_density(const struct moe_model *model, size_t k, const 
     }
     switch (model->family) {
     case MOE_FAMILY_GAUSSIAN: {
-        double e = y - z[0], variance = model->variances[k];
+        double mean = model->link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-z[0])) : z[0];
+        double e = y - mean, variance = model->variances[k];
         return -0.5 * log(6.283185307179586 * variance) - 0.5 * e * e / variance;
     }
     case MOE_FAMILY_LOGISTIC: {
@@ -138,11 +139,12 @@ static void assert_close(double value, double expected, double scale, const char
                   "K = %zu, %s[%zu]: %.15g, expected %.15g", K, what, index, value, expected);
 }
 
-static struct moe_model *random_model(moe_family family, size_t K, int intercept,
-                                      test_rng *rng)
+static struct moe_model *random_linked_model(moe_family family, moe_link link, size_t K,
+                                             int intercept, test_rng *rng)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = family;
+    spec.link = link;
     spec.n_experts = K;
     spec.n_features = D;
     spec.intercept = intercept;
@@ -167,10 +169,18 @@ static struct moe_model *random_model(moe_family family, size_t K, int intercept
     return model;
 }
 
-static void check_pass(moe_family family, size_t K, int intercept, int weighted)
+static struct moe_model *random_model(moe_family family, size_t K, int intercept,
+                                      test_rng *rng)
 {
-    test_rng rng = {1000 + 17 * K + 5 * (size_t)family + 2 * (size_t)intercept + weighted};
-    struct moe_model *model = random_model(family, K, intercept, &rng);
+    return random_linked_model(family, MOE_LINK_IDENTITY, K, intercept, rng);
+}
+
+static void check_linked_pass(moe_family family, moe_link link, size_t K, int intercept,
+                              int weighted)
+{
+    test_rng rng = {1000 + 17 * K + 5 * (size_t)family + 2 * (size_t)intercept + weighted +
+                    101 * (size_t)link};
+    struct moe_model *model = random_linked_model(family, link, K, intercept, &rng);
     size_t p = model->n_inputs, J = K - 1;
     double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
     double *w = malloc(N * sizeof(double)), *previous = malloc(N * K * sizeof(double));
@@ -229,7 +239,8 @@ static void check_pass(moe_family family, size_t K, int intercept, int weighted)
                                  K);
                 }
     }
-    if (family == MOE_FAMILY_GAUSSIAN) {
+    ck_assert_int_eq(sums.experts != NULL, moe_family_has_statistics(model));
+    if (family == MOE_FAMILY_GAUSSIAN && sums.experts != NULL) {
         const double *grams = sums.experts, *rhs = grams + K * p * p, *totals = rhs + K * p;
         const double *squares = totals + K;
         for (size_t k = 0; k < K; ++k) {
@@ -260,11 +271,25 @@ static void check_pass(moe_family family, size_t K, int intercept, int weighted)
     moe_model_free(model);
 }
 
+static void check_pass(moe_family family, size_t K, int intercept, int weighted)
+{
+    check_linked_pass(family, MOE_LINK_IDENTITY, K, intercept, weighted);
+}
+
 START_TEST(gaussian_pass_matches_rows)
 {
     for (size_t K = 1; K <= 6; ++K)
         for (int intercept = 0; intercept <= 1; ++intercept)
             check_pass(MOE_FAMILY_GAUSSIAN, K, intercept, (int)(K + (size_t)intercept) % 2);
+}
+END_TEST
+
+/* A Gaussian link other than the identity: the densities come from the family, not from
+   the per-row loop's own normal density, and there are no one-pass statistics. */
+START_TEST(linked_gaussian_pass_matches_rows)
+{
+    for (size_t K = 1; K <= 5; K += 2)
+        check_linked_pass(MOE_FAMILY_GAUSSIAN, MOE_LINK_SIGMOID, K, 1, (int)K % 4 == 1);
 }
 END_TEST
 
@@ -313,6 +338,7 @@ static Suite *pass_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, gaussian_pass_matches_rows);
+    tcase_add_test(core, linked_gaussian_pass_matches_rows);
     tcase_add_test(core, classification_passes_match_rows);
     tcase_add_test(core, impossible_row_is_reported);
     suite_add_tcase(suite, core);

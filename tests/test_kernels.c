@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/columns.h"
 #include "common/data.h"
+#include "common/exp_lanes.h"
 #include "common/linalg.h"
 #include "common/rng.h"
 #include "model/gate.h"
@@ -56,6 +58,28 @@ START_TEST(exp_array_matches_libm)
     ck_assert(isnan(results[10]));
     free(in);
     free(out);
+}
+END_TEST
+
+/* The softmax's exp, for arguments up to 709 (model/posterior_block.c): within 2 ulp of
+   glibc's, exactly 1 at 0, 0 below -708 and at -inf, NaN for NaN. */
+START_TEST(bounded_exp_matches_libm)
+{
+    test_rng rng = {8};
+    double worst = 0.0;
+    for (size_t i = 0; i < 300000; ++i) {
+        double x = i % 3 == 0 ? -708.0 + 1417.0 * test_uniform(&rng)
+                   : i % 3 == 1 ? -40.0 * test_uniform(&rng)
+                                : -1e-6 * test_uniform(&rng);
+        double expected = exp(x), error = fabs(moe_exp_bounded_lane(x) - expected) / expected;
+        worst = error > worst ? error : worst;
+    }
+    ck_assert_msg(worst <= 2.0 * 2.220446049250313e-16, "worst relative error %g", worst);
+    ck_assert(moe_exp_bounded_lane(0.0) == 1.0 && moe_exp_bounded_lane(-0.0) == 1.0);
+    ck_assert(moe_exp_bounded_lane(-708.5) == 0.0 && moe_exp_bounded_lane(-1e300) == 0.0);
+    ck_assert(moe_exp_bounded_lane(-INFINITY) == 0.0);
+    ck_assert(isnan(moe_exp_bounded_lane(NAN)));
+    ck_assert(fabs(moe_exp_bounded_lane(709.0) / exp(709.0) - 1.0) < 1e-15);
 }
 END_TEST
 
@@ -211,6 +235,78 @@ START_TEST(weighted_grams_by_columns_match_naive_sums)
         free(grams);
         free(naive);
     }
+}
+END_TEST
+
+/* With the first column all ones and the columns kept in the slot the function offers, the
+   Grams are the same naive sums, the columns come back intact, and the slot exists only
+   where it applies (an intercept and the shared product). */
+START_TEST(weighted_grams_from_the_columns_slot)
+{
+    const size_t sizes[] = {1, 2, 6, 16};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        size_t rows = 203, p = sizes[s], count = 5;
+        double *weights = malloc(count * rows * sizeof(double));
+        double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
+        double *copy = malloc(rows * p * sizeof(double));
+        double *grams = calloc(count * p * p, sizeof(double));
+        double *naive = calloc(count * p * p, sizeof(double));
+        ck_assert_ptr_null(moe_weighted_grams_columns_slot(rows, p, 0, scratch));
+        double *columns = moe_weighted_grams_columns_slot(rows, p, 1, scratch);
+        ck_assert_ptr_eq(columns, scratch);
+        test_rng rng = {57 + s};
+        for (size_t i = 0; i < rows; ++i)
+            columns[i] = 1.0;
+        for (size_t a = rows; a < rows * p; ++a)
+            columns[a] = test_normal(&rng);
+        for (size_t a = 0; a < count * rows; ++a)
+            weights[a] = a % 7 == 0 ? 0.0 : test_uniform(&rng);
+        memcpy(copy, columns, rows * p * sizeof(double));
+        for (size_t c = 0; c < count; ++c)
+            for (size_t i = 0; i < rows; ++i)
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t b = 0; b < p; ++b)
+                        naive[c * p * p + a * p + b] +=
+                            weights[c * rows + i] * copy[a * rows + i] * copy[b * rows + i];
+        moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
+        ck_assert_mem_eq(columns, copy, rows * p * sizeof(double));
+        for (size_t c = 0; c < count; ++c)
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = a; b < p; ++b)
+                    ck_assert_double_eq_tol(grams[c * p * p + a * p + b],
+                                            naive[c * p * p + a * p + b], 1e-11);
+        free(weights);
+        free(scratch);
+        free(copy);
+        free(grams);
+        free(naive);
+    }
+    double spare[1];
+    ck_assert_ptr_null(moe_weighted_grams_columns_slot(10, 17, 1, spare));
+}
+END_TEST
+
+/* Several arrays summed in one pass give each array's own lane sum, bit for bit, for
+   counts across the pass's group of 16 and lengths with and without a tail. */
+START_TEST(columns_sums_match_single_sums)
+{
+    const size_t counts[] = {1, 3, 16, 17, 35}, lengths[] = {1, 8, 61, 456};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c)
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; ++l) {
+            size_t count = counts[c], rows = lengths[l];
+            double *a = malloc(count * rows * sizeof(double));
+            double *sums = malloc(count * sizeof(double));
+            test_rng rng = {91 + 7 * c + l};
+            for (size_t i = 0; i < count * rows; ++i)
+                a[i] = test_normal(&rng) * 1e3;
+            for (size_t q = 0; q < count; ++q)
+                sums[q] = (double)q;
+            moe_columns_sums(rows, count, a, sums);
+            for (size_t q = 0; q < count; ++q)
+                ck_assert_double_eq(sums[q], (double)q + moe_columns_sum(rows, a + q * rows));
+            free(a);
+            free(sums);
+        }
 }
 END_TEST
 
@@ -431,11 +527,14 @@ static Suite *kernel_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, log_sum_exp_is_stable);
     tcase_add_test(core, exp_array_matches_libm);
+    tcase_add_test(core, bounded_exp_matches_libm);
     tcase_add_test(core, log_array_matches_libm);
     tcase_add_test(core, softmax_rows_match_single_rows);
     tcase_add_test(core, weighted_gram_matches_naive_sum);
     tcase_add_test(core, columns_are_the_block_transposed);
     tcase_add_test(core, weighted_grams_by_columns_match_naive_sums);
+    tcase_add_test(core, weighted_grams_from_the_columns_slot);
+    tcase_add_test(core, columns_sums_match_single_sums);
     tcase_add_test(core, spd_solve_and_ridge_fallback);
     tcase_add_test(core, rng_is_reproducible_and_uniform);
     tcase_add_test(core, spd_solve_is_scale_invariant);
