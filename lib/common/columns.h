@@ -141,7 +141,8 @@ moe_softmax_columns(size_t rows, size_t count, const double *values, double *log
         for (size_t i = 0; i < rows; ++i)
             e[i] = v[i] - (largest[i] - largest[i] == 0.0 ? largest[i] : 0.0);
     }
-    moe_exp_array(rows * count, proba, proba);
+    /* Never above 0, except in the rows redone below. */
+    moe_exp_bounded_array(rows * count, proba, proba);
     for (size_t i = 0; i < rows; ++i)
         sums[i] = proba[i];
     for (size_t k = 1; k < count; ++k) {

@@ -36,6 +36,25 @@ void moe_exp_array(size_t count, const double *in, double *out)
     exp_copies(count, in, out);
 }
 
+static inline __attribute__((always_inline)) void exp_bounded_lanes(size_t count,
+                                                                    const double *in,
+                                                                    double *out)
+{
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+    for (size_t i = 0; i < count; ++i)
+        out[i] = moe_exp_bounded_lane(in[i]);
+}
+
+MOE_SIMD_PROCEDURE(exp_bounded_copies, exp_bounded_lanes,
+                   (size_t count, const double *in, double *out), (count, in, out))
+
+void moe_exp_bounded_array(size_t count, const double *in, double *out)
+{
+    exp_bounded_copies(count, in, out);
+}
+
 static inline __attribute__((always_inline)) void log_lanes(size_t count, const double *in,
                                                             double *out)
 {

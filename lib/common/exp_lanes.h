@@ -66,15 +66,16 @@ static inline __attribute__((always_inline)) double moe_exp_lane(double x)
 /* exp(x) for x <= 709 (a softmax's x - max, always <= 0), as moe_exp_lane there: 0 below
    -708 and NaN for NaN; above 709.78 the result is wrong (no overflow handling). Without
    the overflow case 2^n is one factor, n + 1023 in 1..2046, read off the rounding's own
-   shifted double: about a third fewer operations than moe_exp_lane. */
+   shifted double, and nothing is clamped: below -708 (and at -inf) the arithmetic gives
+   some value or NaN, and the last selection replaces it by 0. About a third fewer
+   operations than moe_exp_lane. */
 static inline __attribute__((always_inline)) double moe_exp_bounded_lane(double x)
 {
     const double log2e = 1.4426950408889634074, shifter = 0x1.8p52;
     const double ln2_high = 0x1.62e42feep-1, ln2_low = 0x1.a39ef35793c76p-33;
-    double clamped = x < -708.0 ? -708.0 : x;
-    double shifted = clamped * log2e + shifter;
+    double shifted = x * log2e + shifter;
     double n = shifted - shifter;
-    double r = (clamped - n * ln2_high) - n * ln2_low;
+    double r = (x - n * ln2_high) - n * ln2_low;
     uint64_t bits;
     memcpy(&bits, &shifted, sizeof bits);
     bits = (bits + 1023u) << 52;
