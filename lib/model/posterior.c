@@ -177,7 +177,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     /* Gaussian experts with the identity link: their densities and residuals inside the
        posterior's per-row loop (model/posterior_block.h). */
     double constants[MOE_POSTERIOR_FUSED_EXPERTS], inverses[MOE_POSTERIOR_FUSED_EXPERTS];
-    int normal = K <= MOE_POSTERIOR_FUSED_EXPERTS && model->family_ops->normal_parts != NULL &&
+    int normal = moe_posterior_block_fused(K) && model->family_ops->normal_parts != NULL &&
                  model->family_ops->normal_parts(model, constants, inverses);
     /* With an intercept the columns are already the first p of the Grams' pair products. */
     double *columns = w.columns;

@@ -167,7 +167,8 @@ weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
  * above 0, so they need no overflow handling (moe_exp_bounded_lane).
  */
 static inline __attribute__((always_inline)) size_t
-fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, double *sums)
+fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int unit,
+           double *sums)
 {
     size_t rows = b->rows, J = K - 1, pairs = b->gate_derivatives ? J * (J + 1) / 2 : 0;
     const double *w = b->weights, *logits = b->gate, *density = b->density;
@@ -196,6 +197,8 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     for (size_t i = 0; i < rows; ++i) {
         double g[FUSED_EXPERTS], e[FUSED_EXPERTS], pi[FUSED_EXPERTS];
         double u[FUSED_EXPERTS], f[FUSED_EXPERTS], r[FUSED_EXPERTS], residual[FUSED_EXPERTS];
+        /* Unit weights are a constant of the copy: its multiplications by them go. */
+        double weight = unit ? 1.0 : w[i];
         double largest = logits[i];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
@@ -243,9 +246,9 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
                 double old = resp[i * K + k];
                 term -= old > 0.0 ? old * g[k] : 0.0;
                 if (k < J)
-                    previous_residuals[k * rows + i] = w[i] * (pi[k] - old);
+                    previous_residuals[k * rows + i] = weight * (pi[k] - old);
             }
-            previous_terms[i] = w[i] * term;
+            previous_terms[i] = weight * term;
         }
         double entropy = 0.0, gate_term = 0.0;
         UNROLL
@@ -255,32 +258,32 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
             entropy -= r[k] > 0.0 ? r[k] * u[k] : 0.0;
             gate_term -= r[k] > 0.0 ? r[k] * g[k] : 0.0;
         }
-        likelihood_terms[i] = w[i] * top;
+        likelihood_terms[i] = weight * top;
         gate_sums[i] = sum;
         posterior_sums[i] = total;
-        entropy_terms[i] = w[i] * entropy;
-        gate_terms[i] = w[i] * gate_term;
+        entropy_terms[i] = weight * entropy;
+        gate_terms[i] = weight * gate_term;
         UNROLL
         for (size_t a = 0; a < J; ++a) {
-            residuals[a * rows + i] = w[i] * (pi[a] - r[a]);
+            residuals[a * rows + i] = weight * (pi[a] - r[a]);
             /* pair (a, c), c >= a, is number a J - a (a - 1) / 2 + c - a. Both loops run
                over constant counts (a test, not a start at a + 1), or they do not unroll. */
             UNROLL
             for (size_t c = 0; c < J; ++c) {
                 size_t at = a * J - a * (a - 1) / 2 + c - a;
                 if (c == a)
-                    gram_weights[at * rows + i] = w[i] * pi[a] * (1.0 - pi[a]);
+                    gram_weights[at * rows + i] = weight * pi[a] * (1.0 - pi[a]);
                 else if (c > a)
-                    gram_weights[at * rows + i] = w[i] * pi[a] * pi[c];
+                    gram_weights[at * rows + i] = weight * pi[a] * pi[c];
             }
         }
         UNROLL
         for (size_t k = 0; k < K; ++k)
-            gram_weights[(expert_at + k) * rows + i] = w[i] * r[k];
+            gram_weights[(expert_at + k) * rows + i] = weight * r[k];
         if (normal) {
             UNROLL
             for (size_t k = 0; k < K; ++k) {
-                double weighted = w[i] * r[k] * residual[k];
+                double weighted = weight * r[k] * residual[k];
                 scaled[k * rows + i] = weighted;
                 square_terms[k * rows + i] = weighted * residual[k];
             }
@@ -288,8 +291,8 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     }
     double totals[3 + 2 * FUSED_EXPERTS + 1] = {0.0};
     moe_columns_sums(rows, term_count, terms, totals);
-    double log_gate = weighted_log_sum(rows, w, gate_sums, b->unit_weights);
-    double log_posterior = weighted_log_sum(rows, w, posterior_sums, b->unit_weights);
+    double log_gate = weighted_log_sum(rows, w, gate_sums, unit);
+    double log_posterior = weighted_log_sum(rows, w, posterior_sums, unit);
     /* A row no expert gives a finite, positive density has no posterior: its largest term
        or its sums are not finite (NaN and infinities propagate through the row), and so
        are these totals. They may also overflow from finite rows: then no row is found
@@ -304,7 +307,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     sums[1] += totals[1] + log_posterior;
     if (b->gate_derivatives)
         sums[2] += totals[2] + log_gate;
-    sums[4] += b->unit_weights ? (double)rows : moe_columns_sum(rows, w);
+    sums[4] += unit ? (double)rows : moe_columns_sum(rows, w);
     if (normal) {
         double expert_totals[FUSED_EXPERTS] = {0.0};
         moe_columns_sums(rows, K, gram_weights + expert_at * rows, expert_totals);
@@ -316,27 +319,35 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     return 0;
 }
 
-/* The one-loop body's copies: K, and whether there are previous targets and normal parts,
-   are constants in each. */
-#define FUSED_COPIES(previous, normal)                                                       \
+/* The one-loop body's copies: K, and whether there are previous targets, normal parts
+   and unit weights, are constants in each. */
+#define FUSED_COPIES(previous, normal, unit)                                                 \
     switch (b->n_experts) {                                                                  \
-    case 1: return fused_body(b, 1, previous, normal, sums);                                \
-    case 2: return fused_body(b, 2, previous, normal, sums);                                \
-    case 3: return fused_body(b, 3, previous, normal, sums);                                \
-    default: return fused_body(b, 4, previous, normal, sums);                               \
+    case 2: return fused_body(b, 2, previous, normal, unit, sums);                          \
+    case 3: return fused_body(b, 3, previous, normal, unit, sums);                          \
+    default: return fused_body(b, 4, previous, normal, unit, sums);                         \
     }
 
 static inline __attribute__((always_inline)) size_t block_body(const moe_posterior_block *b,
                                                                double *sums)
 {
     int normal = b->means != NULL;
+    if (b->unit_weights) {
+        if (b->previous && normal)
+            FUSED_COPIES(1, 1, 1)
+        if (b->previous)
+            FUSED_COPIES(1, 0, 1)
+        if (normal)
+            FUSED_COPIES(0, 1, 1)
+        FUSED_COPIES(0, 0, 1)
+    }
     if (b->previous && normal)
-        FUSED_COPIES(1, 1)
+        FUSED_COPIES(1, 1, 0)
     if (b->previous)
-        FUSED_COPIES(1, 0)
+        FUSED_COPIES(1, 0, 0)
     if (normal)
-        FUSED_COPIES(0, 1)
-    FUSED_COPIES(0, 0)
+        FUSED_COPIES(0, 1, 0)
+    FUSED_COPIES(0, 0, 0)
 }
 
 MOE_SIMD_FUNCTION(size_t, block_run, block_body,
@@ -348,5 +359,7 @@ MOE_SIMD_FUNCTION(size_t, steps_run, steps_body,
 
 size_t moe_posterior_block_run(const moe_posterior_block *block, double *sums)
 {
-    return block->n_experts > FUSED_EXPERTS ? steps_run(block, sums) : block_run(block, sums);
+    /* One expert has no gate: its pass is not worth copies of the one-loop body. */
+    return moe_posterior_block_fused(block->n_experts) ? block_run(block, sums)
+                                                       : steps_run(block, sums);
 }

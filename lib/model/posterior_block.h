@@ -28,8 +28,8 @@ typedef struct moe_posterior_block {
     double *scratch;       /* (6 + K) x rows */
     int gate_derivatives, previous, experts;
     int unit_weights;      /* every weight is 1 */
-    /* Gaussian experts with the identity link (the family's normal_parts) and K at most
-       MOE_POSTERIOR_FUSED_EXPERTS, or NULL: the densities come from y (rows) and the means
+    /* Gaussian experts with the identity link (the family's normal_parts) and K the one-loop
+       body takes (moe_posterior_block_fused), or NULL: the densities come from y (rows) and the means
        (K x rows) with the constants and inverses (K), and `density` is scratch; scaled
        (K x rows) receives w r e, and normal_sums[0..K) and [K..2K) get the sums of w r
        and w r e^2 added (accumulate_normal_statistics' input). */
@@ -39,6 +39,13 @@ typedef struct moe_posterior_block {
 
 /* The most experts of the one-loop body, the only one that takes normal parts. */
 #define MOE_POSTERIOR_FUSED_EXPERTS 4
+
+/* Whether the one-loop body serves K experts (one expert, without a gate, goes step by
+   step). */
+static inline int moe_posterior_block_fused(size_t n_experts)
+{
+    return n_experts >= 2 && n_experts <= MOE_POSTERIOR_FUSED_EXPERTS;
+}
 
 /*
  * Adds to sums[0..4]: sum w log p(y | x), the entropy -sum w r log r, the gate data term
