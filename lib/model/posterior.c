@@ -120,7 +120,7 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R * K, R, 2 * R * J, R * grams,
                       moe_weighted_grams_scratch(R, p, grams), 2 * J * p,
                       moe_family_statistics_work(model, R), R * K * model->expert_rows,
-                      (6 + K) * R};
+                      (7 + K) * R};
     double **slots[] = {&w->columns, &w->weights, &w->combined, &w->gate_proba, &w->density,
                         &w->resp, &w->resp_rows, &w->row_loglik, &w->residuals, &w->gram_weights,
                         &w->gram_scratch, &w->gradients, &w->family_work, &w->family_scratch,
@@ -204,12 +204,11 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         prefetch_slice(context, first + count, block, 1);
         /* The responsibilities by rows, where the caller keeps them, or in scratch. */
         double *resp = context->resp != NULL ? context->resp + first * K : w.resp_rows;
-        moe_posterior_block posterior = {count,       K,         weights,       w.combined,
-                                     w.gate_proba, w.density, resp,         w.resp,
-                                     w.row_loglik, w.residuals, w.gram_weights, w.scratch,
-                                     gate,        previous,  experts,       data->weights == NULL,
-                                     NULL,        NULL,      NULL,          NULL,
-                                     NULL,        NULL};
+        moe_posterior_block posterior = {
+            count,        K,         weights, w.combined,   w.gate_proba, w.density,
+            resp,         w.resp,    w.row_loglik, w.residuals, w.gram_weights, w.scratch,
+            gate,         previous,  experts, data->weights == NULL,
+            NULL,         NULL,      NULL,    NULL,         NULL,         NULL};
         double normal_sums[2 * MOE_POSTERIOR_FUSED_EXPERTS] = {0.0};
         if (normal) {
             posterior.y = y;

@@ -25,14 +25,14 @@ typedef struct moe_posterior_block {
     /* rows x (pairs + K), by columns: the gate Hessian's pair weights (gate; pairs =
        J (J + 1) / 2, see moe_softmax_pair_weights), then w r_k (experts) */
     double *gram_weights;
-    double *scratch;       /* (6 + K) x rows */
+    double *scratch;       /* (7 + K) x rows */
     int gate_derivatives, previous, experts;
     int unit_weights;      /* every weight is 1 */
-    /* Gaussian experts with the identity link (the family's normal_parts) and K the one-loop
-       body takes (moe_posterior_block_fused), or NULL: the densities come from y (rows) and the means
-       (K x rows) with the constants and inverses (K), and `density` is scratch; scaled
-       (K x rows) receives w r e, and normal_sums[0..K) and [K..2K) get the sums of w r
-       and w r e^2 added (accumulate_normal_statistics' input). */
+    /* Gaussian experts with the identity link (the family's normal_parts) and a K the
+       one-loop body takes (moe_posterior_block_fused), or NULL: the densities come from y
+       (rows) and the means (K x rows) with the constants and inverses (K), and `density`
+       is scratch; scaled (K x rows) receives w r e, and normal_sums[0..K) and [K..2K) get
+       the sums of w r and w r e^2 added (accumulate_normal_statistics' input). */
     const double *y, *means, *constants, *inverses;
     double *scaled, *normal_sums;
 } moe_posterior_block;
