@@ -175,8 +175,6 @@ static struct moe_model *random_model(moe_family family, size_t K, int intercept
     return random_linked_model(family, MOE_LINK_IDENTITY, K, intercept, rng);
 }
 
-static int unnormalised_targets = 0;
-
 static void check_linked_pass(moe_family family, moe_link link, size_t K, int intercept,
                               int weighted)
 {
@@ -198,12 +196,8 @@ static void check_linked_pass(moe_family family, moe_link link, size_t K, int in
         double sum = 0.0;
         for (size_t k = 0; k < K; ++k)
             sum += previous[i * K + k] = (i + k) % 5 == 0 ? 0.0 : test_uniform(&rng);
-        /* Targets are an E-step's, summing to one, or (unnormalised_targets) not. */
-        double total = unnormalised_targets && i % 7 == 2 ? 0.6 : 1.0;
-        total = unnormalised_targets && i % 13 == 5 ? 1.7 : total;
         for (size_t k = 0; k < K; ++k)
-            previous[i * K + k] =
-                total * (sum > 0.0 ? previous[i * K + k] / sum : 1.0 / (double)K);
+            previous[i * K + k] = sum > 0.0 ? previous[i * K + k] / sum : 1.0 / (double)K;
     }
     moe_data data = {N, D, D, intercept, X, y, weighted ? w : NULL};
     reference ref;
@@ -290,18 +284,6 @@ START_TEST(gaussian_pass_matches_rows)
 }
 END_TEST
 
-/* Previous targets that do not sum to one (an outside estimator's) get the exact gate data
-   term, (sum r) log S included, in every body and with and without weights. */
-START_TEST(unnormalised_targets_match_rows)
-{
-    unnormalised_targets = 1;
-    for (size_t K = 2; K <= 5; ++K)
-        for (int weighted = 0; weighted <= 1; ++weighted)
-            check_pass(K % 2 ? MOE_FAMILY_GAUSSIAN : MOE_FAMILY_LOGISTIC, K, 1, weighted);
-    unnormalised_targets = 0;
-}
-END_TEST
-
 /* A Gaussian link other than the identity: the densities come from the family, not from
    the per-row loop's own normal density, and there are no one-pass statistics. */
 START_TEST(linked_gaussian_pass_matches_rows)
@@ -357,7 +339,6 @@ static Suite *pass_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_test(core, gaussian_pass_matches_rows);
     tcase_add_test(core, linked_gaussian_pass_matches_rows);
-    tcase_add_test(core, unnormalised_targets_match_rows);
     tcase_add_test(core, classification_passes_match_rows);
     tcase_add_test(core, impossible_row_is_reported);
     suite_add_tcase(suite, core);

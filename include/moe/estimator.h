@@ -241,7 +241,9 @@ typedef struct moe_estep moe_estep_t;
 #define MOE_ESTEP_EXPERT_STATISTICS 0x2u
 /* The gate objective and gradient at the model's gate with the responsibilities resp held
    on entry as targets (those of the previous E-step): the check of a gate step taken from
-   them, in the same pass. */
+   them, in the same pass. The objective takes each row's targets to sum to one, as an
+   E-step leaves them (for up to four experts it is computed that way); targets that do
+   not are outside the contract. */
 #define MOE_ESTEP_PREVIOUS_TARGETS 0x4u
 
 /* An E-step workspace for at most `flags`. */

@@ -120,7 +120,7 @@ static size_t carve(const struct moe_model *model, double *base, pass_workspace 
     size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R * K, R, 2 * R * J, R * grams,
                       moe_weighted_grams_scratch(R, p, grams), 2 * J * p,
                       moe_family_statistics_work(model, R), R * K * model->expert_rows,
-                      (7 + K) * R};
+                      (6 + K) * R};
     double **slots[] = {&w->columns, &w->weights, &w->combined, &w->gate_proba, &w->density,
                         &w->resp, &w->resp_rows, &w->row_loglik, &w->residuals, &w->gram_weights,
                         &w->gram_scratch, &w->gradients, &w->family_work, &w->family_scratch,

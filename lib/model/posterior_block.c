@@ -160,9 +160,11 @@ weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
  *   log p(y | x)    = t + log T - log S
  *   -sum r log r    = -sum r (u - t) + log T
  *   -sum r log pi   = -sum r (g - m) + log S
- * (responsibilities sum to one; previous targets that do not get a correction). The terms
- * without logarithms go to rows arrays, S and T too, and weighted_log_sum turns the last
- * two into their sums of logarithms after the loop. One division per row gives both
+ * (responsibilities sum to one, and so do the previous targets: an E-step's, as
+ * MOE_ESTEP_PREVIOUS_TARGETS documents; the exact term for targets summing to anything
+ * else needs a logarithm per row, and checking for them cost 3% of an iteration). The
+ * terms without logarithms go to rows arrays, S and T too, and weighted_log_sum turns the
+ * last two into their sums of logarithms after the loop. One division per row gives both
  * reciprocals: 1 / S = T / (S T), 1 / T = S / (S T). The exponentials' arguments are never
  * above 0, so they need no overflow handling (moe_exp_bounded_lane).
  */
@@ -182,8 +184,6 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
     double *gate_terms = terms + 2 * rows, *square_terms = terms + 3 * rows;
     double *previous_terms = terms + (term_count - 1) * rows;
     double *gate_sums = terms + term_count * rows, *posterior_sums = gate_sums + rows;
-    /* w (sum of the previous targets - 1): zero up to rounding for an E-step's. */
-    double *target_excess = posterior_sums + rows;
     const double *y = b->y, *means = b->means, *constants = b->constants;
     const double *inverses = b->inverses;
     double *scaled = b->scaled;
@@ -242,17 +242,15 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
         for (size_t k = 0; k < K; ++k)
             pi[k] = e[k] * gate_scale;
         if (previous) {
-            double term = 0.0, excess = -1.0;
+            double term = 0.0;
             UNROLL
             for (size_t k = 0; k < K; ++k) {
                 double old = resp[i * K + k];
-                excess += old;
                 term -= old > 0.0 ? old * g[k] : 0.0;
                 if (k < J)
                     previous_residuals[k * rows + i] = weight * (pi[k] - old);
             }
             previous_terms[i] = weight * term;
-            target_excess[i] = weight * excess;
         }
         double entropy = 0.0, gate_term = 0.0;
         UNROLL
@@ -295,21 +293,6 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
     }
     double totals[3 + 2 * FUSED_EXPERTS + 1] = {0.0};
     moe_columns_sums(rows, term_count, terms, totals);
-    /* The previous targets' term is -sum r (g - m) + (sum r) log S: the part of sum r
-       other than 1 needs each row's log S. An E-step's targets sum to one within a few
-       ulp, and below 1e-12 the part is left out (at most 1e-12 log 4 a row); targets
-       given otherwise get it exactly. */
-    double target_correction = 0.0;
-    if (previous) {
-        double largest = 0.0;
-        for (size_t i = 0; i < rows; ++i)
-            largest = fabs(target_excess[i]) > largest ? fabs(target_excess[i]) : largest;
-        if (largest > 1e-12) {
-            for (size_t i = 0; i < rows; ++i)
-                target_excess[i] *= moe_log_lane(gate_sums[i]);
-            target_correction = moe_columns_sum(rows, target_excess);
-        }
-    }
     /* Copies without their own unit weights still sum logarithms as products. */
     int unit_weights = unit || b->unit_weights;
     double log_gate = weighted_log_sum(rows, w, gate_sums, unit_weights);
@@ -323,7 +306,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
             if (!isfinite(likelihood_terms[i] + gate_sums[i] + posterior_sums[i]))
                 return 1 + i;
     if (previous)
-        sums[3] += totals[term_count - 1] + log_gate + target_correction;
+        sums[3] += totals[term_count - 1] + log_gate;
     sums[0] += totals[0] + (log_posterior - log_gate);
     sums[1] += totals[1] + log_posterior;
     if (b->gate_derivatives)

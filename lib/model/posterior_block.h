@@ -25,7 +25,7 @@ typedef struct moe_posterior_block {
     /* rows x (pairs + K), by columns: the gate Hessian's pair weights (gate; pairs =
        J (J + 1) / 2, see moe_softmax_pair_weights), then w r_k (experts) */
     double *gram_weights;
-    double *scratch;       /* (7 + K) x rows */
+    double *scratch;       /* (6 + K) x rows */
     int gate_derivatives, previous, experts;
     int unit_weights;      /* every weight is 1 */
     /* Gaussian experts with the identity link (the family's normal_parts) and a K the
