@@ -238,6 +238,93 @@ START_TEST(weighted_grams_by_columns_match_naive_sums)
 }
 END_TEST
 
+/* Products large enough to be cut into pieces (above 65536 x 4 multiply-adds, lengths that
+   are not multiples of the pieces) equal the naive sums, and the adding ones add. */
+static double entry(size_t index, size_t salt)
+{
+    return (double)((index * 7919 + salt * 104729) % 1009) / 1009.0 - 0.5;
+}
+
+START_TEST(block_products_in_pieces_match_naive)
+{
+    /* 67 x 37 x 509 and the like: 1.26e6 multiply-adds, five pieces or more. */
+    const size_t rows = 509, columns = 67, inner = 37;
+    size_t largest = rows * columns > rows * inner ? rows * columns : rows * inner;
+    double *a = malloc(largest * sizeof(double)), *b = malloc(largest * sizeof(double));
+    double *c = malloc(largest * sizeof(double)), *naive = malloc(largest * sizeof(double));
+    for (int product = 0; product < 4; ++product) {
+        /* abt: c (rows x columns) = a (rows x inner) b' (b: columns x inner)
+           atb_add: c (columns x inner) += a' (a: rows x columns) b (rows x inner)
+           ab: c (columns x rows) = a (columns x inner) b (inner x rows)
+           abt_add: c (columns x inner) += a (columns x rows) b' (b: inner x rows) */
+        size_t a_size = product == 0 ? rows * inner : product == 2 ? columns * inner : rows * columns;
+        size_t b_size = product == 0 ? columns * inner : product == 1 ? rows * inner : inner * rows;
+        size_t c_size = product == 0 ? rows * columns : product == 2 ? columns * rows : columns * inner;
+        for (size_t index = 0; index < a_size; ++index)
+            a[index] = entry(index, 1);
+        for (size_t index = 0; index < b_size; ++index)
+            b[index] = entry(index, 2);
+        for (size_t index = 0; index < c_size; ++index)
+            c[index] = naive[index] = product % 2 ? entry(index, 3) : 0.0;
+        if (product == 0) {
+            moe_product_abt(rows, columns, inner, a, b, c);
+            for (size_t i = 0; i < rows; ++i)
+                for (size_t j = 0; j < columns; ++j)
+                    for (size_t k = 0; k < inner; ++k)
+                        naive[i * columns + j] += a[i * inner + k] * b[j * inner + k];
+        } else if (product == 1) {
+            moe_product_atb_add(rows, columns, inner, a, b, c);
+            for (size_t i = 0; i < rows; ++i)
+                for (size_t j = 0; j < columns; ++j)
+                    for (size_t k = 0; k < inner; ++k)
+                        naive[j * inner + k] += a[i * columns + j] * b[i * inner + k];
+        } else if (product == 2) {
+            moe_product_ab(columns, rows, inner, a, b, c);
+            for (size_t j = 0; j < columns; ++j)
+                for (size_t i = 0; i < rows; ++i)
+                    for (size_t k = 0; k < inner; ++k)
+                        naive[j * rows + i] += a[j * inner + k] * b[k * rows + i];
+        } else {
+            moe_product_abt_add(columns, inner, rows, a, b, c);
+            for (size_t j = 0; j < columns; ++j)
+                for (size_t k = 0; k < inner; ++k)
+                    for (size_t i = 0; i < rows; ++i)
+                        naive[j * inner + k] += a[j * rows + i] * b[k * rows + i];
+        }
+        for (size_t index = 0; index < c_size; ++index)
+            ck_assert_double_eq_tol(c[index], naive[index], 1e-11);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(naive);
+
+    /* The shared Gram product at p = 16 with 36 weight columns: 136 x 36 x 509. */
+    size_t p = 16, count = 36, length = 509;
+    double *block = malloc(p * length * sizeof(double));
+    double *weights = malloc(count * length * sizeof(double));
+    double *scratch = malloc(moe_weighted_grams_scratch(length, p, count) * sizeof(double));
+    double *grams = calloc(count * p * p, sizeof(double));
+    for (size_t index = 0; index < p * length; ++index)
+        block[index] = entry(index, 4);
+    for (size_t index = 0; index < count * length; ++index)
+        weights[index] = entry(index, 5) + 0.5;
+    moe_weighted_grams_add_columns(length, p, count, block, weights, scratch, grams);
+    for (size_t g = 0; g < count; ++g)
+        for (size_t x = 0; x < p; ++x)
+            for (size_t y = x; y < p; ++y) {
+                double sum = 0.0;
+                for (size_t i = 0; i < length; ++i)
+                    sum += weights[g * length + i] * block[x * length + i] * block[y * length + i];
+                ck_assert_double_eq_tol(grams[g * p * p + x * p + y], sum, 1e-11);
+            }
+    free(block);
+    free(weights);
+    free(scratch);
+    free(grams);
+}
+END_TEST
+
 /* With the first column all ones and the columns kept in the slot the function offers, the
    Grams are the same naive sums, the columns come back intact, and the slot exists only
    where it applies (an intercept and the shared product). */
@@ -526,6 +613,7 @@ static Suite *kernel_suite(void)
     Suite *suite = suite_create("kernels");
     TCase *core = tcase_create("core");
     tcase_add_test(core, log_sum_exp_is_stable);
+    tcase_add_test(core, block_products_in_pieces_match_naive);
     tcase_add_test(core, exp_array_matches_libm);
     tcase_add_test(core, bounded_exp_matches_libm);
     tcase_add_test(core, log_array_matches_libm);

@@ -140,18 +140,54 @@ double moe_softmax_with_log(double *values, size_t count, double *proba)
     return largest + log_sum;
 }
 
+/*
+ * OpenBLAS runs a product on its own threads once it has more than 65536 x 4 multiply-adds
+ * (its default GEMM_MULTITHREAD_THRESHOLD, the one Debian builds with). The products here
+ * are a pass's, on blocks of at most 512 rows, where those threads cost more than they save
+ * (a 66 x 36 x 456 product, the Grams at K = 8 and d = 10, takes about 58 us on one thread
+ * and 83 us on two; docs/ARCHITECTURE.md, "Threads") and where the pass may run threads of
+ * its own. Each product is therefore cut, along its rows, into equal pieces of at most that
+ * size, which OpenBLAS runs on the calling thread: pieces of a hundred rows or more run at
+ * the whole product's rate. The pieces depend on the shapes alone, so results still do not
+ * depend on the number of threads. OpenBLAS's rank-k updates (dsyrk) stay on one thread up
+ * to order 129 at least at these row counts, and are left whole.
+ */
+#define SINGLE_THREAD_PRODUCT 262144
+
+/* The length of the equal pieces cutting `length` so that each, times `others` (the product
+   of the other two dimensions), stays within SINGLE_THREAD_PRODUCT; 8 at least. */
+static size_t piece_length(size_t length, size_t others)
+{
+    size_t most = others > 0 ? SINGLE_THREAD_PRODUCT / others : length;
+    most = most < 8 ? 8 : most;
+    if (length <= most)
+        return length > 0 ? length : 1;
+    size_t pieces = (length + most - 1) / most;
+    return (length + pieces - 1) / pieces;
+}
+
 void moe_product_abt(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
                      double *c)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns, (int)inner,
-                1.0, a, (int)inner, b, (int)inner, 0.0, c, (int)columns);
+    size_t piece = piece_length(rows, columns * inner);
+    for (size_t from = 0; from < rows; from += piece) {
+        size_t count = rows - from < piece ? rows - from : piece;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)count, (int)columns,
+                    (int)inner, 1.0, a + from * inner, (int)inner, b, (int)inner, 0.0,
+                    c + from * columns, (int)columns);
+    }
 }
 
 void moe_product_atb_add(size_t rows, size_t columns, size_t inner, const double *a,
                          const double *b, double *c)
 {
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)columns, (int)inner, (int)rows,
-                1.0, a, (int)columns, b, (int)inner, 1.0, c, (int)inner);
+    size_t piece = piece_length(rows, columns * inner);
+    for (size_t from = 0; from < rows; from += piece) {
+        size_t count = rows - from < piece ? rows - from : piece;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)columns, (int)inner,
+                    (int)count, 1.0, a + from * columns, (int)columns, b + from * inner,
+                    (int)inner, 1.0, c, (int)inner);
+    }
 }
 
 void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, double *c)
@@ -218,13 +254,21 @@ static void grams_from_products(size_t rows, size_t p, size_t count, const doubl
     /* Each row's distinct products x_a x_b (a <= b) once, then one product with all the
        weight columns: p (p + 1) flops per row and Gram, half of weighting x for every Gram
        and multiplying by block' (which also computes each lower triangle). */
+    if (rows == 0)
+        return;
     size_t pairs = p * (p + 1) / 2;
     double *products = scratch, *sums = scratch + rows * pairs;
     /* Columns in the slot, the first of them ones: the products with it are the columns. */
     pair_products(rows, p, columns == scratch ? p : 0, columns, products);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans, (int)pairs,
-                (int)count, (int)rows, 1.0, products, (int)rows, weights,
-                by_columns ? (int)rows : (int)count, 0.0, sums, (int)count);
+    size_t piece = piece_length(rows, pairs * count);
+    for (size_t from = 0; from < rows; from += piece) {
+        size_t length = rows - from < piece ? rows - from : piece;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, by_columns ? CblasTrans : CblasNoTrans,
+                    (int)pairs, (int)count, (int)length, 1.0, products + from, (int)rows,
+                    weights + (by_columns ? from : from * count),
+                    by_columns ? (int)rows : (int)count, from == 0 ? 0.0 : 1.0, sums,
+                    (int)count);
+    }
     for (size_t a = 0, at = 0; a < p; ++a)
         for (size_t b = a; b < p; ++b, ++at)
             for (size_t c = 0; c < count; ++c)
@@ -281,15 +325,25 @@ void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const d
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
                     double *c)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)columns, (int)inner,
-                1.0, a, (int)inner, b, (int)columns, 0.0, c, (int)columns);
+    size_t piece = piece_length(columns, rows * inner);
+    for (size_t from = 0; from < columns; from += piece) {
+        size_t count = columns - from < piece ? columns - from : piece;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)count,
+                    (int)inner, 1.0, a, (int)inner, b + from, (int)columns, 0.0, c + from,
+                    (int)columns);
+    }
 }
 
 void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
                          const double *b, double *c)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns, (int)inner,
-                1.0, a, (int)inner, b, (int)inner, 1.0, c, (int)columns);
+    size_t piece = piece_length(inner, rows * columns);
+    for (size_t from = 0; from < inner; from += piece) {
+        size_t count = inner - from < piece ? inner - from : piece;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)columns,
+                    (int)count, 1.0, a + from, (int)inner, b + from, (int)inner, 1.0, c,
+                    (int)columns);
+    }
 }
 
 void moe_symmetrize_upper(size_t p, double *matrix)

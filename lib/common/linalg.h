@@ -63,7 +63,8 @@ void moe_softmax_rows(size_t rows, size_t count, double *values, double *proba, 
  *   moe_product_atb_add:  c (columns x inner) += a' b (a: rows x columns, b: rows x inner)
  *   moe_rank_update:      c (order x order, upper triangle) += alpha a'a (a: rows x order)
  * Plain loops for the small shapes (p = 6, K = 3) were measured slower than OpenBLAS on
- * one thread, though they scaled better on two (bench/RESULTS.md).
+ * one thread, though they scaled better on two (bench/RESULTS.md). Every product here is
+ * cut into pieces OpenBLAS runs on the calling thread (linalg.c, SINGLE_THREAD_PRODUCT).
  */
 void moe_product_abt(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
                      double *c);
