@@ -147,7 +147,7 @@ double moe_softmax_with_log(double *values, size_t count, double *proba)
  * (a 66 x 36 x 456 product, the Grams at K = 8 and d = 10, takes about 58 us on one thread
  * and 83 us on two; docs/ARCHITECTURE.md, "Threads") and where the pass may run threads of
  * its own. Each product is therefore cut, along its rows, into equal pieces of at most that
- * size, which OpenBLAS runs on the calling thread: pieces of a hundred rows or more run at
+ * size, which OpenBLAS runs on the calling thread: pieces of 32 rows or more run at
  * the whole product's rate. The pieces depend on the shapes alone, so results still do not
  * depend on the number of threads. OpenBLAS's rank-k updates (dsyrk) stay on one thread up
  * to order 129 at least at these row counts, and are left whole.
@@ -155,12 +155,15 @@ double moe_softmax_with_log(double *values, size_t count, double *proba)
 #define SINGLE_THREAD_PRODUCT 262144
 
 /* The length of the equal pieces cutting `length` so that each, times `others` (the product
-   of the other two dimensions), stays within SINGLE_THREAD_PRODUCT; 8 at least. */
+   of the other two dimensions), stays within SINGLE_THREAD_PRODUCT. Pieces of 32 rows and
+   more run at the whole product's rate or above (136 x 36 x 32: 40 GFLOP/s, x 456: 31);
+   a product that would need shorter ones (K above 10 at p = 16) stays whole, as its
+   per-call costs would grow and large products are where OpenBLAS's threads begin to
+   pay. */
 static size_t piece_length(size_t length, size_t others)
 {
     size_t most = others > 0 ? SINGLE_THREAD_PRODUCT / others : length;
-    most = most < 8 ? 8 : most;
-    if (length <= most)
+    if (length <= most || most < 32)
         return length > 0 ? length : 1;
     size_t pieces = (length + most - 1) / most;
     return (length + pieces - 1) / pieces;
