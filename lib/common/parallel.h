@@ -44,6 +44,14 @@ typedef struct moe_chunk_job {
 moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *total,
                           size_t *failed_row, char *message);
 
+/* The rows of a block of a pass over `rows` rows cut into blocks of MOE_BLOCK_ROWS, at
+   most: a pass over a few rows (a mini-batch, a row of a stream) carves its scratch for
+   those only, not for a whole block, which costs a page-faulting allocation per call. */
+static inline size_t moe_block_rows_for(size_t rows)
+{
+    return rows == 0 ? 1 : rows < MOE_BLOCK_ROWS ? rows : MOE_BLOCK_ROWS;
+}
+
 /* The thread count `threads` (0: automatic) resolves to on this machine. */
 size_t moe_resolve_threads(size_t threads);
 

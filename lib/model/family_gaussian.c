@@ -240,12 +240,13 @@ static size_t gaussian_chunk(void *opaque, size_t start, size_t rows, double *st
     const moe_data *data = pass->data;
     size_t K = model->n_experts, p = model->n_inputs;
     /* by columns, as the E-step's pass calls accumulate_statistics */
-    double *columns = workspace, *means = columns + MOE_BLOCK_ROWS * p;
-    double *weights = means + MOE_BLOCK_ROWS * K, *work = weights + MOE_BLOCK_ROWS * K;
+    size_t R = moe_block_rows_for(rows);
+    double *columns = workspace, *means = columns + R * p;
+    double *weights = means + R * K, *work = weights + R * K;
     double *squares = statistics + K * (p * p + p + 1);
-    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+    for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset;
-        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        size_t count = rows - offset < R ? rows - offset : R;
         moe_data_load_columns(data, first, count, columns);
         moe_expert_linear_columns(model, count, columns, means);
         for (size_t k = 0; k < K; ++k)
@@ -255,7 +256,7 @@ static size_t gaussian_chunk(void *opaque, size_t start, size_t rows, double *st
         if (!pass->residuals_only) {
             moe_weighted_grams_add_columns(
                 count, p, K, columns, weights,
-                work + moe_family_statistics_work(model, MOE_BLOCK_ROWS), statistics);
+                work + moe_family_statistics_work(model, R), statistics);
             gaussian_accumulate_statistics(model, count, columns, data->y + first, weights,
                                            means, work, statistics);
             continue;
@@ -275,10 +276,10 @@ static moe_status gaussian_run(const struct moe_model *model, const moe_data *da
 {
     size_t K = model->n_experts, p = model->n_inputs;
     gaussian_pass pass = {model, data, resp, residuals_only};
+    size_t R = moe_block_rows_for(data->n);
     moe_chunk_job job = {data->n, identity_statistics_size(model),
-                         MOE_BLOCK_ROWS * (p + 2 * K) +
-                             moe_family_statistics_work(model, MOE_BLOCK_ROWS) +
-                             moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K),
+                         R * (p + 2 * K) + moe_family_statistics_work(model, R) +
+                             moe_weighted_grams_scratch(R, p, K),
                          gaussian_chunk, &pass};
     size_t ignored = 0;
     return moe_run_chunks(&job, threads, statistics, &ignored, message);
@@ -334,12 +335,13 @@ static size_t link_chunk(void *opaque, size_t start, size_t rows, double *sums,
     size_t K = model->n_experts, p = model->n_inputs;
     double *grams = sums, *rhs = grams + K * p * p, *totals = rhs + K * p;
     double *squares = totals + K, *slopes = squares + K;
-    double *block = workspace, *linear = block + MOE_BLOCK_ROWS * p;
-    double *curvature = linear + MOE_BLOCK_ROWS * K, *scaled = curvature + MOE_BLOCK_ROWS * K;
-    double *scratch = scaled + MOE_BLOCK_ROWS * K;
-    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+    size_t R = moe_block_rows_for(rows);
+    double *block = workspace, *linear = block + R * p;
+    double *curvature = linear + R * K, *scaled = curvature + R * K;
+    double *scratch = scaled + R * K;
+    for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset;
-        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        size_t count = rows - offset < R ? rows - offset : R;
         moe_data_load_block(data, first, count, block);
         moe_product_abt(count, K, p, block, pass->coefficients, linear);
         for (size_t i = 0; i < count; ++i) {
@@ -367,10 +369,10 @@ static moe_status link_run(const struct moe_model *model, const moe_data *data,
 {
     size_t K = model->n_experts, p = model->n_inputs;
     link_pass pass = {model, data, resp, coefficients, link};
+    size_t R = moe_block_rows_for(data->n);
     moe_chunk_job job = {data->n, link_sums_size(K, p),
-                         MOE_BLOCK_ROWS * (p + 3 * K) +
-                             moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K),
-                         link_chunk, &pass};
+                         R * (p + 3 * K) + moe_weighted_grams_scratch(R, p, K), link_chunk,
+                         &pass};
     size_t ignored = 0;
     return moe_run_chunks(&job, threads, sums, &ignored, message);
 }
@@ -730,11 +732,12 @@ static size_t gradient_chunk(void *opaque, size_t start, size_t rows, double *su
     const struct moe_model *model = pass->model;
     const moe_data *data = pass->data;
     size_t K = model->n_experts, p = model->n_inputs;
-    double *block = workspace, *scaled = block + MOE_BLOCK_ROWS * p;
+    size_t R = moe_block_rows_for(rows);
+    double *block = workspace, *scaled = block + R * p;
     double *coefficients = sums, *log_variances = sums + K * p;
-    for (size_t offset = 0; offset < rows; offset += MOE_BLOCK_ROWS) {
+    for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset;
-        size_t count = rows - offset < MOE_BLOCK_ROWS ? rows - offset : MOE_BLOCK_ROWS;
+        size_t count = rows - offset < R ? rows - offset : R;
         moe_data_load_block(data, first, count, block);
         moe_expert_linear(model, count, block, scaled);
         for (size_t i = 0; i < count; ++i) {
@@ -770,7 +773,8 @@ static moe_status gaussian_gradient(const struct moe_model *model, const moe_dat
     for (size_t k = 0; k < K; ++k)
         precision[k] = 1.0 / model->variances[k];
     gradient_pass pass = {model, data, resp, precision};
-    moe_chunk_job job = {data->n, K * p + K, MOE_BLOCK_ROWS * (p + K), gradient_chunk, &pass};
+    moe_chunk_job job = {data->n, K * p + K, moe_block_rows_for(data->n) * (p + K),
+                         gradient_chunk, &pass};
     size_t ignored = 0;
     moe_status status = moe_run_chunks(&job, threads, sums, &ignored, message);
     if (status == MOE_OK) {

@@ -94,10 +94,12 @@ typedef struct pass_context {
     /* The gate's rows (the reference's zero, so that its logit needs no special case),
        then the experts' rows: (K + K R) x p. */
     double *stacked;
+    /* The longest block of any chunk: what each thread's scratch is carved for. */
+    size_t workspace_rows;
 } pass_context;
 
-/* Per-thread scratch, carved from one array of carve(model, NULL, ...) doubles. Every
-   block array is by columns (common/columns.h). */
+/* Per-thread scratch, carved from one array of carve(model, R, NULL, ...) doubles for blocks
+   of at most R rows. Every block array is by columns (common/columns.h). */
 typedef struct pass_workspace {
     double *columns, *weights, *combined, *gate_proba, *density, *resp, *resp_rows;
     double *row_loglik;
@@ -112,9 +114,9 @@ static size_t gram_count(const struct moe_model *model)
     return J * (J + 1) / 2 + K;
 }
 
-static size_t carve(const struct moe_model *model, double *base, pass_workspace *w)
+static size_t carve(const struct moe_model *model, size_t R, double *base, pass_workspace *w)
 {
-    size_t R = PASS_ROWS, K = model->n_experts, p = model->n_inputs;
+    size_t K = model->n_experts, p = model->n_inputs;
     size_t J = K > 1 ? K - 1 : 1, width = K + K * model->expert_rows;
     size_t grams = gram_count(model);
     size_t sizes[] = {R * p, R, R * width, R * K, R * K, R * K, R * K, R, 2 * R * J, R * grams,
@@ -172,7 +174,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     size_t pairs = gate ? J * (J + 1) / 2 : 0, grams = pairs + (experts ? K : 0);
     double *gram_sums = sums + (gate ? layout->parts : layout->experts);
     pass_workspace w;
-    carve(model, memory, &w);
+    carve(model, context->workspace_rows, memory, &w);
     size_t block = block_rows(rows);
     /* Gaussian experts with the identity link: their densities and residuals inside the
        posterior's per-row loop (model/posterior_block.h). */
@@ -263,7 +265,10 @@ moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, dou
     memcpy(stacked, model->gate, (K - 1) * p * sizeof(double));
     memset(stacked + (K - 1) * p, 0, p * sizeof(double));
     memcpy(stacked + K * p, model->experts, moe_experts_size(model) * sizeof(double));
-    pass_context context = {model, data, resp, layout_of(model, request), stacked};
+    /* Scratch for the longest block only: a pass over a few rows (a mini-batch of gd, a row
+       of a stream) then allocates a few kilobytes, not the hundreds a full block takes. */
+    size_t workspace_rows = data->n >= PASS_ROWS ? PASS_ROWS : block_rows(data->n + (data->n == 0));
+    pass_context context = {model, data, resp, layout_of(model, request), stacked, workspace_rows};
     moe_status status = MOE_OK;
     if (request->previous && resp == NULL)
         status = moe_fail(message, MOE_ERR_INTERNAL, "an E-step with previous targets needs them");
@@ -273,8 +278,9 @@ moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, dou
         free(stacked);
         return status;
     }
-    moe_chunk_job job = {data->n, context.layout.size, carve(model, NULL, &(pass_workspace){0}),
-                         pass_chunk, &context};
+    moe_chunk_job job = {data->n, context.layout.size,
+                         carve(model, workspace_rows, NULL, &(pass_workspace){0}), pass_chunk,
+                         &context};
     size_t failed_row = 0;
     status = moe_run_chunks(&job, request->threads, sums->memory, &failed_row, message);
     free(stacked);

@@ -237,9 +237,9 @@ typedef struct softmax_chunk_context {
 } softmax_chunk_context;
 
 /* Per-thread scratch of a pass, in doubles. */
-static size_t chunk_workspace_size(size_t C, size_t p, int want_hessian)
+static size_t chunk_workspace_size(size_t n, size_t C, size_t p, int want_hessian)
 {
-    size_t R = MOE_BLOCK_ROWS;
+    size_t R = moe_block_rows_for(n);
     return R * p + 2 * R * C + R * (C - 1) + R +
            (want_hessian ? moe_softmax_scratch_size(R, C, p) : 0);
 }
@@ -251,7 +251,7 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_softmax_problem *problem = context->problem;
     const moe_data *data = problem->data;
     size_t C = problem->n_classes, p = moe_data_inputs(data), J = C - 1, m = J * p;
-    size_t R = MOE_BLOCK_ROWS;
+    size_t R = moe_block_rows_for(rows);
     double *block = memory, *log_proba = block + R * p, *probability = log_proba + R * C;
     double *residuals = probability + R * C, *weights = residuals + R * J;
     double *scratch = weights + R;
@@ -299,7 +299,7 @@ static moe_status softmax_pass(const moe_softmax_problem *problem, const double 
     size_t C = w->classes, p = w->inputs, m = w->free_params;
     softmax_chunk_context context = {problem, coefficients, want_gradient, want_hessian};
     size_t size = 2 + (want_gradient ? m : 0) + (want_hessian ? moe_softmax_hessian_parts(C, p) : 0);
-    moe_chunk_job job = {problem->data->n, size, chunk_workspace_size(C, p, want_hessian),
+    moe_chunk_job job = {problem->data->n, size, chunk_workspace_size(problem->data->n, C, p, want_hessian),
                          softmax_chunk, &context};
     size_t ignored = 0;
     moe_status status = moe_run_chunks(&job, problem->threads, w->sums, &ignored, message);
