@@ -20,6 +20,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 ran=0
 failed=0
+names=()
 for source in "$here"/fuzz_*.c; do
     name=$(basename "$source" .c)
     name=${name#fuzz_}
@@ -42,7 +43,16 @@ for source in "$here"/fuzz_*.c; do
     fi
     echo "== fuzz_$name: $seconds s from $(find "$run/corpus" -type f | wc -l) inputs"
     ran=$((ran + 1))
-    if "$binary" "${options[@]}" "$run/corpus" >"$run/log" 2>&1; then
+    # The harnesses run side by side (each on one core): the step takes SECONDS, not
+    # SECONDS times the number of harnesses.
+    ( "$binary" "${options[@]}" "$run/corpus" >"$run/log" 2>&1; echo $? >"$run/status" ) &
+    names+=("$name")
+done
+wait
+for name in ${names[@]+"${names[@]}"}; do
+    run="$build/fuzz-run/$name"
+    if [[ $(cat "$run/status" 2>/dev/null) == 0 ]]; then
+        echo "== fuzz_$name"
         grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$run/log"
         echo "   corpus now $(find "$run/corpus" -type f | wc -l) inputs; no failure"
     else
