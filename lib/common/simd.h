@@ -4,8 +4,8 @@
  * block's rows (common/columns.h) run four or eight times wider where the CPU has AVX2 or
  * AVX-512. A body is an always-inline function; MOE_SIMD_FUNCTION compiles it once per
  * target and defines a dispatcher. Elsewhere (other compilers or CPUs), and in a build
- * with MOE_SIMD_COPIES=OFF (CMakeLists.txt: CI's clang build, which so tests the baseline
- * copy on a machine that has AVX-512), only the generic copy exists.
+ * with MOE_SIMD_COPIES=OFF (CMakeLists.txt: CI's step 8b, which so tests the baseline copy
+ * on a machine that has AVX-512, and its fuzz build), only the generic copy exists.
  *
  * Whether the copies give the same bits depends on the file's contraction setting: with
  * -ffp-contract=fast the AVX2 and AVX-512 copies use fused multiply-adds and the generic
