@@ -1,8 +1,6 @@
 #include "common/parallel.h"
 #include "common/error.h"
 
-#include <stdatomic.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,55 +34,54 @@ static size_t run_chunk(const moe_chunk_job *job, size_t chunk, double *partial,
     return job->run(job->context, start, rows, partial, workspace);
 }
 
-/*
- * The threads' workspaces of the last finished run, kept for the next. A fit makes
- * hundreds of passes, each wanting the same hundreds of kilobytes; allocated afresh, such
- * a block is mapped, zero-filled page by page and unmapped every time (by the C library
- * past its mapping threshold, by AddressSanitizer's allocator always: there a default fit
- * of 600 rows took 1.07 s, 0.39 s with this). One spare at a time, taken and given back by
- * atomic exchange, so that concurrent runs never share one: a run that finds none (or a
- * small one) allocates its own, and of two given back the later one stays. Spares above
- * SPARE_LIMIT doubles are freed at once, and the library's unloading frees the last.
- */
-#define SPARE_LIMIT ((size_t)1 << 21) /* 16 MiB */
+/* The scratch of the fitter call running on this thread, if any (moe_scratch_enter). */
+static _Thread_local moe_scratch *current_scratch;
 
-typedef struct spare {
-    size_t capacity; /* doubles in values */
-    size_t padding;  /* values 16-byte aligned, as malloc's */
-    double values[];
-} spare;
-
-static _Atomic(spare *) kept_spare;
-
-static double *take_workspace(size_t threads, size_t per_thread)
+moe_scratch *moe_scratch_enter(moe_scratch *scratch)
 {
-    if (per_thread > (SIZE_MAX / sizeof(double) - sizeof(spare)) / threads)
+    moe_scratch *outer = current_scratch;
+    current_scratch = scratch;
+    return outer;
+}
+
+void moe_scratch_leave(moe_scratch *outer)
+{
+    current_scratch = outer;
+}
+
+void moe_scratch_free(moe_scratch *scratch)
+{
+    free(scratch->memory);
+    *scratch = (moe_scratch)MOE_SCRATCH_INIT;
+}
+
+/* The threads' workspaces: the call's scratch when there is one and no run on this thread
+   holds it (a chunk that runs chunks of its own gets fresh memory), else fresh memory. */
+static double *take_workspace(moe_scratch *scratch, size_t threads, size_t per_thread)
+{
+    if (per_thread > SIZE_MAX / sizeof(double) / threads)
         return NULL;
     size_t doubles = threads * per_thread;
-    spare *found = atomic_exchange(&kept_spare, NULL);
-    if (found != NULL && found->capacity >= doubles)
-        return found->values;
-    free(found);
-    found = malloc(sizeof(spare) + doubles * sizeof(double));
-    if (found == NULL)
-        return NULL;
-    found->capacity = doubles;
-    return found->values;
-}
-
-static void give_workspace(double *values)
-{
-    spare *given = (spare *)((char *)values - offsetof(spare, values));
-    if (given->capacity > SPARE_LIMIT) {
-        free(given);
-        return;
+    if (scratch == NULL || scratch->busy)
+        return malloc(doubles * sizeof(double));
+    if (scratch->capacity < doubles) {
+        free(scratch->memory);
+        scratch->capacity = 0;
+        scratch->memory = malloc(doubles * sizeof(double));
+        if (scratch->memory == NULL)
+            return NULL;
+        scratch->capacity = doubles;
     }
-    free(atomic_exchange(&kept_spare, given));
+    scratch->busy = 1;
+    return scratch->memory;
 }
 
-__attribute__((destructor)) static void free_kept_spare(void)
+static void give_workspace(moe_scratch *scratch, double *memory)
 {
-    free(atomic_exchange(&kept_spare, NULL));
+    if (scratch != NULL && scratch->busy && memory == scratch->memory)
+        scratch->busy = 0;
+    else
+        free(memory);
 }
 
 static void add_partial(const moe_chunk_job *job, const double *partial, double *total)
@@ -101,7 +98,8 @@ moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *tota
     if (threads > chunks)
         threads = chunks > 0 ? chunks : 1;
     size_t per_thread = job->accumulator_size + job->workspace_size;
-    double *memory = take_workspace(threads, per_thread > 0 ? per_thread : 1);
+    moe_scratch *scratch = current_scratch;
+    double *memory = take_workspace(scratch, threads, per_thread > 0 ? per_thread : 1);
     if (memory == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate %zu thread workspaces of %zu values", threads,
@@ -145,7 +143,7 @@ moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *tota
                 add_partial(job, memory, total);
         }
     }
-    give_workspace(memory);
+    give_workspace(scratch, memory);
     if (failure != 0) {
         *failed_row = failure - 1;
         return MOE_ERR_NUMERICAL;

@@ -44,6 +44,29 @@ typedef struct moe_chunk_job {
 moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *total,
                           size_t *failed_row, char *message);
 
+/*
+ * Scratch for the thread workspaces of the runs inside one fitter call. A fit makes
+ * hundreds of passes that each want the same hundreds of kilobytes; allocated afresh every
+ * time, such a block is mapped, faulted in page by page and unmapped again (by the C
+ * library past its mapping threshold, by AddressSanitizer's allocator always). The fitter
+ * (estimators/fitter_run.c) puts a scratch of its call's own in place on the calling
+ * thread with moe_scratch_enter, takes it away with moe_scratch_leave and frees it with
+ * moe_scratch_free before returning: nothing outlives the call, nothing is shared between
+ * threads. Runs outside a fitter call allocate as before.
+ */
+typedef struct moe_scratch {
+    double *memory;
+    size_t capacity; /* doubles */
+    int busy;        /* a run on this thread is using it */
+} moe_scratch;
+
+#define MOE_SCRATCH_INIT {NULL, 0, 0}
+
+/* Make `scratch` the calling thread's; returns the one it replaces (for moe_scratch_leave). */
+moe_scratch *moe_scratch_enter(moe_scratch *scratch);
+void moe_scratch_leave(moe_scratch *outer);
+void moe_scratch_free(moe_scratch *scratch);
+
 /* The rows of a block of a pass over `rows` rows cut into blocks of MOE_BLOCK_ROWS, at
    most: a pass over a few rows (a mini-batch, a row of a stream) carves its scratch for
    those only, not for a whole block, which costs a page-faulting allocation per call. */

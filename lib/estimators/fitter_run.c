@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/clock.h"
+#include "common/parallel.h"
 #include "model/family.h"
 #include "model/posterior.h"
 
@@ -333,6 +334,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     if (status == MOE_OK && ((status = moe_model_clone(&context.model, model)) != MOE_OK ||
                              (status = moe_model_clone(&context.start, model)) != MOE_OK))
         moe_fail_propagate(fitter->message, status);
+    moe_scratch scratch = MOE_SCRATCH_INIT;
+    moe_scratch *outer_scratch = moe_scratch_enter(&scratch);
     if (status == MOE_OK) {
         const moe_estimator_ops *ops = &fitter->ops;
         status = input->call == MOE_CALL_FIT         ? ops->fit(fitter->state, &context)
@@ -365,6 +368,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
             fitter->session.batches += 1;
         }
     }
+    moe_scratch_leave(outer_scratch);
+    moe_scratch_free(&scratch);
     for (size_t r = 0; r < context.n_traces; ++r)
         free(context.traces[r].values);
     free(context.traces);
