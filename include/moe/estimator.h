@@ -388,8 +388,9 @@ MOE_API moe_status moe_solve_symmetric(size_t order, const double *matrix, doubl
 /*
  * Rows on the fitter's threads, with a reduction that does not depend on their number: the
  * rows 0 .. n-1 are cut into fixed chunks, `run` sums each chunk into its own zeroed
- * `sums_size` doubles (with `scratch_size` doubles of scratch per thread), and the chunks'
- * sums are added in chunk order into `sums`. run returns 0, or 1 + a failing row (the call
+ * `sums_size` doubles (with `scratch_size` doubles of scratch per thread, whose contents on
+ * entry are undefined: it may be memory an earlier pass of the same call used), and the
+ * chunks' sums are added in chunk order into `sums`. run returns 0, or 1 + a failing row (the call
  * then returns MOE_ERR_NUMERICAL naming the lowest such row).
  */
 typedef size_t (*moe_chunk_fn)(void *user, size_t first, size_t count, double *sums,

@@ -78,7 +78,7 @@ static double *take_workspace(moe_scratch *scratch, size_t threads, size_t per_t
 
 static void give_workspace(moe_scratch *scratch, double *memory)
 {
-    if (scratch != NULL && scratch->busy && memory == scratch->memory)
+    if (scratch != NULL && memory == scratch->memory)
         scratch->busy = 0;
     else
         free(memory);
