@@ -956,6 +956,22 @@ START_TEST(version_and_last_error)
 }
 END_TEST
 
+/* A message built from the thread's own last message (a wrapper adding context to a nested
+   failure) keeps that message instead of formatting the buffer into itself. */
+START_TEST(messages_survive_being_wrapped)
+{
+    moe_fitter_t *fitter = NULL;
+    ck_assert_int_eq(moe_fitter_create(&fitter, "ismm"), MOE_OK);
+    const char *path = "/nonexistent-moe-directory/state.moes";
+    ck_assert_int_eq(moe_fitter_load_state(fitter, path), MOE_ERR_IO);
+    ck_assert_msg(strstr(moe_fitter_last_error(fitter), "nonexistent-moe-directory") != NULL,
+                  "fitter message '%s'", moe_fitter_last_error(fitter));
+    ck_assert_msg(strstr(moe_last_error(), "nonexistent-moe-directory") != NULL,
+                  "thread message '%s'", moe_last_error());
+    moe_fitter_free(fitter);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Degenerate data                                                          */
 /* ------------------------------------------------------------------------ */
@@ -1278,7 +1294,7 @@ static Suite *errors_suite(void)
           too_few_samples, NULL}},
         {"specs", {invalid_specs, spec_versions, NULL}},
         {"setters", {setters_reject_non_finite, setters_reject_non_positive_variances, NULL}},
-        {"strings", {strerror_every_status, version_and_last_error, NULL}},
+        {"strings", {strerror_every_status, version_and_last_error, messages_survive_being_wrapped, NULL}},
         {"degenerate",
          {degenerate_constant_y, degenerate_constant_x, degenerate_n_equals_free_params,
           degenerate_duplicated_rows, degenerate_collinear_columns,

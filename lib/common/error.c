@@ -8,10 +8,14 @@ static _Thread_local char thread_message[MOE_MESSAGE_SIZE];
 
 moe_status moe_fail(char *handle_message, moe_status status, const char *format, ...)
 {
+    /* Formatted apart first: a caller may pass moe_last_error() or a handle's message as an
+       argument, and formatting a buffer into itself is undefined (it came out empty). */
+    char formatted[MOE_MESSAGE_SIZE];
     va_list arguments;
     va_start(arguments, format);
-    vsnprintf(thread_message, sizeof thread_message, format, arguments);
+    vsnprintf(formatted, sizeof formatted, format, arguments);
     va_end(arguments);
+    memcpy(thread_message, formatted, sizeof formatted);
     if (handle_message != NULL && handle_message != thread_message)
         memcpy(handle_message, thread_message, MOE_MESSAGE_SIZE);
     return status;
