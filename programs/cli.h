@@ -98,6 +98,10 @@ void fit_watch_end(fit_watch *watch);
 
 /* The fitter options of the arguments (--seed ... and --option); 0 or an exit code. */
 int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a);
+/* Each option the arguments give, as a name and its text, in order; stops at the first
+   visit that returns an exit code, and returns it (0 when all passed). */
+typedef int (*fit_option_visitor)(void *context, const char *name, const char *value);
+int fit_each_option(const fit_arguments *a, fit_option_visitor visit, void *context);
 /* The data's feature and response names (and class labels) into the model. */
 int fit_name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes);
 

@@ -264,13 +264,14 @@ static int set_option(moe_fitter_t *fitter, const char *name, const char *value)
     return 0;
 }
 
-int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a)
+int fit_each_option(const fit_arguments *a, fit_option_visitor visit, void *context)
 {
     const char *names[] = {"seed", "n_init", "max_iter", "tol", "threads"};
     const char *values[] = {a->seed, a->n_init, a->max_iter, a->tol, a->threads};
+    int code = 0;
     for (size_t o = 0; o < 5; ++o)
-        if (values[o] != NULL && set_option(fitter, names[o], values[o]) != 0)
-            return EXIT_USAGE;
+        if (values[o] != NULL && (code = visit(context, names[o], values[o])) != 0)
+            return code;
     for (size_t o = 0; o < a->n_options; ++o) {
         char name[128];
         const char *equals = strchr(a->options[o], '=');
@@ -279,10 +280,20 @@ int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a)
             return usage_error("--option expects NAME=VALUE, got '%s'", a->options[o]);
         memcpy(name, a->options[o], length);
         name[length] = '\0';
-        if (set_option(fitter, name, equals + 1) != 0)
-            return EXIT_USAGE;
+        if ((code = visit(context, name, equals + 1)) != 0)
+            return code;
     }
     return 0;
+}
+
+static int set_visited_option(void *fitter, const char *name, const char *value)
+{
+    return set_option(fitter, name, value);
+}
+
+int fit_set_options(moe_fitter_t *fitter, const fit_arguments *a)
+{
+    return fit_each_option(a, set_visited_option, fitter);
 }
 
 int fit_name_model(moe_model_t *model, const table *data, char **classes, size_t n_classes)

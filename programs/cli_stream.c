@@ -90,6 +90,74 @@ static int consume(stream *s)
     return checkpoint(s);
 }
 
+/* --resume continues a session with the settings it was started with: an option given again
+   must say the same, for other settings would make the continued stream another model than
+   the uninterrupted one. Threads are the exception (results do not depend on them). */
+typedef struct saved_session {
+    const char *estimator;
+    const unsigned char *bytes;
+    size_t size;
+} saved_session;
+
+static int agrees_with_session(void *opaque, const char *name, const char *value)
+{
+    const saved_session *saved = opaque;
+    if (strcmp(name, "threads") == 0)
+        return 0;
+    moe_fitter_t *probe = NULL;
+    unsigned char *after = NULL;
+    size_t size = 0;
+    int code = 0;
+    /* A value no fitter takes is a plain usage error; one a fresh fitter takes but the
+       session refuses (estimators refuse to change their schedule mid-session) or that
+       changes the saved settings is a conflict. */
+    if (moe_fitter_create(&probe, saved->estimator) != MOE_OK)
+        code = usage_error("--resume: %s", moe_last_error());
+    else if (moe_fitter_set_option(probe, name, value) != MOE_OK)
+        code = usage_error("option %s=%s: %s", name, value, moe_fitter_last_error(probe));
+    else if (moe_fitter_load_state_buffer(probe, saved->bytes, saved->size) != MOE_OK)
+        code = usage_error("--resume: %s", moe_fitter_last_error(probe));
+    int refused = code == 0 && moe_fitter_set_option(probe, name, value) != MOE_OK;
+    if (code == 0 && !refused &&
+        (moe_fitter_save_state_buffer(probe, NULL, 0, &size) != MOE_OK ||
+         (after = malloc(size)) == NULL ||
+         moe_fitter_save_state_buffer(probe, after, size, &size) != MOE_OK))
+        code = usage_error("--resume: %s", moe_last_error());
+    else if (code == 0 && (refused || size != saved->size || memcmp(after, saved->bytes, size) != 0))
+        code = usage_error("--resume: %s=%s is not the saved session's setting; a session goes "
+                           "on with the settings it was started with (leave the option out, "
+                           "or start a new session)",
+                           name, value);
+    free(after);
+    moe_fitter_free(probe);
+    return code;
+}
+
+/* Load the saved session, check the command line's options against it, then apply threads. */
+static int resume_session(stream *s, const char *estimator)
+{
+    const fit_arguments *a = s->a;
+    if (moe_fitter_load_state(s->fitter, a->resume) != MOE_OK)
+        return usage_error("--resume %s: %s", a->resume, moe_fitter_last_error(s->fitter));
+    saved_session saved = {estimator, NULL, 0};
+    unsigned char *bytes = NULL;
+    int code = 0;
+    if (moe_fitter_save_state_buffer(s->fitter, NULL, 0, &saved.size) != MOE_OK ||
+        (bytes = malloc(saved.size)) == NULL ||
+        moe_fitter_save_state_buffer(s->fitter, bytes, saved.size, &saved.size) != MOE_OK)
+        code = usage_error("--resume %s: %s", a->resume, moe_last_error());
+    saved.bytes = bytes;
+    if (code == 0)
+        code = agrees_with_session(&saved, "batch_size", a->batch_size);
+    if (code == 0)
+        code = fit_each_option(a, agrees_with_session, &saved);
+    if (code == 0 && a->threads != NULL &&
+        moe_fitter_set_option(s->fitter, "threads", a->threads) != MOE_OK)
+        code = usage_error("--threads %s: %s", a->threads, moe_fitter_last_error(s->fitter));
+    free(bytes);
+    return code;
+}
+
 int run_stream_fit(const fit_arguments *a)
 {
     if (strcmp(a->family, "gaussian") != 0)
@@ -105,12 +173,12 @@ int run_stream_fit(const fit_arguments *a)
     if (moe_fitter_create(&s.fitter, estimator) != MOE_OK)
         return usage_error("--estimator: %s", moe_last_error());
     int code = 0;
-    if (moe_fitter_set_option(s.fitter, "batch_size", a->batch_size) != MOE_OK)
+    if (a->resume != NULL)
+        code = resume_session(&s, estimator);
+    else if (moe_fitter_set_option(s.fitter, "batch_size", a->batch_size) != MOE_OK)
         code = usage_error("--batch-size %s: %s", a->batch_size, moe_fitter_last_error(s.fitter));
-    if (code == 0)
+    else
         code = fit_set_options(s.fitter, a);
-    if (code == 0 && a->resume != NULL && moe_fitter_load_state(s.fitter, a->resume) != MOE_OK)
-        code = usage_error("--resume %s: %s", a->resume, moe_fitter_last_error(s.fitter));
     FILE *file = NULL;
     int from_stdin = strcmp(a->data, "-") == 0;
     if (code == 0) {

@@ -270,6 +270,21 @@ checks=$((checks + 1))
 cmp -s "$work/whole.moe" "$work/resumed.moe" || fail "resumed stream: not the model of one stream"
 run 2 "--resume a missing file" "$moe" fit "$work/second.csv" --response y --batch-size 7 \
     --resume "$work/missing.state"
+# A resumed session goes on with its own settings: options that would change them are
+# refused and named, the same values and other thread counts are taken.
+run 2 "--resume with another step_decay" "$moe" fit "$work/second.csv" --response y \
+    --batch-size 7 --resume "$work/session.state" --option step_decay=0.9
+contains "$work/err" "step_decay=0.9 is not the saved session's setting" "the conflict is named"
+run 2 "--resume with another batch size" "$moe" fit "$work/second.csv" --response y \
+    --batch-size 8 --resume "$work/session.state"
+contains "$work/err" "batch_size=8" "the batch size conflict is named"
+run 2 "--resume with another tol" "$moe" fit "$work/second.csv" --response y \
+    --batch-size 7 --resume "$work/session.state" --tol 0.001
+run 0 "--resume with the session's own settings and 2 threads" "$moe" fit "$work/second.csv" \
+    --response y --batch-size 7 --resume "$work/session.state" --option step_decay=0.6 \
+    --threads 2 -o "$work/resumed2.moe"
+checks=$((checks + 1))
+cmp -s "$work/whole.moe" "$work/resumed2.moe" || fail "resumed on 2 threads: not the model of one stream"
 run 2 "--checkpoint without --batch-size" "$moe" fit "$work/stream.csv" --response y \
     --checkpoint "$work/x.state"
 run 2 "streaming a classification" "$moe" fit "$work/classes.csv" --response species \
