@@ -106,6 +106,8 @@ PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Progress), ctypes.c_
 _prototypes = {
     "moe_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     "moe_option_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "moe_option_bounds": (ctypes.c_int, [ctypes.c_int, c_double_p, c_double_p,
+                                         ctypes.POINTER(ctypes.c_int)]),
     "moe_last_error": (ctypes.c_char_p, []),
     "moe_model_spec_init": (ctypes.c_int, [ctypes.POINTER(ModelSpec), ctypes.c_uint]),
     "moe_model_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ModelSpec)]),
@@ -160,6 +162,11 @@ _prototypes = {
     "moe_fitter_partial_fit": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                                               c_double_p, ctypes.c_size_t, c_double_p,
                                               c_double_p]),
+    "moe_fitter_estimator_name": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "moe_fitter_save_state_buffer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
+                                                    ctypes.c_size_t, c_size_t_p]),
+    "moe_fitter_load_state_buffer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
+                                                    ctypes.c_size_t]),
 }
 _missing = [name for name in _prototypes if not hasattr(lib, name)]
 if _missing:

@@ -5,8 +5,9 @@ import threading
 
 import numpy as np
 
+from ._checks import PINNED_BOUNDS, option_text, per_row, text, whole_number
 from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
-from .model import Model, as_rows, in_place, leading, pointer
+from .model import Model, checked_rows, in_place, leading, pointer
 
 try:  # scikit-learn is optional: without it the estimators still work, with less checking
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -41,12 +42,10 @@ def _validate(X, y, sample_weight, numeric):
         return X, y, sample_weight
     X = np.asarray(X, dtype=np.float64)
     X = X if X.ndim == 2 and in_place(X) else np.ascontiguousarray(X)
-    y = np.asarray(y)
-    if X.ndim != 2 or y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError("X must be 2-dimensional and y 1-dimensional with a value per row")
-    if sample_weight is not None:
-        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    return X, y, sample_weight
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
+    # y's and the weights' lengths: checked_rows, as for every call into libmoe.
+    return X, np.asarray(y), sample_weight
 
 
 def _rows(estimator, X):
@@ -72,25 +71,21 @@ lib.moe_fitter_get_report.restype = ctypes.c_int
 lib.moe_fitter_get_report.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Report)]
 
 
-def _option_text(value):
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
+CANCELLED = "libmoe: the fit was cancelled"
 
 
 class _Fitter:
     """A moe_fitter_t for one fit: options as text, Ctrl-C through the progress callback."""
 
     def __init__(self, estimator, options):
+        # Every name and value is checked before the library sees any: options that cannot
+        # be what the caller meant (a NUL, a wrapped count) fail before a handle exists.
+        settings = [(text("option name", name), option_text(name, value))
+                    for name, value in options.items() if value is not None]
         self._handle = ctypes.c_void_p()
-        check(lib.moe_fitter_create(ctypes.byref(self._handle), estimator.encode()))
-        for name, value in options.items():
-            if value is None:
-                continue
-            check(lib.moe_fitter_set_option(self._handle, name.encode(),
-                                            _option_text(value).encode()), self._message)
+        check(lib.moe_fitter_create(ctypes.byref(self._handle), text("estimator", estimator)))
+        for name, value in settings:
+            check(lib.moe_fitter_set_option(self._handle, name, value), self._message)
         self._interrupted = False
 
         def progress(_progress, _user):
@@ -106,6 +101,30 @@ class _Fitter:
         if getattr(self, "_handle", None) is not None and self._handle.value:
             lib.moe_fitter_free(self._handle)
             self._handle = ctypes.c_void_p()
+
+    @property
+    def estimator(self):
+        return lib.moe_fitter_estimator_name(self._handle).decode()
+
+    def state(self):
+        """The fitter's state (options, the streaming session) as libmoe's bytes."""
+        size = ctypes.c_size_t()
+        check(lib.moe_fitter_save_state_buffer(self._handle, None, 0, ctypes.byref(size)),
+              self._message)
+        buffer = ctypes.create_string_buffer(size.value)
+        check(lib.moe_fitter_save_state_buffer(self._handle, buffer, size.value,
+                                               ctypes.byref(size)), self._message)
+        return buffer.raw[:size.value]
+
+    def restore(self, state):
+        buffer = ctypes.create_string_buffer(bytes(state), len(state))
+        check(lib.moe_fitter_load_state_buffer(self._handle, buffer, len(state)), self._message)
+
+    @classmethod
+    def from_state(cls, state, estimator):
+        fitter = cls(estimator, {})
+        fitter.restore(state)
+        return fitter
 
     def run(self, function, model, X, y, weights):
         """The fit on a thread of its own (ctypes releases the GIL for the call), so that
@@ -127,17 +146,24 @@ class _Fitter:
         thread = threading.Thread(target=call)
         thread.start()
         try:
-            while not finished.wait(0.05):
-                pass
-        except KeyboardInterrupt:
-            self._interrupted = True
-            while not finished.wait(0.05):
-                pass
-            thread.join()
-            raise
+            try:
+                while not finished.wait(0.05):
+                    pass
+            except KeyboardInterrupt:
+                self._interrupted = True
+                while not finished.wait(0.05):
+                    pass
+                thread.join()
+                # Raised even when the fit ended before it saw the request: the caller asked
+                # for no result.
+                raise KeyboardInterrupt(f"{CANCELLED} (Ctrl-C)") from None
+        finally:
+            # The flag belongs to this call: a fitter kept for the next partial_fit must not
+            # cancel that one too.
+            self._interrupted = False
         status = result["status"]
         if status == MOE_ERR_CANCELLED:
-            raise KeyboardInterrupt(self._message().decode())
+            raise KeyboardInterrupt(f"{CANCELLED}: {self._message().decode()}")
         check(status, self._message)
 
 
@@ -199,9 +225,13 @@ class _MoE(BaseEstimator):
         options = {name: getattr(self, name) for name in _PINNED_OPTIONS}
         if self.random_state is not None:
             seed = self.random_state
-            if not isinstance(seed, (int, np.integer)):
-                seed = int(np.random.RandomState(seed).randint(0, 2**31 - 1))
-            options["seed"] = int(seed)
+            if isinstance(seed, np.random.RandomState):
+                seed = seed.randint(0, 2**31 - 1)
+            _, upper, _ = PINNED_BOUNDS["seed"]
+            options["seed"] = whole_number("random_state", seed, 0, int(upper))
+        if self.options is not None and not isinstance(self.options, dict):
+            raise ValueError(f"options must be a dict of option name to value, got "
+                             f"{self.options!r}")
         options.update(self.options or {})
         return options
 
@@ -211,31 +241,55 @@ class _MoE(BaseEstimator):
                             intercept=self.fit_intercept,
                             n_classes=n_classes if family == "multinomial" else 0)
 
-    def _fit(self, X, y, sample_weight, partial):
-        X = np.asarray(X, dtype=np.float64)
-        X = X if in_place(X) else np.ascontiguousarray(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
-        if not partial or not hasattr(self, "model_"):
-            self.model_ = self._new_model(X.shape[1], getattr(self, "_n_classes", 0))
-            self._fitter = _Fitter(self.estimator, self._fitter_options())
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model {self.n_features_in_}")
+    def _fit(self, X, y, sample_weight, partial, fitted=None):
+        """The fit, into a new model (or, continuing a stream, a copy of model_) that becomes
+        model_ only once the library returns MOE_OK. A fit that fails or is cancelled (Ctrl-C)
+        leaves the estimator as it was: unfitted, or with its previous fit and stream intact.
+        `fitted`: further attributes (a classifier's classes) set with the fit, and only then."""
+        fitted = dict(fitted or {})
+        continuing = partial and hasattr(self, "model_")
+        X, y, w = checked_rows(X, self.n_features_in_ if continuing else None, y, sample_weight)
+        if continuing:
+            model, fitter = self.model_.copy(), self._fitter
+            # A cancelled partial fit may have advanced the session (libmoe keeps what the
+            # estimator did before the cancel): the state from before goes back then.
+            before = fitter.state()
+        else:
+            model = self._new_model(X.shape[1], fitted.get("_n_classes", 0))
+            fitter = _Fitter(self.estimator, self._fitter_options())
+            before = None
         function = lib.moe_fitter_partial_fit if partial else lib.moe_fitter_fit
-        self._fitter.run(function, self.model_, X, y, w)
-        self.n_features_in_ = X.shape[1]
+        try:
+            fitter.run(function, model, X, y, w)
+        except BaseException:
+            if before is not None:
+                fitter.restore(before)
+            raise
         report = _Report()
         report.version = 1
-        if lib.moe_fitter_get_report(self._fitter._handle, ctypes.byref(report)) == 0:
-            self.n_iter_ = report.iterations
-            self.converged_ = bool(report.converged)
+        if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) == 0:
+            fitted.update(n_iter_=report.iterations, converged_=bool(report.converged))
+        fitted.update(model_=model, _fitter=fitter, n_features_in_=X.shape[1])
+        for name, value in fitted.items():
+            setattr(self, name, value)
         return self
 
     def __getstate__(self):
-        # The fitter (a C handle) does not travel; the model does, through its bytes.
+        # The fitter is a C handle: it travels as libmoe's bytes of its state (options and
+        # the streaming session), so that an unpickled stream goes on where it stopped.
         state = dict(self.__dict__)
-        state.pop("_fitter", None)
+        fitter = state.pop("_fitter", None)
+        if fitter is not None:
+            state["_fitter_state"] = (fitter.estimator, fitter.state())
         return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("_fitter_state", None)
+        self.__dict__.update(state)
+        if saved is not None:
+            estimator, fitter_state = saved
+            self._fitter = _Fitter.from_state(fitter_state, estimator)
 
 
 class MoERegressor(RegressorMixin, _MoE):
@@ -243,7 +297,12 @@ class MoERegressor(RegressorMixin, _MoE):
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
     are parameters: n_experts, estimator ("em", "gem", "gd", "cqt", "ismm", "ot"),
-    fit_intercept, random_state (the seed), n_init, max_iter, tol, threads."""
+    fit_intercept, random_state (the seed), n_init, max_iter, tol, threads.
+
+    A fit or partial_fit that fails or is interrupted (Ctrl-C raises KeyboardInterrupt,
+    "libmoe: the fit was cancelled") leaves the estimator as it was before the call: not
+    fitted, or with its previous model_ and stream intact. A pickle carries the stream's
+    state, so an unpickled estimator's partial_fit goes on exactly where it stopped."""
 
     _family = "gaussian"
 
@@ -268,22 +327,27 @@ class MoERegressor(RegressorMixin, _MoE):
 
 class MoEClassifier(ClassifierMixin, _MoE):
     """Softmax-gated mixture of logistic (two classes) or multinomial experts. Class labels
-    may be any values; they are encoded in sorted order, like scikit-learn does."""
+    may be any values; they are encoded in sorted order, like scikit-learn does. An
+    interrupted or failed fit keeps the previous fit, classes_ included (see MoERegressor)."""
 
     _family = "logistic"
 
-    def _encode(self, y, fitting, sample_weight=None):
+    def _classes(self, y, sample_weight):
+        """The classes of y and y's codes; they become the estimator's with a fit that ends."""
         y = np.asarray(y)
-        if fitting:
-            if HAVE_SKLEARN:
-                check_classification_targets(y)
-            self.classes_, codes = np.unique(y, return_inverse=True)
-            present = y if sample_weight is None else y[np.asarray(sample_weight) > 0]
-            if len(self.classes_) < 2 or len(np.unique(present)) < 2:
-                raise ValueError("one class: a classifier needs at least two classes with "
-                                 "positive weight")
-            self._n_classes = len(self.classes_)
-            return codes.astype(np.float64)
+        if HAVE_SKLEARN:
+            check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+        if sample_weight is not None:
+            sample_weight = per_row("sample_weight", sample_weight, len(y))
+        present = y if sample_weight is None else y[sample_weight > 0]
+        if len(classes) < 2 or len(np.unique(present)) < 2:
+            raise ValueError("one class: a classifier needs at least two classes with "
+                             "positive weight")
+        return {"classes_": classes, "_n_classes": len(classes)}, codes.astype(np.float64)
+
+    def _encode(self, y):
+        y = np.asarray(y)
         positions = np.searchsorted(self.classes_, y)
         if np.any(positions >= len(self.classes_)) or np.any(self.classes_[positions] != y):
             raise ValueError("y holds a class not seen in fit")
@@ -291,9 +355,9 @@ class MoEClassifier(ClassifierMixin, _MoE):
 
     def fit(self, X, y, sample_weight=None):
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=False)
-        codes = self._encode(y, fitting=True, sample_weight=sample_weight)
+        classes, codes = self._classes(y, sample_weight)
         # libmoe's logistic experts model P(y = 1): class 1 is the second sorted label.
-        return self._fit(X, codes, sample_weight, partial=False)
+        return self._fit(X, codes, sample_weight, partial=False, fitted=classes)
 
     def predict_proba(self, X):
         X = _rows(self, X)
@@ -308,4 +372,4 @@ class MoEClassifier(ClassifierMixin, _MoE):
 
     def loglik(self, X, y, sample_weight=None):
         X = _rows(self, X)
-        return self.model_.loglik(X, self._encode(y, fitting=False), sample_weight)
+        return self.model_.loglik(X, self._encode(y), sample_weight)

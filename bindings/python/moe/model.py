@@ -4,6 +4,7 @@ import ctypes
 
 import numpy as np
 
+from ._checks import SIZE_MAX, file_name, per_row, whole_number
 from ._lib import Criteria, ModelSpec, check, lib
 
 FAMILIES = {"gaussian": 1, "logistic": 2, "multinomial": 3}
@@ -29,15 +30,27 @@ def leading(X):
 
 def as_rows(X, n_features):
     """X as float64 rows libmoe reads in place: no copy when it already is one (ldx from the
-    strides), else one copy."""
+    strides), else one copy. n_features None takes X's own."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X.reshape(-1, 1) if n_features == 1 else X.reshape(1, -1)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
-    if X.shape[1] != n_features:
+    if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, the model {n_features}")
     return X if in_place(X) else np.ascontiguousarray(X)
+
+
+def checked_rows(X, n_features, y, sample_weight=None):
+    """X as rows (n_features columns; None: any) with y and sample_weight as one double a
+    row. Every method that hands libmoe a response or weights goes through here: libmoe takes
+    their length from X's rows alone and would read past a shorter array."""
+    X = as_rows(X, n_features)
+    if y is None:
+        raise ValueError("y is required: one response value per row of X")
+    y = per_row("y", y, X.shape[0])
+    w = None if sample_weight is None else per_row("sample_weight", sample_weight, X.shape[0])
+    return X, y, w
 
 
 def pointer(array):
@@ -53,6 +66,14 @@ class Model:
     @classmethod
     def create(cls, n_experts, n_features, family="gaussian", intercept=True, n_classes=0,
                link="identity"):
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
+        if link not in LINKS:
+            raise ValueError(f"link must be one of {', '.join(LINKS)}, got {link!r}")
+        # Checked here: ctypes would store -1 in a size_t as 2^64 - 1.
+        n_experts = whole_number("n_experts", n_experts, 1, SIZE_MAX)
+        n_features = whole_number("n_features", n_features, 0, SIZE_MAX)
+        n_classes = whole_number("n_classes", n_classes, 0, SIZE_MAX)
         spec = ModelSpec()
         check(lib.moe_model_spec_init(ctypes.byref(spec), 1))
         spec.family = FAMILIES[family]
@@ -127,6 +148,9 @@ class Model:
     def _rows(self, X):
         return as_rows(X, self.n_features)
 
+    def _data(self, X, y, sample_weight=None):
+        return checked_rows(X, self.n_features, y, sample_weight)
+
     def predict(self, X):
         X = self._rows(X)
         width = self.n_classes if self.family == "multinomial" else 1
@@ -143,17 +167,14 @@ class Model:
         return out
 
     def posterior(self, X, y):
-        X = self._rows(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
+        X, y, _ = self._data(X, y)
         out = np.empty((X.shape[0], self.n_experts))
         check(lib.moe_model_posterior(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                       pointer(out), out.size), self._message)
         return out
 
     def loglik(self, X, y, sample_weight=None):
-        X = self._rows(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
+        X, y, w = self._data(X, y, sample_weight)
         value = ctypes.c_double()
         check(lib.moe_model_loglik(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
                                    pointer(w), ctypes.byref(value)), self._message)
@@ -161,9 +182,7 @@ class Model:
 
     def criteria(self, X, y, sample_weight=None):
         """A dict of loglik, n_params, n_obs, aic, bic, icl and entropy."""
-        X = self._rows(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
+        X, y, w = self._data(X, y, sample_weight)
         result = Criteria()
         result.version = 1
         check(lib.moe_model_criteria(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
@@ -186,9 +205,7 @@ class Model:
         covariance is then the inverse of the penalised objective's information
         (moe_model_vcov_penalized); zero penalties give moe_model_vcov's result exactly.
         """
-        X = self._rows(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
+        X, y, w = self._data(X, y, sample_weight)
         P = self.n_free_params
         out = np.empty((P, P))
         check(lib.moe_model_vcov_penalized(self._handle, X.shape[0], pointer(X), leading(X),
@@ -213,12 +230,12 @@ class Model:
         return cls(handle.value)
 
     def save(self, path):
-        check(lib.moe_model_save(self._handle, str(path).encode()), self._message)
+        check(lib.moe_model_save(self._handle, file_name("path", path)), self._message)
 
     @classmethod
     def load(cls, path):
         handle = ctypes.c_void_p()
-        check(lib.moe_model_load(ctypes.byref(handle), str(path).encode()))
+        check(lib.moe_model_load(ctypes.byref(handle), file_name("path", path)))
         return cls(handle.value)
 
     def copy(self):

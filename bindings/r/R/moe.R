@@ -3,16 +3,66 @@
 
 .families <- c(gaussian = 1L, binomial = 2L, multinomial = 3L)
 
-.option_text <- function(value) {
-  if (is.logical(value)) return(if (isTRUE(value)) "1" else "0")
-  if (is.numeric(value)) {
-    if (length(value) != 1 || !is.finite(value)) stop("fitter options take one finite value each")
-    # Integral values print without a fraction so that integer options accept them.
-    return(if (value == round(value) && abs(value) < 2^53) sprintf("%.0f", value)
-           else sprintf("%.17g", value))
-  }
-  as.character(value)
+# Scalar arguments are checked here, before .Call: the C side would take the first of
+# several values, read NA as a number (NA_integer_ is INT_MIN, a size_t near 2^64) and
+# truncate 2.7 to 2. Messages start with the argument's name.
+.one_value <- function(name, value) {
+  if (length(value) != 1)
+    stop(name, " takes one value, got ", length(value), call. = FALSE)
+  if (is.na(value)) stop(name, " is NA", call. = FALSE)
 }
+
+.whole_number <- function(name, value, lower, upper = .Machine$integer.max) {
+  .one_value(name, value)
+  if (!is.numeric(value) || !is.finite(value) || value != round(value) || value < lower ||
+      value > upper)
+    stop(sprintf("%s must be a whole number in [%.0f, %.0f], got %s", name, lower, upper,
+                 format(value)), call. = FALSE)
+  value
+}
+
+# Integral values print without a fraction so that integer options accept them.
+.decimal <- function(value) {
+  if (value == round(value) && abs(value) < 2^53) sprintf("%.0f", value)
+  else sprintf("%.17g", value)
+}
+
+# One option's text. Options the library pins are checked against its own bounds
+# (moe_option_bounds); an estimator's own options must be one finite value.
+.option_text <- function(name, value) {
+  if (!is.numeric(value) && !is.logical(value) && !is.character(value))
+    stop("option ", name, " takes a number, a logical or a string, got ", class(value)[1],
+         call. = FALSE)
+  .one_value(name, value)
+  if (is.character(value)) return(value)
+  if (is.logical(value)) return(if (value) "1" else "0")
+  bounds <- .Call(C_libmoe_option_bounds, name)
+  if (is.null(bounds)) {
+    if (!is.finite(value)) stop(name, " must be a finite number, got ", value, call. = FALSE)
+    return(.decimal(value))
+  }
+  if (bounds[3] == 1) return(.decimal(.whole_number(name, value, bounds[1], bounds[2])))
+  if (!is.finite(value) || value < bounds[1] || value > bounds[2])
+    stop(sprintf("%s must be a number in [%g, %g], got %s", name, bounds[1], bounds[2],
+                 format(value)), call. = FALSE)
+  .decimal(value)
+}
+
+# Every per-row array against X's rows, and X's columns against the model's features: the
+# library takes their lengths from X alone. The C glue checks again.
+.check_rows <- function(X, y, weights, n_features) {
+  n <- nrow(X)
+  if (ncol(X) != n_features)
+    stop(sprintf("X has %d columns, the model %d", ncol(X), n_features), call. = FALSE)
+  for (name in c("y", "weights")) {
+    values <- if (name == "y") y else weights
+    if (!is.null(values) && length(values) != n)
+      stop(sprintf("%s has %d values for %d rows of X: it needs one value per row", name,
+                   length(values), n), call. = FALSE)
+  }
+}
+
+.n_features <- function(object) .Call(C_libmoe_n_features, object$model)
 
 .response_codes <- function(y, family) {
   if (family == "gaussian") {
@@ -44,6 +94,9 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
                 estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
                 seed = NULL, ...) {
   family <- match.arg(family)
+  k <- as.integer(.whole_number("k", k, 1))
+  if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
+    stop("estimator must be one string, such as \"em\"", call. = FALSE)
   call <- match.call()
   frame_call <- match.call(expand.dots = FALSE)
   keep <- match(c("formula", "data", "subset", "weights", "na.action"), names(frame_call), 0L)
@@ -67,9 +120,11 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
   if (!is.null(seed)) options$seed <- seed
   if (length(options) && (is.null(names(options)) || any(names(options) == "")))
     stop("fitter options must be named, as in max_iter = 500")
-  option_values <- vapply(options, .option_text, character(1))
-  fit <- .Call(C_libmoe_fit, .families[[family]], as.integer(k), design$X, response$y, w,
-               design$intercept, as.integer(n_classes), as.character(estimator),
+  option_values <- vapply(names(options), function(name) .option_text(name, options[[name]]),
+                          character(1))
+  .check_rows(design$X, response$y, w, ncol(design$X))
+  fit <- .Call(C_libmoe_fit, .families[[family]], k, design$X, response$y, w,
+               design$intercept, as.integer(n_classes), estimator,
                as.character(names(options)), unname(option_values))
   if (is.character(fit))
     stop(structure(class = c("interrupt", "condition"),
@@ -137,6 +192,7 @@ coef.moe <- function(object, ...) {
 
 vcov.moe <- function(object, penalized = TRUE, ...) {
   penalty <- if (isTRUE(penalized)) .penalty(object) else c(gate_l2 = 0, expert_ridge = 0)
+  .check_rows(object$X, object$y, object$weights, .n_features(object))
   result <- .Call(C_libmoe_vcov, object$model, object$X, object$y, object$weights,
                   as.double(penalty))
   if (is.character(result)) stop("no covariance: ", result)
@@ -178,6 +234,7 @@ predict.moe <- function(object, newdata, type = c("response", "gate", "posterior
   design <- .newdata_design(object, newdata)
   what <- match(type, c("response", "gate", "posterior")) - 1L
   if (type == "posterior" && is.null(design$y)) stop("type = \"posterior\" needs the response in newdata")
+  .check_rows(design$X, if (type == "posterior") design$y, NULL, .n_features(object))
   out <- .Call(C_libmoe_predict, object$model, design$X, design$y, what)
   if (type == "response") {
     if (object$family == "multinomial") {

@@ -4,6 +4,8 @@
  * could leave dangling. Every error frees the handles first and then raises an R condition
  * with the library's message.
  */
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include <R.h>
@@ -58,6 +60,29 @@ static moe_model_t *model_of(SEXP raw)
     return model;
 }
 
+/* X's columns against the model's features: with more columns the library would read the
+ * first ones of each row as if they were the model's (ldx is X's width), silently. */
+static void check_columns(moe_model_t *model, size_t d)
+{
+    size_t features = moe_model_n_features(model);
+    if (d != features) {
+        moe_model_free(model);
+        Rf_error("libmoe: X has %zu columns, the model %zu", d, features);
+    }
+}
+
+/* One non-NA whole number >= lower, as R's .Call passes it after the R side's checks; NA
+ * otherwise. Rf_asInteger would take the first of several values and truncate 2.5. */
+static int whole_number(SEXP value, int lower)
+{
+    if (XLENGTH(value) != 1 || (!Rf_isInteger(value) && !Rf_isReal(value)))
+        return NA_INTEGER;
+    double number = Rf_asReal(value);
+    if (ISNAN(number) || number < lower || number > INT_MAX || number != floor(number))
+        return NA_INTEGER;
+    return (int)number;
+}
+
 static SEXP raw_of(moe_model_t *model)
 {
     size_t size = 0;
@@ -102,16 +127,25 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     if (!Rf_isReal(y) || (size_t)XLENGTH(y) != n)
         Rf_error("libmoe: y must be a numeric vector of one value per row");
     const double *w = optional_vector(weights, n, "weights");
-    if (!Rf_isString(estimator) || Rf_length(estimator) != 1 || !Rf_isString(option_names) ||
+    if (!Rf_isString(estimator) || Rf_length(estimator) != 1 ||
+        STRING_ELT(estimator, 0) == NA_STRING || !Rf_isString(option_names) ||
         !Rf_isString(option_values) || Rf_length(option_names) != Rf_length(option_values))
         Rf_error("libmoe: estimator and options must be character vectors");
+    int experts = whole_number(n_experts, 1), classes = whole_number(n_classes, 0);
+    int has_intercept = XLENGTH(intercept) == 1 ? Rf_asLogical(intercept) : NA_LOGICAL;
+    if (experts == NA_INTEGER)
+        Rf_error("libmoe: the number of experts must be one whole number >= 1");
+    if (classes == NA_INTEGER)
+        Rf_error("libmoe: the number of classes must be one whole number >= 0");
+    if (has_intercept == NA_LOGICAL)
+        Rf_error("libmoe: intercept must be TRUE or FALSE");
 
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = (moe_family)Rf_asInteger(family);
-    spec.n_experts = (size_t)Rf_asInteger(n_experts);
+    spec.n_experts = (size_t)experts;
     spec.n_features = d;
-    spec.intercept = Rf_asLogical(intercept);
-    spec.n_classes = (size_t)Rf_asInteger(n_classes);
+    spec.intercept = has_intercept;
+    spec.n_classes = (size_t)classes;
     moe_model_t *model = NULL;
     moe_status status = moe_model_create(&model, &spec);
     if (status != MOE_OK)
@@ -242,6 +276,7 @@ SEXP libmoe_predict(SEXP raw, SEXP X, SEXP y, SEXP what)
     if (kind == 2 && response == NULL)
         Rf_error("libmoe: the posterior needs the response");
     moe_model_t *model = model_of(raw);
+    check_columns(model, d);
     size_t columns = kind == 0 ? (moe_model_family(model) == MOE_FAMILY_MULTINOMIAL
                                       ? moe_model_n_classes(model) : 1)
                                : moe_model_n_experts(model);
@@ -275,6 +310,7 @@ SEXP libmoe_loglik(SEXP raw, SEXP X, SEXP y, SEXP weights)
     const double *response = optional_vector(y, n, "y");
     const double *w = optional_vector(weights, n, "weights");
     moe_model_t *model = model_of(raw);
+    check_columns(model, d);
     double loglik = 0.0;
     moe_status status = moe_model_loglik(model, n, rows, d, response, w, &loglik);
     moe_model_free(model);
@@ -297,6 +333,7 @@ SEXP libmoe_vcov(SEXP raw, SEXP X, SEXP y, SEXP weights, SEXP penalty)
         Rf_error("libmoe: the penalty must be c(gate_l2, expert_ridge)");
     double gate_l2 = REAL(penalty)[0], expert_ridge = REAL(penalty)[1];
     moe_model_t *model = model_of(raw);
+    check_columns(model, d);
     size_t P = moe_model_n_free_params(model);
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)P, (int)P));
     moe_status status = moe_model_vcov_penalized(model, n, rows, d, response, w, gate_l2,
@@ -317,6 +354,40 @@ SEXP libmoe_version(void)
     return Rf_mkString(moe_version_string());
 }
 
+SEXP libmoe_n_features(SEXP raw)
+{
+    moe_model_t *model = model_of(raw);
+    size_t features = moe_model_n_features(model);
+    moe_model_free(model);
+    return Rf_ScalarReal((double)features);
+}
+
+/* c(lower, upper, is_integer) of an option the library pins, NULL for another name (an
+ * estimator's own option, which the estimator checks). */
+SEXP libmoe_option_bounds(SEXP name)
+{
+    if (!Rf_isString(name) || XLENGTH(name) != 1 || STRING_ELT(name, 0) == NA_STRING)
+        Rf_error("libmoe: an option name is one string");
+    const char *wanted = CHAR(STRING_ELT(name, 0));
+    /* Option numbers are bits of a 64-bit mask (MOE_OPTION_BIT), so below 64. */
+    for (int option = 1; option < 64; option++) {
+        const char *known = moe_option_name((moe_option)option);
+        if (known == NULL || strcmp(known, wanted) != 0)
+            continue;
+        double lower = 0.0, upper = 0.0;
+        int is_integer = 0;
+        if (moe_option_bounds((moe_option)option, &lower, &upper, &is_integer) != MOE_OK)
+            return R_NilValue;
+        SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+        REAL(out)[0] = lower;
+        REAL(out)[1] = upper;
+        REAL(out)[2] = is_integer ? 1.0 : 0.0;
+        UNPROTECT(1);
+        return out;
+    }
+    return R_NilValue;
+}
+
 static const R_CallMethodDef call_methods[] = {
     {"libmoe_fit", (DL_FUNC)&libmoe_fit, 10},
     {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
@@ -324,6 +395,8 @@ static const R_CallMethodDef call_methods[] = {
     {"libmoe_loglik", (DL_FUNC)&libmoe_loglik, 4},
     {"libmoe_vcov", (DL_FUNC)&libmoe_vcov, 5},
     {"libmoe_version", (DL_FUNC)&libmoe_version, 0},
+    {"libmoe_n_features", (DL_FUNC)&libmoe_n_features, 1},
+    {"libmoe_option_bounds", (DL_FUNC)&libmoe_option_bounds, 1},
     {NULL, NULL, 0}
 };
 
