@@ -9,14 +9,19 @@
  *
  * A session (moe_fitter_partial_fit) starts by collecting warm_start rows; s_0 is their
  * statistic at the starting point (init: the search of init = mixed on those rows by default) and theta_0 its
- * minimiser. With batch_size > 0 rows are cut into batches of that size across calls (the
- * rows of an unfinished batch wait in the state), so any split of a stream into calls gives
- * the same steps, bit for bit; with batch_size = 0 every call is one batch. moe_fitter_fit
+ * minimiser. Until then the model is the caller's and the report's stages stay 0. With
+ * batch_size > 0 rows are cut into batches of that size across calls (the rows of an
+ * unfinished batch wait in the state), so any split of a stream into calls gives the same
+ * steps, bit for bit; with batch_size = 0 every call is one batch. The warm start's size and
+ * batch_size are the session's from its first call. A call consumes all its rows or, failing
+ * or cancelled, none: a snapshot taken before its first step is put back. moe_fitter_fit
  * runs epochs over the data in an order shuffled by the seed, or with batch_size = 0 the
  * deterministic batch MM (gamma = 1 on the whole data: monotone).
  *
  * The state (statistics, iterate, Polyak average, waiting rows, step count, options) saves
- * to bytes that moe_fitter_save_state wraps in its checksummed file.
+ * to bytes that moe_fitter_save_state wraps in its checksummed file. Loading trusts none of
+ * it: every count is checked against the others and against the bytes present, so a crafted
+ * state allocates no more than it carries and describes only a session ismm could reach.
  */
 #include "estimators/ismm.h"
 #include "common/check.h"
@@ -312,17 +317,17 @@ static moe_status fail_on_row(call *c, size_t row)
     const batch_origin *origin = &c->origin;
     if (row < origin->earlier)
         return fail_formatted(c->context, MOE_ERR_NUMERICAL,
-                                "ismm: row %zu of the rows waiting from earlier calls has no "
-                                "finite log-likelihood under the session's parameters; the "
-                                "session is unchanged",
-                                row);
+                              "ismm: row %zu of the rows waiting from earlier calls has no "
+                              "finite log-likelihood under the session's parameters; the "
+                              "session is unchanged",
+                              row);
     size_t index = origin->first + (row - origin->earlier);
     if (origin->order != NULL)
         index = origin->order[index];
     return fail_formatted(c->context, MOE_ERR_NUMERICAL,
-                            "ismm: row %zu of the data has no finite log-likelihood under the "
-                            "session's parameters; the session is unchanged",
-                            index);
+                          "ismm: row %zu of the data has no finite log-likelihood under the "
+                          "session's parameters; the session is unchanged",
+                          index);
 }
 
 static double step_size(const ismm_state *state)
@@ -389,9 +394,9 @@ static moe_status update(call *c, const moe_rows *rows, double gamma, double *ba
             failed = !isfinite(next[i]);
         if (failed)
             status = fail_formatted(c->context, MOE_ERR_NUMERICAL,
-                                      "ismm: the M-step found no finite minimiser for a batch "
-                                      "of %zu rows; the session is unchanged",
-                                      rows->n);
+                                    "ismm: the M-step found no finite minimiser for a batch "
+                                    "of %zu rows; the session is unchanged",
+                                    rows->n);
         else {
             report_mstep(c->context, &report);
             memcpy(state->statistics, next_statistics, size * sizeof(double));
@@ -602,18 +607,18 @@ static moe_status check_plan(call *c, const plan *p, const moe_rows *rows)
             total += state->waiting_w[i];
         if (!(total > 0.0))
             return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
-                                    "ismm: %s (%zu rows waiting and rows 0 to %zu of this call) "
-                                    "has no weight",
-                                    state->started ? "the batch" : "the warm start", p->old,
-                                    p->fill - 1);
+                                  "ismm: %s (%zu rows waiting and rows 0 to %zu of this call) "
+                                  "has no weight",
+                                  state->started ? "the batch" : "the warm start", p->old,
+                                  p->fill - 1);
     }
     size_t size = state->batch_size > 0 ? state->batch_size : p->direct;
     for (size_t first = p->fill; first < p->fill + p->direct; first += size)
         if (!(caller_weight(rows, first, size) > 0.0))
             return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
-                                    "ismm: the batch of rows %zu to %zu of this call has no "
-                                    "weight",
-                                    first, first + size - 1);
+                                  "ismm: the batch of rows %zu to %zu of this call has no "
+                                  "weight",
+                                  first, first + size - 1);
     return MOE_OK;
 }
 
@@ -656,10 +661,10 @@ static moe_status open_session(call *c, const moe_model_t *model, size_t batch_s
                                 "(moe_fitter_reset starts a new session)");
     if (state->ready && batch_size != state->batch_size)
         return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
-                                "ismm: batch_size is %zu, but this session cuts its batches at "
-                                "%zu rows (fixed at its first call; moe_fitter_reset starts a "
-                                "new session)",
-                                batch_size, state->batch_size);
+                              "ismm: batch_size is %zu, but this session cuts its batches at "
+                              "%zu rows (fixed at its first call; moe_fitter_reset starts a "
+                              "new session)",
+                              batch_size, state->batch_size);
     if (state->ready)
         return MOE_OK;
     if (allocate(state, &shape, configured_warm_rows(&state->settings, &shape), batch_size) !=
