@@ -284,9 +284,11 @@ head -n 51 "$work/warm.csv" >"$work/short.csv"
 { head -n 1 "$work/warm.csv"; tail -n +52 "$work/warm.csv"; } >"$work/rest.csv"
 run 2 "a stream shorter than the warm start" "$moe" fit "$work/short.csv" --response y \
     --batch-size 10 --checkpoint "$work/short.state" -o "$work/short.moe"
-contains "$work/err" "no model was fitted: the stream ended after 50 rows" "a stream inside the warm start"
+contains "$work/err" "no model was fitted: the stream ended after 50 rows" \
+    "a stream inside the warm start"
 checks=$((checks + 1))
-[[ ! -e $work/short.moe && ! -s $work/out ]] || fail "a stream inside the warm start printed or saved a model"
+[[ ! -e $work/short.moe && ! -s $work/out ]] ||
+    fail "a stream inside the warm start printed or saved a model"
 run 0 "--resume a checkpoint saved inside the warm start" "$moe" fit "$work/rest.csv" \
     --response y --batch-size 10 --resume "$work/short.state" -o "$work/rest.moe"
 contains "$work/out" "session: 400 rows" "the resumed warm start counts every row"
@@ -313,7 +315,8 @@ checks=$((checks + 1))
 [[ $status -eq 1 ]] || fail "Ctrl-C while streaming: exit status $status, expected 1"
 contains "$work/err" "the session is saved in the checkpoint" "Ctrl-C while streaming"
 consumed=$(sed -n 's/.*interrupted after \([0-9]*\) rows.*/\1/p' "$work/err")
-{ head -n 1 "$work/slow.csv"; tail -n +$((${consumed:-0} + 2)) "$work/slow.csv"; } >"$work/slow-rest.csv"
+{ head -n 1 "$work/slow.csv"; tail -n +$((${consumed:-0} + 2)) "$work/slow.csv"; } \
+    >"$work/slow-rest.csv"
 run 0 "--resume after Ctrl-C" "$moe" fit "$work/slow-rest.csv" --response y --batch-size 10 \
     --resume "$work/slow.state" -o "$work/slow-resumed.moe"
 contains "$work/out" "session: 6000 rows" "the session resumed after Ctrl-C counts every row"
