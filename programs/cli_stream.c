@@ -158,6 +158,55 @@ static int resume_session(stream *s, const char *estimator)
     return code;
 }
 
+/* After the stream: the interruption's message and checkpoint, or the model, if one was
+   fitted, summarised and saved. Returns the exit code. */
+static int finish_stream(stream *s, const char *name, int code)
+{
+    const fit_arguments *a = s->a;
+    if (s->interrupted) {
+        /* A cancelled call changed nothing: the session (and the checkpoint) holds exactly
+           the rows counted, so resuming with the rows after them continues the stream. */
+        fprintf(stderr, "moe: fit interrupted after %zu rows of %s%s\n", s->rows, name,
+                a->checkpoint != NULL ? "; the session is saved in the checkpoint: --resume "
+                                        "it with the rows after those"
+                                      : "");
+        checkpoint(s);
+    }
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    if (code == 0 && (moe_fitter_get_report(s->fitter, &report) != MOE_OK ||
+                      !(report.stages & MOE_STAGE_JOINT))) {
+        /* The estimator fitted nothing yet (ismm's warm start is still collecting rows):
+           the model is the empty one it started from, not a result. */
+        fprintf(stderr, "moe: no model was fitted: the stream ended after %zu rows (session: "
+                        "%zu rows), before the estimator's warm start had its rows; stream "
+                        "more rows%s, or start sooner with --option warm_start=N\n",
+                s->rows, report.samples_seen,
+                a->checkpoint != NULL ? " (--resume the checkpoint)" : "");
+        code = EXIT_USAGE;
+    }
+    if (code == 0) {
+        /* A stream has no convergence test: the text summary says what was streamed
+           instead of the report's converged flag (the JSON keeps the report as it is). */
+        fit_summary summary = {NULL, NULL, a->json ? &report : NULL,
+                               moe_fitter_estimator_name(s->fitter), report.samples_seen, NULL, 0,
+                               0.0, 0.0};
+        if (a->json)
+            print_summary_json(stdout, s->model, &summary);
+        else {
+            print_summary(stdout, s->model, &summary);
+            printf("\nfit: %s, streamed %zu rows in pieces of %d KiB (session: %zu rows, %zu "
+                   "partial fits), %.3f s\n",
+                   moe_fitter_estimator_name(s->fitter), s->rows, PIECE / 1024,
+                   report.samples_seen, report.batches, report.seconds);
+        }
+        if (a->output != NULL && moe_model_save(s->model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
+    }
+    return code;
+}
+
 int run_stream_fit(const fit_arguments *a)
 {
     if (strcmp(a->family, "gaussian") != 0)
@@ -213,6 +262,14 @@ int run_stream_fit(const fit_arguments *a)
     int reading = code == 0;
     while (reading) {
         size_t got = fread(piece, 1, PIECE, file);
+        /* Ctrl-C while waiting for rows (a read cut short by the signal is no read error):
+           stop with the rows consumed so far, as after a cancelled call. */
+        if (fit_interrupted()) {
+            clearerr(file);
+            s.interrupted = 1;
+            code = EXIT_FIT_PROBLEM;
+            break;
+        }
         if (got > 0 && table_reader_feed(reader, piece, got) != 0)
             break; /* the reader's message comes with table_reader_end */
         if (s.model == NULL && table_reader_header_done(reader) && (code = create_model(&s)) != 0)
@@ -235,34 +292,7 @@ int run_stream_fit(const fit_arguments *a)
     if (code == 0)
         code = consume(&s);
     fit_watch_end(&watch);
-    if (s.interrupted) {
-        /* A cancelled call changed nothing: the checkpoint holds the rows before it. */
-        fprintf(stderr, "moe: fit interrupted after %zu rows%s\n", s.rows,
-                a->checkpoint != NULL ? "; the session is saved in the checkpoint" : "");
-        checkpoint(&s);
-    }
-    if (code == 0) {
-        moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(s.fitter, &report);
-        /* A stream has no convergence test: the text summary says what was streamed
-           instead of the report's converged flag (the JSON keeps the report as it is). */
-        fit_summary summary = {NULL, NULL, a->json ? &report : NULL,
-                               moe_fitter_estimator_name(s.fitter), report.samples_seen, NULL, 0,
-                               0.0, 0.0};
-        if (a->json)
-            print_summary_json(stdout, s.model, &summary);
-        else {
-            print_summary(stdout, s.model, &summary);
-            printf("\nfit: %s, streamed %zu rows in pieces of %d KiB (session: %zu rows, %zu "
-                   "partial fits), %.3f s\n",
-                   moe_fitter_estimator_name(s.fitter), s.rows, PIECE / 1024,
-                   report.samples_seen, report.batches, report.seconds);
-        }
-        if (a->output != NULL && moe_model_save(s.model, a->output) != MOE_OK) {
-            fprintf(stderr, "moe: cannot save the model: %s\n", moe_last_error());
-            code = EXIT_FIT_PROBLEM;
-        }
-    }
+    code = finish_stream(&s, name, code);
     if (file != NULL && !from_stdin)
         fclose(file);
     free(piece);

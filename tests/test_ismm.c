@@ -11,6 +11,8 @@
 #include "support/synthetic.h"
 
 #include "estimators/ismm.h"
+#include "common/bytes.h"
+#include "common/checksum.h"
 
 #include <check.h>
 #include <lapacke.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -211,7 +214,7 @@ START_TEST(surrogate_majorises_the_loss)
             ismm_parameters_map(&shape, current, &theta_n);
             double weight = 0.0, loglik = 0.0;
             ck_assert_int_eq(ismm_batch_statistics(NULL, &shape, &surrogate, &theta_n, &row,
-                                                   storage, &weight, &loglik),
+                                                   storage, &weight, &loglik, NULL),
                              MOE_OK);
             ismm_statistics s;
             ismm_statistics_map(&shape, storage, &s);
@@ -306,7 +309,7 @@ START_TEST(mstep_minimises_the_surrogate)
         moe_rows rows = {n, X, 3, y, NULL};
         double weight, loglik;
         ck_assert_int_eq(ismm_batch_statistics(NULL, &shape, &surrogate, &theta_n, &rows,
-                                               storage, &weight, &loglik),
+                                               storage, &weight, &loglik, NULL),
                          MOE_OK);
         ismm_statistics s;
         ismm_statistics_map(&shape, storage, &s);
@@ -373,7 +376,7 @@ START_TEST(statistics_stay_positive_definite)
     moe_rows warm = {85, d.X, 2, d.y, NULL};
     double weight, loglik;
     ck_assert_int_eq(ismm_batch_statistics(NULL, &shape, &surrogate, &theta, &warm, s_storage,
-                                           &weight, &loglik),
+                                           &weight, &loglik, NULL),
                      MOE_OK);
     ismm_statistics s;
     ismm_statistics_map(&shape, s_storage, &s);
@@ -384,7 +387,7 @@ START_TEST(statistics_stay_positive_definite)
                          0);
         moe_rows row = {1, d.X + 2 * t, 2, d.y + t, NULL};
         ck_assert_int_eq(ismm_batch_statistics(NULL, &shape, &surrogate, &theta, &row, batch,
-                                               &weight, &loglik),
+                                               &weight, &loglik, NULL),
                          MOE_OK);
         double gamma = pow((double)(t - 84) + 85.0, -0.6);
         for (size_t i = 0; i < stats; ++i)
@@ -831,6 +834,443 @@ START_TEST(degenerate_streams)
 }
 END_TEST
 
+/* ---- Sessions under attack: options changed, failures, cancels, crafted states -------------- */
+
+/* The fitter's saved state (malloc'd) and its size. */
+static unsigned char *state_bytes(const moe_fitter_t *fitter, size_t *size)
+{
+    ck_assert_int_eq(moe_fitter_save_state_buffer(fitter, NULL, 0, size), MOE_OK);
+    unsigned char *bytes = malloc(*size);
+    ck_assert_int_eq(moe_fitter_save_state_buffer(fitter, bytes, *size, size), MOE_OK);
+    return bytes;
+}
+
+static void expect_same_state(const moe_fitter_t *fitter, const unsigned char *before,
+                              size_t before_size)
+{
+    size_t size = 0;
+    unsigned char *now = state_bytes(fitter, &size);
+    ck_assert_msg(size == before_size && memcmp(now, before, size) == 0,
+                  "the session changed (%zu bytes, %zu before)", size, before_size);
+    free(now);
+}
+
+/* Word `index` of the estimator's bytes inside a fitter state (fitter_state.c's layout: the
+   name, the options, the session, then ismm's words), and the checksum made right again, as
+   a crafted file would have it. */
+static size_t ismm_offset(const unsigned char *state)
+{
+    size_t name = moe_get_u32(state + 24);
+    size_t options = moe_get_u32(state + 28 + name);
+    return 28 + name + 4 + options * 16 + 28;
+}
+
+static void set_word(unsigned char *state, size_t size, size_t index, uint64_t value)
+{
+    moe_put_u64(state + ismm_offset(state) + 8 * index, value);
+    moe_put_u32(state + size - 4, moe_crc32(state, size - 4));
+}
+
+static void set_real(unsigned char *state, size_t size, size_t index, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    set_word(state, size, index, bits);
+}
+
+static size_t ismm_words(const unsigned char *state, size_t size)
+{
+    return (size - 4 - ismm_offset(state)) / 8;
+}
+
+enum { WORD_WARM_START = 4, WORD_FLOOR = 18, WORD_WARM_ROWS = 19, WORD_BATCH = 20 };
+
+/* Both streams' models, bit for bit. */
+static void expect_same_model(const moe_model_t *a, const moe_model_t *b)
+{
+    unsigned char first[4096], second[4096];
+    size_t first_size = model_bytes(a, first, sizeof first);
+    size_t second_size = model_bytes(b, second, sizeof second);
+    ck_assert(first_size == second_size && memcmp(first, second, first_size) == 0);
+}
+
+/* batch_size is the session's from its first call: another value mid-session (set on the
+   fitter, or saved with the state) is refused and changes nothing; the rows waiting in an
+   unfinished batch never outgrow their buffer. */
+START_TEST(batch_size_is_fixed_in_a_session)
+{
+    data train;
+    setting_61(&train, 400, 61, 2);
+    const char *const options[] = {"batch_size", "100", NULL};
+    moe_fitter_t *whole = ismm_fitter(options);
+    moe_model_t *reference = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(whole, reference, 400, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    /* The warm start's 85 rows, then 95 of a batch of 100. */
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 180, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    size_t before_size = 0;
+    unsigned char *before = state_bytes(fitter, &before_size);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "batch_size", "5"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 50, train.X + 2 * 180, 2,
+                                         train.y + 180, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "batch_size"));
+    /* Saved with the other value, loaded elsewhere: refused there too. */
+    size_t changed_size = 0;
+    unsigned char *changed = state_bytes(fitter, &changed_size);
+    moe_fitter_t *elsewhere = ismm_fitter(NULL);
+    ck_assert_int_eq(moe_fitter_load_state_buffer(elsewhere, changed, changed_size), MOE_OK);
+    moe_model_t *copy = gaussian_model(2, 2);
+    EXPECT_STATUS(moe_fitter_partial_fit(elsewhere, copy, 50, train.X + 2 * 180, 2,
+                                         train.y + 180, NULL),
+                  MOE_ERR_INVALID_ARGUMENT);
+    moe_model_free(copy);
+    moe_fitter_free(elsewhere);
+    free(changed);
+    /* Back to the session's value: nothing happened, and the stream goes on as in one go. */
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "batch_size", "100"), MOE_OK);
+    expect_same_state(fitter, before, before_size);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 220, train.X + 2 * 180, 2,
+                                            train.y + 180, NULL),
+                     MOE_OK);
+    expect_same_model(model, reference);
+    /* A new session takes the new value. */
+    ck_assert_int_eq(moe_fitter_reset(fitter), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "batch_size", "5"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 200, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    free(before);
+    moe_model_free(model);
+    moe_model_free(reference);
+    moe_fitter_free(fitter);
+    moe_fitter_free(whole);
+    data_free(&train);
+}
+END_TEST
+
+/* A call that fails leaves the session as it was: rows validated before any step (a batch
+   without weight), a numerical failure after some steps undone, the rows waiting from earlier
+   calls kept; the message names the caller's row. */
+START_TEST(failed_calls_change_nothing)
+{
+    data train;
+    setting_61(&train, 400, 71, 2);
+    const char *const options[] = {"batch_size", "20", NULL};
+    moe_fitter_t *whole = ismm_fitter(options);
+    moe_model_t *reference = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(whole, reference, 400, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    /* 85 warm rows, 15 waiting. */
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 100, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    size_t before_size = 0;
+    unsigned char *before = state_bytes(fitter, &before_size);
+    unsigned char model_before[4096];
+    size_t model_size = model_bytes(model, model_before, sizeof model_before);
+    /* The next 70 rows: 5 complete the waiting batch, then 3 batches in place, 5 left. */
+    double y[70], weights[70];
+    const double *X = train.X + 2 * 100;
+    for (size_t bad = 0; bad < 2; ++bad) {
+        size_t row = bad == 0 ? 2 : 45; /* in the waiting batch; in the third batch */
+        memcpy(y, train.y + 100, sizeof y);
+        y[row] = 1e200; /* finite, but no expert gives it a finite density */
+        EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 70, X, 2, y, NULL),
+                      MOE_ERR_NUMERICAL);
+        char expected[64];
+        snprintf(expected, sizeof expected, "row %zu of the data", row);
+        ck_assert_msg(strstr(moe_fitter_last_error(fitter), expected) != NULL, "%s",
+                      moe_fitter_last_error(fitter));
+        expect_same_state(fitter, before, before_size);
+    }
+    for (size_t i = 0; i < 70; ++i)
+        weights[i] = i >= 25 && i < 45 ? 0.0 : 1.0;
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 70, X, 2, train.y + 100, weights),
+                  MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "rows 25 to 44"));
+    expect_same_state(fitter, before, before_size);
+    unsigned char model_after[4096];
+    ck_assert(model_bytes(model, model_after, sizeof model_after) == model_size &&
+              memcmp(model_before, model_after, model_size) == 0);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    ck_assert_uint_eq(report.samples_seen, 100);
+    ck_assert_uint_eq(report.batches, 1);
+    /* The stream goes on as if the failed calls had not been made. */
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 300, train.X + 200, 2, train.y + 100,
+                                            NULL),
+                     MOE_OK);
+    expect_same_model(model, reference);
+    free(before);
+    moe_model_free(model);
+    moe_model_free(reference);
+    moe_fitter_free(fitter);
+    moe_fitter_free(whole);
+    data_free(&train);
+}
+END_TEST
+
+static int cancel_at_third(const moe_progress *progress, void *user_data)
+{
+    (void)progress;
+    int *calls = user_data;
+    return ++*calls >= 3;
+}
+
+/* A call cancelled half way is a failed call: the rows the report counts are exactly those
+   the session consumed, so resuming from there gives the stream in one go, bit for bit. */
+START_TEST(cancel_counts_what_the_session_consumed)
+{
+    data train;
+    setting_61(&train, 300, 81, 2);
+    const char *const options[] = {"batch_size", "10", NULL};
+    moe_fitter_t *whole = ismm_fitter(options);
+    moe_model_t *reference = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(whole, reference, 300, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 100, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    int calls = 0;
+    ck_assert_int_eq(moe_fitter_set_progress(fitter, cancel_at_third, &calls), MOE_OK);
+    /* Several batches step before the third callback cancels. */
+    EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 200, train.X + 200, 2, train.y + 100,
+                                         NULL),
+                  MOE_ERR_CANCELLED);
+    ck_assert_int_eq(calls, 3);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    size_t consumed = report.samples_seen;
+    ck_assert_uint_eq(consumed, 100);
+    size_t size = 0;
+    unsigned char *saved = state_bytes(fitter, &size);
+    moe_fitter_t *resumed = ismm_fitter(NULL);
+    ck_assert_int_eq(moe_fitter_load_state_buffer(resumed, saved, size), MOE_OK);
+    ck_assert_int_eq(moe_fitter_partial_fit(resumed, model, 300 - consumed,
+                                            train.X + 2 * consumed, 2, train.y + consumed, NULL),
+                     MOE_OK);
+    expect_same_model(model, reference);
+    free(saved);
+    moe_model_free(model);
+    moe_model_free(reference);
+    moe_fitter_free(resumed);
+    moe_fitter_free(fitter);
+    moe_fitter_free(whole);
+    data_free(&train);
+}
+END_TEST
+
+/* A state saved during the warm start loads and goes on as if it had never been saved; until
+   the warm start has its rows the model is the caller's and the report's stages say that
+   nothing was fitted. */
+START_TEST(warm_start_states_round_trip)
+{
+    data train;
+    setting_61(&train, 300, 91, 2);
+    const char *const options[] = {"batch_size", "7", NULL};
+    moe_fitter_t *whole = ismm_fitter(options);
+    moe_model_t *reference = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(whole, reference, 300, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2), *fresh = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 50, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    ck_assert_int_eq(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.stages & MOE_STAGE_JOINT, 0);
+    expect_same_model(model, fresh);
+    size_t size = 0;
+    unsigned char *saved = state_bytes(fitter, &size);
+    moe_fitter_t *resumed = ismm_fitter(NULL);
+    EXPECT_STATUS(moe_fitter_load_state_buffer(resumed, saved, size), MOE_OK);
+    ck_assert_int_eq(moe_fitter_partial_fit(resumed, model, 250, train.X + 100, 2, train.y + 50,
+                                            NULL),
+                     MOE_OK);
+    ck_assert_int_eq(moe_fitter_get_report(resumed, &report), MOE_OK);
+    ck_assert_uint_eq(report.stages & MOE_STAGE_JOINT, MOE_STAGE_JOINT);
+    expect_same_model(model, reference);
+    free(saved);
+    moe_model_free(model);
+    moe_model_free(fresh);
+    moe_model_free(reference);
+    moe_fitter_free(resumed);
+    moe_fitter_free(fitter);
+    moe_fitter_free(whole);
+    data_free(&train);
+}
+END_TEST
+
+/* A classification session with `waiting` rows in an unfinished batch (labels 0 .. classes-1). */
+static unsigned char *classification_state(size_t classes, size_t *size)
+{
+    data train;
+    setting_61(&train, 95, 101, 2);
+    for (size_t i = 0; i < train.n; ++i)
+        train.y[i] = (double)(i % classes);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = classes == 2 ? MOE_FAMILY_LOGISTIC : MOE_FAMILY_MULTINOMIAL;
+    spec.n_classes = classes == 2 ? 0 : classes;
+    spec.n_experts = 2;
+    spec.n_features = 2;
+    moe_model_t *model = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    const char *const options[] = {"batch_size", "20", NULL};
+    moe_fitter_t *fitter = ismm_fitter(options);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 95, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    unsigned char *bytes = state_bytes(fitter, size);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    data_free(&train);
+    return bytes;
+}
+
+/* Load a crafted state: MOE_ERR_FORMAT expected. */
+static void expect_refused(const unsigned char *state, size_t size, const char *what)
+{
+    moe_fitter_t *fitter = ismm_fitter(NULL);
+    moe_status status = moe_fitter_load_state_buffer(fitter, state, size);
+    ck_assert_msg(status == MOE_ERR_FORMAT, "%s: status %d", what, (int)status);
+    moe_fitter_free(fitter);
+}
+
+/* Crafted states, checksums made right: waiting rows that do not fit their session, labels
+   no class has, sizes not the settings' are MOE_ERR_FORMAT before anything is allocated. */
+START_TEST(crafted_states_are_refused)
+{
+    data train;
+    setting_61(&train, 40, 111, 2);
+    /* During the warm start: 30 of 40 rows. Claiming a warm start of 10 puts 30 rows in a
+       buffer of 10. */
+    const char *const options[] = {"batch_size", "5", "warm_start", "40", NULL};
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 30, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    size_t size = 0;
+    unsigned char *state = state_bytes(fitter, &size);
+    set_word(state, size, WORD_WARM_START, 10);
+    set_word(state, size, WORD_WARM_ROWS, 10);
+    expect_refused(state, size, "30 rows waiting for a warm start of 10");
+    /* The same with a variance floor, as a session that has started has one. */
+    set_real(state, size, WORD_FLOOR, 1.0);
+    expect_refused(state, size, "30 rows waiting for a warm start of 10, a floor");
+    free(state);
+    /* Labels: each must be a class of the model, as partial_fit checks its rows. */
+    for (size_t classes = 2; classes <= 3; ++classes) {
+        const double bad[] = {7.0, 1e18, 0.5, -1.0, (double)classes};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+            state = classification_state(classes, &size);
+            size_t words = ismm_words(state, size);
+            set_real(state, size, words - 2, bad[b]); /* the last waiting row's label */
+            char what[64];
+            snprintf(what, sizeof what, "label %g of %zu classes", bad[b], classes);
+            expect_refused(state, size, what);
+            free(state);
+        }
+        state = classification_state(classes, &size);
+        set_real(state, size, ismm_words(state, size) - 2, (double)(classes - 1));
+        moe_fitter_t *probe = ismm_fitter(NULL);
+        EXPECT_STATUS(moe_fitter_load_state_buffer(probe, state, size), MOE_OK);
+        moe_fitter_free(probe);
+        free(state);
+    }
+    /* A warm start (and a buffer) of 1e8 rows the settings do not ask for. */
+    state = state_bytes(fitter, &size);
+    set_word(state, size, WORD_WARM_ROWS, 100000000);
+    set_word(state, size, WORD_BATCH, 100000000);
+    expect_refused(state, size, "warm rows not the settings'");
+    free(state);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    data_free(&train);
+}
+END_TEST
+
+/* A state allocates what it carries: a session of batches of 1e8 rows with 3 waiting loads in
+   a small address space (it reserved 1e8 rows before). */
+START_TEST(loading_allocates_what_the_state_carries)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return; /* the sanitizer's shadow memory needs the address space */
+#endif
+    data train;
+    setting_61(&train, 100, 121, 2);
+    const char *const options[] = {"batch_size", "5", NULL};
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 93, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    size_t size = 0;
+    unsigned char *state = state_bytes(fitter, &size);
+    set_word(state, size, WORD_BATCH, 100000000);
+    pid_t child = fork();
+    if (child == 0) {
+        struct rlimit limit = {(rlim_t)768 << 20, (rlim_t)768 << 20};
+        setrlimit(RLIMIT_AS, &limit);
+        moe_fitter_t *probe = NULL;
+        if (moe_fitter_create(&probe, "ismm") != MOE_OK)
+            _exit(3);
+        moe_status status = moe_fitter_load_state_buffer(probe, state, size);
+        _exit(status == MOE_OK ? 0 : status == MOE_ERR_FORMAT ? 1 : 2);
+    }
+    int wstatus = 0;
+    ck_assert_int_eq(waitpid(child, &wstatus, 0), child);
+    ck_assert_msg(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "exit %d",
+                  WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    free(state);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    data_free(&train);
+}
+END_TEST
+
+/* Every header word of a saved session set to edge values: the load refuses it or the state
+   is one a session can go on from (statuses, never a crash; run in the sanitizer build). */
+START_TEST(any_header_word_is_safe)
+{
+    data train;
+    setting_61(&train, 300, 131, 2);
+    const uint64_t values[] = {0, 1, 2, 3, 84, 85, 86, 1000, 100000000, (uint64_t)1 << 53,
+                               UINT64_MAX};
+    const size_t counts[] = {30, 93};
+    for (size_t c = 0; c < 2; ++c) {
+        const char *const options[] = {"batch_size", "5", "polyak", "2", NULL};
+        moe_fitter_t *fitter = ismm_fitter(options);
+        moe_model_t *model = gaussian_model(2, 2);
+        ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, counts[c], train.X, 2, train.y,
+                                                NULL),
+                         MOE_OK);
+        size_t size = 0;
+        unsigned char *original = state_bytes(fitter, &size);
+        unsigned char *state = malloc(size);
+        for (size_t word = 1; word < 22; ++word)
+            for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
+                memcpy(state, original, size);
+                set_word(state, size, word, values[v]);
+                moe_fitter_t *probe = ismm_fitter(NULL);
+                moe_status status = moe_fitter_load_state_buffer(probe, state, size);
+                ck_assert(status == MOE_OK || status == MOE_ERR_FORMAT);
+                if (status == MOE_OK)
+                    moe_fitter_partial_fit(probe, model, 10, train.X + 2 * 200, 2,
+                                           train.y + 200, NULL);
+                moe_fitter_free(probe);
+            }
+        free(state);
+        free(original);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
+    data_free(&train);
+}
+END_TEST
+
 /* The same fit for any thread count. */
 START_TEST(threads_do_not_change_the_fit)
 {
@@ -882,6 +1322,13 @@ int main(void)
     tcase_add_test(sessions, checkpoints_continue_bit_for_bit);
     tcase_add_test(sessions, degenerate_streams);
     tcase_add_test(sessions, threads_do_not_change_the_fit);
+    tcase_add_test(sessions, batch_size_is_fixed_in_a_session);
+    tcase_add_test(sessions, failed_calls_change_nothing);
+    tcase_add_test(sessions, cancel_counts_what_the_session_consumed);
+    tcase_add_test(sessions, warm_start_states_round_trip);
+    tcase_add_test(sessions, crafted_states_are_refused);
+    tcase_add_test(sessions, loading_allocates_what_the_state_carries);
+    tcase_add_test(sessions, any_header_word_is_safe);
     suite_add_tcase(suite, sessions);
     return run_suite(suite);
 }

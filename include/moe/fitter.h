@@ -51,7 +51,10 @@ typedef enum moe_option {
                                       experts' inner step; 0 = the safe step, default 0 */
     MOE_OPT_GATE_STEP = 14,        /* [gate_step] gem: the gate's step; em: the gate's inner
                                       step; 0 = the safe step, default 0 */
-    MOE_OPT_BATCH_SIZE = 15,       /* [batch_size] gd mini-batch rows, 0 = full batch, default 0 */
+    MOE_OPT_BATCH_SIZE = 15,       /* [batch_size] gd mini-batch rows, 0 = full batch, default 0;
+                                      ismm: the rows of a step (0: a partial_fit call is one),
+                                      fixed for a streaming session at its first call: another
+                                      value is MOE_ERR_INVALID_ARGUMENT until moe_fitter_reset */
     MOE_OPT_LINE_SEARCH = 16,      /* [line_search] gd: 0 none, 1 Armijo backtracking, default 0 */
     MOE_OPT_INNER_STEPS = 17,      /* [inner_steps] em: 0 = Newton M-steps for the gate (as
                                       gate_solver says) and classification experts, else that
@@ -274,7 +277,10 @@ MOE_API moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size
  * the trace is the concatenation of every call's. Estimators declare
  * whether they take batches smaller than the number of free parameters and
  * whether the model keeps its expert order between calls (moe/estimator.h);
- * a failed call leaves the model and the session as they were.
+ * a failed call leaves the model and the session as they were. A cancelled
+ * call (MOE_ERR_CANCELLED) is a failed call: samples_seen does not count its
+ * rows, and the built-in ismm consumes none of them, so a stream resumed from
+ * samples_seen gives the model of the stream in one go.
  */
 MOE_API moe_status moe_fitter_partial_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
                                           const double *X, size_t ldx, const double *y,
@@ -359,7 +365,9 @@ typedef struct moe_fit_report {
     size_t samples_seen;           /* (4) rows the streaming session has processed (partial
                                       fits; the rows of the data for a fit) */
     size_t batches;                /* (4) partial_fit calls of the session (1 for a fit) */
-    unsigned int stages;           /* (5) MOE_STAGE_* flags: what the fit ran */
+    unsigned int stages;           /* (5) MOE_STAGE_* flags: what the fit ran; 0 after partial
+                                      fits that fitted nothing yet (ismm collecting the rows of
+                                      its warm start: the model is the caller's, unchanged) */
     double stage_seconds[3];       /* (5) wall time in each stage: [0] tensor, [1] gate,
                                       [2] joint (em, gem and gd count their whole loop, starts
                                       included, as [2], or [1] with update_experts = 0) */

@@ -9,22 +9,45 @@
  *
  * A session (moe_fitter_partial_fit) starts by collecting warm_start rows; s_0 is their
  * statistic at the starting point (init: the search of init = mixed on those rows by default) and theta_0 its
- * minimiser. With batch_size > 0 rows are cut into batches of that size across calls (the
- * rows of an unfinished batch wait in the state), so any split of a stream into calls gives
- * the same steps, bit for bit; with batch_size = 0 every call is one batch. moe_fitter_fit
+ * minimiser. Until then the model is the caller's and the report's stages stay 0. With
+ * batch_size > 0 rows are cut into batches of that size across calls (the rows of an
+ * unfinished batch wait in the state), so any split of a stream into calls gives the same
+ * steps, bit for bit; with batch_size = 0 every call is one batch. The warm start's size and
+ * batch_size are the session's from its first call. A call consumes all its rows or, failing
+ * or cancelled, none: a snapshot taken before its first step is put back. moe_fitter_fit
  * runs epochs over the data in an order shuffled by the seed, or with batch_size = 0 the
  * deterministic batch MM (gamma = 1 on the whole data: monotone).
  *
  * The state (statistics, iterate, Polyak average, waiting rows, step count, options) saves
- * to bytes that moe_fitter_save_state wraps in its checksummed file.
+ * to bytes that moe_fitter_save_state wraps in its checksummed file. Loading trusts none of
+ * it: every count is checked against the others and against the bytes present, so a crafted
+ * state allocates no more than it carries and describes only a session ismm could reach.
  */
 #include "estimators/ismm.h"
+#include "common/check.h"
+#include "model/family_categorical.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* moe_context_fail with a formatted message. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static moe_status fail_formatted(moe_fit_context *context, moe_status status, const char *format,
+                                 ...)
+{
+    char message[512];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, sizeof message, format, arguments);
+    va_end(arguments);
+    return moe_context_fail(context, status, message);
+}
 
 typedef struct ismm_settings {
     double step_scale, step_offset, step_decay; /* gamma_t = scale (t + offset)^-decay;
@@ -46,10 +69,12 @@ typedef struct ismm_state {
     uint64_t steps, averaged;
     double variance_floor; /* absolute, fixed at the warm start */
     size_t warm_rows;      /* the warm start's size, fixed at the first call */
+    size_t batch_size;     /* the session's batch rows (0: a call is a batch), fixed likewise */
     double *statistics;    /* s */
     double *parameters;    /* theta_t */
     double *average;       /* Polyak average */
-    /* Rows waiting: the warm start's, then an unfinished batch's. */
+    /* Rows waiting: the warm start's, then an unfinished batch's; room for `capacity` rows,
+       grown on demand up to the session's most (session_rows). */
     size_t waiting, capacity;
     double *waiting_X, *waiting_y, *waiting_w;
 } ismm_state;
@@ -108,8 +133,9 @@ static moe_status ismm_set_option(void *opaque, const char *name, const char *va
         return MOE_ERR_NOT_FOUND;
     if (bad)
         return MOE_ERR_INVALID_ARGUMENT;
-    /* The schedule and the surrogate cannot change in the middle of a session. */
-    if (state->started && memcmp(&next, &state->settings, sizeof next) != 0)
+    /* The schedule, the warm start and the surrogate cannot change in the middle of a session
+       (from its first call on: the warm start's size is fixed then). */
+    if (state->ready && memcmp(&next, &state->settings, sizeof next) != 0)
         return MOE_ERR_INVALID_ARGUMENT;
     state->settings = next;
     return MOE_OK;
@@ -172,32 +198,70 @@ static int same_shape(const ismm_shape *a, const ismm_shape *b)
            a->gaussian == b->gaussian && a->intercept == b->intercept;
 }
 
-static size_t automatic_warm_start(const moe_model_t *model)
+/* max(85, twice the free parameters), from the shape alone (a loaded state checks its own). */
+static size_t automatic_warm_rows(const ismm_shape *shape)
 {
-    size_t free_parameters = moe_model_n_free_params(model);
-    size_t rows = 2 * free_parameters;
+    size_t expert = shape->gaussian ? shape->p + 1
+                    : shape->rows == 1 ? shape->p
+                                       : (shape->rows - 1) * shape->p;
+    size_t rows = 2 * ((shape->K - 1) * shape->p + shape->K * expert);
     return rows > 85 ? rows : 85;
 }
 
+static size_t configured_warm_rows(const ismm_settings *settings, const ismm_shape *shape)
+{
+    return settings->warm_start > 0 ? settings->warm_start : automatic_warm_rows(shape);
+}
+
+/* The most rows that ever wait: the warm start's, or an unfinished batch's. */
+static size_t session_rows(const ismm_state *state)
+{
+    return state->warm_rows > state->batch_size ? state->warm_rows : state->batch_size;
+}
+
+/* The statistics, the iterate and the average; the waiting rows' buffers start empty. */
 static moe_status allocate(ismm_state *state, const ismm_shape *shape, size_t warm_rows,
                            size_t batch_size)
 {
     state->shape = *shape;
     state->warm_rows = warm_rows;
-    state->capacity = warm_rows > batch_size ? warm_rows : batch_size;
-    if (state->capacity == 0)
-        state->capacity = 1;
-    size_t d = shape->d > 0 ? shape->d : 1;
+    state->batch_size = batch_size;
     state->statistics = calloc(ismm_statistics_size(shape), sizeof(double));
     state->parameters = calloc(ismm_parameters_size(shape), sizeof(double));
     state->average = calloc(ismm_parameters_size(shape), sizeof(double));
-    state->waiting_X = calloc(state->capacity * d, sizeof(double));
-    state->waiting_y = calloc(state->capacity, sizeof(double));
-    state->waiting_w = calloc(state->capacity, sizeof(double));
-    if (state->statistics == NULL || state->parameters == NULL || state->average == NULL ||
-        state->waiting_X == NULL || state->waiting_y == NULL || state->waiting_w == NULL)
+    if (state->statistics == NULL || state->parameters == NULL || state->average == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
     state->ready = 1;
+    return MOE_OK;
+}
+
+static int grow_array(double **array, size_t count)
+{
+    if (count > SIZE_MAX / sizeof(double))
+        return 1;
+    double *grown = realloc(*array, count * sizeof(double));
+    if (grown == NULL)
+        return 1;
+    *array = grown;
+    return 0;
+}
+
+/* Room for `rows` waiting rows, keeping those there: doubling, at most the session's most, so
+   a long warm start or batch is not reserved before its rows come. */
+static moe_status reserve(ismm_state *state, size_t rows)
+{
+    if (rows <= state->capacity)
+        return MOE_OK;
+    size_t most = session_rows(state), d = state->shape.d > 0 ? state->shape.d : 1;
+    if (rows > most)
+        return MOE_ERR_INTERNAL; /* the session's rules never let more rows wait */
+    size_t grown = state->capacity > most / 2 ? most : 2 * state->capacity;
+    if (grown < rows)
+        grown = rows;
+    if (grown > SIZE_MAX / d || grow_array(&state->waiting_X, grown * d) ||
+        grow_array(&state->waiting_y, grown) || grow_array(&state->waiting_w, grown))
+        return MOE_ERR_OUT_OF_MEMORY;
+    state->capacity = grown;
     return MOE_OK;
 }
 
@@ -229,6 +293,14 @@ static moe_status write_model(const ismm_shape *shape, moe_model_t *model, const
 
 /* ---- One step -------------------------------------------------------------------------------- */
 
+/* Where a batch's rows come from, to name a failing one in the caller's numbering: the first
+   `earlier` rows waited from earlier calls, the rest are the caller's rows from `first` on
+   (through `order` in a fit, when not NULL). */
+typedef struct batch_origin {
+    size_t earlier, first;
+    const size_t *order;
+} batch_origin;
+
 typedef struct call {
     moe_fit_context *context;
     ismm_state *state;
@@ -237,7 +309,26 @@ typedef struct call {
     size_t iteration; /* recorded in this call */
     double loglik;    /* of the call's batches, each before its step */
     double weight;
+    batch_origin origin; /* of the batch being stepped */
 } call;
+
+static moe_status fail_on_row(call *c, size_t row)
+{
+    const batch_origin *origin = &c->origin;
+    if (row < origin->earlier)
+        return fail_formatted(c->context, MOE_ERR_NUMERICAL,
+                              "ismm: row %zu of the rows waiting from earlier calls has no "
+                              "finite log-likelihood under the session's parameters; the "
+                              "session is unchanged",
+                              row);
+    size_t index = origin->first + (row - origin->earlier);
+    if (origin->order != NULL)
+        index = origin->order[index];
+    return fail_formatted(c->context, MOE_ERR_NUMERICAL,
+                          "ismm: row %zu of the data has no finite log-likelihood under the "
+                          "session's parameters; the session is unchanged",
+                          index);
+}
 
 static double step_size(const ismm_state *state)
 {
@@ -281,8 +372,12 @@ static moe_status update(call *c, const moe_rows *rows, double gamma, double *ba
     ismm_surrogate surrogate = {state->settings.bound, state->settings.eps};
     ismm_parameters theta;
     ismm_parameters_map(shape, state->parameters, &theta);
+    size_t failed_row = 0;
     moe_status status = ismm_batch_statistics(c->context, shape, &surrogate, &theta, rows,
-                                              batch_statistics, batch_weight, batch_loglik);
+                                              batch_statistics, batch_weight, batch_loglik,
+                                              &failed_row);
+    if (status == MOE_ERR_NUMERICAL)
+        status = fail_on_row(c, failed_row);
     if (status == MOE_OK) {
         for (size_t i = 0; i < size; ++i)
             next_statistics[i] =
@@ -298,9 +393,10 @@ static moe_status update(call *c, const moe_rows *rows, double gamma, double *ba
         for (size_t i = 0; !failed && i < parameters_size; ++i)
             failed = !isfinite(next[i]);
         if (failed)
-            status = moe_context_fail(c->context, MOE_ERR_NUMERICAL,
-                                      "ismm: the M-step found no finite minimiser for this "
-                                      "batch; the state is unchanged");
+            status = fail_formatted(c->context, MOE_ERR_NUMERICAL,
+                                    "ismm: the M-step found no finite minimiser for a batch "
+                                    "of %zu rows; the session is unchanged",
+                                    rows->n);
         else {
             report_mstep(c->context, &report);
             memcpy(state->statistics, next_statistics, size * sizeof(double));
@@ -379,23 +475,25 @@ static moe_status warm_start(call *c, moe_model_t *model, const moe_rows *rows)
 
 /* ---- partial_fit ------------------------------------------------------------------------------ */
 
-static void append_waiting(ismm_state *state, const moe_rows *rows, size_t first, size_t count)
+/* The caller's rows first .. first + count - 1 into the waiting buffer from row `at` on (room
+   reserved). */
+static void put_waiting(ismm_state *state, size_t at, const moe_rows *rows, size_t first,
+                        size_t count)
 {
     size_t d = state->shape.d;
     for (size_t i = 0; i < count; ++i) {
-        size_t from = first + i, to = state->waiting + i;
+        size_t from = first + i, to = at + i;
         if (d > 0)
             memcpy(state->waiting_X + to * d, rows->X + from * rows->ldx, d * sizeof(double));
         state->waiting_y[to] = rows->y[from];
         state->waiting_w[to] = rows->weights != NULL ? rows->weights[from] : 1.0;
     }
-    state->waiting += count;
 }
 
-static moe_rows waiting_rows(const ismm_state *state)
+static moe_rows waiting_rows(const ismm_state *state, size_t count)
 {
-    moe_rows rows = {state->waiting, state->shape.d > 0 ? state->waiting_X : NULL,
-                     state->shape.d, state->waiting_y, state->waiting_w};
+    moe_rows rows = {count, state->shape.d > 0 ? state->waiting_X : NULL, state->shape.d,
+                     state->waiting_y, state->waiting_w};
     return rows;
 }
 
@@ -420,6 +518,169 @@ static moe_status check_family(moe_fit_context *context, const moe_model_t *mode
     return MOE_OK;
 }
 
+/* What a step changes, kept so that a call failing (or cancelled) half way can be undone. */
+typedef struct snapshot {
+    int taken, started;
+    uint64_t steps, averaged;
+    double variance_floor;
+    double *arrays; /* the statistics, the iterate, the average */
+} snapshot;
+
+static moe_status snapshot_take(snapshot *saved, const ismm_state *state)
+{
+    size_t statistics = ismm_statistics_size(&state->shape);
+    size_t parameters = ismm_parameters_size(&state->shape);
+    saved->arrays = malloc((statistics + 2 * parameters) * sizeof(double));
+    if (saved->arrays == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    memcpy(saved->arrays, state->statistics, statistics * sizeof(double));
+    memcpy(saved->arrays + statistics, state->parameters, parameters * sizeof(double));
+    memcpy(saved->arrays + statistics + parameters, state->average, parameters * sizeof(double));
+    saved->started = state->started;
+    saved->steps = state->steps;
+    saved->averaged = state->averaged;
+    saved->variance_floor = state->variance_floor;
+    saved->taken = 1;
+    return MOE_OK;
+}
+
+static void snapshot_restore(const snapshot *saved, ismm_state *state)
+{
+    if (!saved->taken)
+        return;
+    size_t statistics = ismm_statistics_size(&state->shape);
+    size_t parameters = ismm_parameters_size(&state->shape);
+    memcpy(state->statistics, saved->arrays, statistics * sizeof(double));
+    memcpy(state->parameters, saved->arrays + statistics, parameters * sizeof(double));
+    memcpy(state->average, saved->arrays + statistics + parameters, parameters * sizeof(double));
+    state->started = saved->started;
+    state->steps = saved->steps;
+    state->averaged = saved->averaged;
+    state->variance_floor = saved->variance_floor;
+}
+
+/*
+ * A call's rows in the stream of the session: the rows waiting before it (`old`, the start of
+ * the warm start or of a batch) and the call's first `fill` rows make the first segment, whole
+ * or not; if whole, the next `direct` rows are stepped in place, in batches (or as one with
+ * batch_size 0), and the last `tail` rows wait. Rows are consumed only in this order, so any
+ * split of a stream into calls gives the same steps.
+ */
+typedef struct plan {
+    size_t old, fill, direct, tail;
+    int completes; /* the first segment is whole: it is stepped */
+    int passes;    /* the call goes past it (or there is none): the tail waits alone */
+} plan;
+
+static plan make_plan(const ismm_state *state, size_t n)
+{
+    plan p = {state->waiting, 0, 0, 0, 0, 1};
+    size_t B = state->batch_size;
+    size_t segment = !state->started ? state->warm_rows : p.old > 0 ? B : 0;
+    if (segment > 0) {
+        p.fill = segment - p.old < n ? segment - p.old : n;
+        p.completes = p.passes = p.old + p.fill == segment;
+        if (!p.completes)
+            return p;
+    }
+    size_t rest = n - p.fill;
+    p.direct = B == 0 ? rest : rest / B * B;
+    p.tail = rest - p.direct;
+    return p;
+}
+
+static double caller_weight(const moe_rows *rows, size_t first, size_t count)
+{
+    double total = 0.0;
+    for (size_t i = first; i < first + count; ++i)
+        total += rows->weights != NULL ? rows->weights[i] : 1.0;
+    return total;
+}
+
+/* Every segment the call will step has weight: checked before the first step. */
+static moe_status check_plan(call *c, const plan *p, const moe_rows *rows)
+{
+    const ismm_state *state = c->state;
+    if (p->completes) {
+        double total = caller_weight(rows, 0, p->fill);
+        for (size_t i = 0; i < p->old; ++i)
+            total += state->waiting_w[i];
+        if (!(total > 0.0))
+            return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
+                                  "ismm: %s (%zu rows waiting and rows 0 to %zu of this call) "
+                                  "has no weight",
+                                  state->started ? "the batch" : "the warm start", p->old,
+                                  p->fill - 1);
+    }
+    size_t size = state->batch_size > 0 ? state->batch_size : p->direct;
+    for (size_t first = p->fill; first < p->fill + p->direct; first += size)
+        if (!(caller_weight(rows, first, size) > 0.0))
+            return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
+                                  "ismm: the batch of rows %zu to %zu of this call has no "
+                                  "weight",
+                                  first, first + size - 1);
+    return MOE_OK;
+}
+
+/* The plan's steps; the snapshot is taken before the first. */
+static moe_status run_plan(call *c, moe_model_t *model, const moe_rows *rows, const plan *p,
+                           snapshot *saved)
+{
+    ismm_state *state = c->state;
+    put_waiting(state, p->old, rows, 0, p->fill);
+    if (!p->completes && p->direct == 0)
+        return MOE_OK;
+    moe_status status = snapshot_take(saved, state);
+    if (status != MOE_OK)
+        return moe_context_fail(c->context, status, "cannot allocate ismm's snapshot");
+    if (p->completes) {
+        moe_rows first = waiting_rows(state, p->old + p->fill);
+        batch_origin origin = {p->old, 0, NULL};
+        c->origin = origin;
+        status = state->started ? stochastic_step(c, &first, 1) : warm_start(c, model, &first);
+    }
+    size_t size = state->batch_size > 0 ? state->batch_size : p->direct;
+    for (size_t at = p->fill; status == MOE_OK && at < p->fill + p->direct; at += size) {
+        moe_rows piece = {size, rows->X != NULL ? rows->X + at * rows->ldx : NULL, rows->ldx,
+                          rows->y + at, rows->weights != NULL ? rows->weights + at : NULL};
+        batch_origin origin = {0, at, NULL};
+        c->origin = origin;
+        status = stochastic_step(c, &piece, 1);
+    }
+    return status;
+}
+
+/* The session's state for this call: checked against the model and the options, or new. */
+static moe_status open_session(call *c, const moe_model_t *model, size_t batch_size)
+{
+    ismm_state *state = c->state;
+    ismm_shape shape = shape_of(model);
+    if (state->ready && !same_shape(&shape, &state->shape))
+        return moe_context_fail(c->context, MOE_ERR_INVALID_ARGUMENT,
+                                "ismm: the model's structure differs from the session's "
+                                "(moe_fitter_reset starts a new session)");
+    if (state->ready && batch_size != state->batch_size)
+        return fail_formatted(c->context, MOE_ERR_INVALID_ARGUMENT,
+                              "ismm: batch_size is %zu, but this session cuts its batches at "
+                              "%zu rows (fixed at its first call; moe_fitter_reset starts a "
+                              "new session)",
+                              batch_size, state->batch_size);
+    if (state->ready)
+        return MOE_OK;
+    if (allocate(state, &shape, configured_warm_rows(&state->settings, &shape), batch_size) !=
+        MOE_OK) {
+        release(state);
+        return moe_context_fail(c->context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate ismm's state");
+    }
+    return MOE_OK;
+}
+
+/*
+ * A call either consumes all its rows or, failing (cancelled included), leaves the session
+ * exactly as it was: the rows that waited before it still wait, and the statistics, the
+ * iterate and the counts are restored from the snapshot.
+ */
 static moe_status ismm_partial_fit(void *opaque, moe_fit_context *context)
 {
     ismm_state *state = opaque;
@@ -436,75 +697,41 @@ static moe_status ismm_partial_fit(void *opaque, moe_fit_context *context)
         status = moe_context_get_int(context, MOE_OPT_BATCH_SIZE, &batch_size);
     if (status != MOE_OK)
         return status;
-    ismm_shape shape = shape_of(model);
-    if (state->ready && !same_shape(&shape, &state->shape))
-        return moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT,
-                                "ismm: the model's structure differs from the session's "
-                                "(moe_fitter_reset starts a new session)");
-    if (!state->ready) {
-        size_t warm = state->settings.warm_start > 0 ? state->settings.warm_start
-                                                     : automatic_warm_start(model);
-        if (allocate(state, &shape, warm, (size_t)batch_size) != MOE_OK) {
-            release(state);
-            return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
-                                    "cannot allocate ismm's state");
-        }
-    }
-    if (state->started && (size_t)batch_size > state->capacity)
-        return moe_context_fail(context, MOE_ERR_INVALID_ARGUMENT,
-                                "ismm: batch_size cannot grow during a session");
+    int fresh = !state->ready;
+    status = open_session(&c, model, (size_t)batch_size);
+    if (status != MOE_OK)
+        return status;
     moe_rows rows;
     status = moe_context_rows(context, &rows);
-    size_t used = 0;
-    if (status == MOE_OK && !state->started) {
-        size_t take = state->warm_rows - state->waiting;
-        if (take > rows.n)
-            take = rows.n;
-        append_waiting(state, &rows, 0, take);
-        used = take;
-        if (state->waiting == state->warm_rows) {
-            moe_rows warm = waiting_rows(state);
-            status = warm_start(&c, model, &warm);
-            state->waiting = 0;
-        }
+    plan p = make_plan(state, status == MOE_OK ? rows.n : 0);
+    if (status == MOE_OK)
+        status = check_plan(&c, &p, &rows);
+    if (status == MOE_OK) {
+        status = reserve(state, p.old + p.fill > p.tail ? p.old + p.fill : p.tail);
+        if (status != MOE_OK)
+            status = moe_context_fail(context, status, "cannot allocate ismm's waiting rows");
     }
-    if (status == MOE_OK && state->started) {
-        if (batch_size == 0) {
-            /* The rest of the call is one batch. */
-            if (used < rows.n) {
-                moe_rows rest = {rows.n - used, rows.X != NULL ? rows.X + used * rows.ldx : NULL,
-                                 rows.ldx, rows.y + used,
-                                 rows.weights != NULL ? rows.weights + used : NULL};
-                status = stochastic_step(&c, &rest, 1);
-            }
-        } else {
-            size_t B = (size_t)batch_size;
-            while (status == MOE_OK && used < rows.n) {
-                if (state->waiting == 0 && rows.n - used >= B) {
-                    moe_rows piece = {B, rows.X != NULL ? rows.X + used * rows.ldx : NULL,
-                                      rows.ldx, rows.y + used,
-                                      rows.weights != NULL ? rows.weights + used : NULL};
-                    status = stochastic_step(&c, &piece, 1);
-                    used += B;
-                    continue;
-                }
-                size_t take = B - state->waiting;
-                if (take > rows.n - used)
-                    take = rows.n - used;
-                append_waiting(state, &rows, used, take);
-                used += take;
-                if (state->waiting == B) {
-                    moe_rows piece = waiting_rows(state);
-                    status = stochastic_step(&c, &piece, 1);
-                    state->waiting = 0;
-                }
-            }
-        }
-    }
+    snapshot saved;
+    memset(&saved, 0, sizeof saved);
+    if (status == MOE_OK)
+        status = run_plan(&c, model, &rows, &p, &saved);
     if (status == MOE_OK && state->started)
         status = write_model(&state->shape, model, estimate(state));
-    /* Rows that only waited leave the model as the caller gave it; the fitter reports its
-       log-likelihood. */
+    /* Until the warm start has its rows, the model stays as the caller gave it (the fitter
+       reports its log-likelihood) and the report's stages stay 0: nothing was fitted. */
+    if (status == MOE_OK && state->started)
+        status = moe_context_add_stages(context, MOE_STAGE_JOINT);
+    if (status == MOE_OK) {
+        if (p.passes)
+            put_waiting(state, 0, &rows, p.fill + p.direct, p.tail);
+        state->waiting = p.passes ? p.tail : p.old + p.fill;
+    } else {
+        snapshot_restore(&saved, state);
+        state->waiting = p.old;
+    }
+    free(saved.arrays);
+    if (status != MOE_OK && fresh)
+        release(state);
     return status;
 }
 
@@ -523,9 +750,12 @@ static void gather(const moe_rows *all, const size_t *order, size_t first, size_
     }
 }
 
+/* The log-likelihood of the estimate on all of a fit's rows, in their order. */
 static moe_status full_loglik(call *c, const moe_rows *rows, double *loglik)
 {
     ismm_state *state = c->state;
+    batch_origin natural = {0, 0, NULL};
+    c->origin = natural;
     const ismm_shape *shape = &state->shape;
     double *scratch = malloc(ismm_statistics_size(shape) * sizeof(double));
     if (scratch == NULL)
@@ -534,8 +764,11 @@ static moe_status full_loglik(call *c, const moe_rows *rows, double *loglik)
     ismm_parameters theta;
     ismm_parameters_map(shape, (double *)estimate(state), &theta);
     double weight = 0.0;
+    size_t failed_row = 0;
     moe_status status = ismm_batch_statistics(c->context, shape, &surrogate, &theta, rows,
-                                              scratch, &weight, loglik);
+                                              scratch, &weight, loglik, &failed_row);
+    if (status == MOE_ERR_NUMERICAL)
+        status = fail_on_row(c, failed_row);
     free(scratch);
     return status;
 }
@@ -570,14 +803,13 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
         return status;
     size_t n = all.n, d = moe_model_n_features(model);
     ismm_shape shape = shape_of(model);
-    size_t warm = state->settings.warm_start > 0 ? state->settings.warm_start
-                                                 : automatic_warm_start(model);
+    size_t warm = configured_warm_rows(&state->settings, &shape);
     if (warm > n)
         warm = n;
     size_t B = batch_size > 0 ? (size_t)batch_size : 0;
     if (B > n)
         B = n;
-    if (allocate(state, &shape, warm, B) != MOE_OK) {
+    if (allocate(state, &shape, warm, B) != MOE_OK || reserve(state, warm) != MOE_OK) {
         release(state);
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate ismm's state");
     }
@@ -595,10 +827,12 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
         order[j] = t;
     }
     gather(&all, order, 0, warm, d, state->waiting_X, state->waiting_y, state->waiting_w);
-    state->waiting = warm;
-    moe_rows warm_rows = waiting_rows(state);
+    moe_rows warm_rows = waiting_rows(state, warm);
+    batch_origin warm_origin = {0, 0, order};
+    c.origin = warm_origin;
     status = warm_start(&c, model, &warm_rows);
-    state->waiting = 0;
+    batch_origin natural = {0, 0, NULL};
+    c.origin = natural;
     double previous = 0.0;
     int converged = 0;
     size_t iterations = 0;
@@ -655,6 +889,8 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
                 size_t count = n - first < B ? n - first : B;
                 gather(&all, order, first, count, d, X, y, w);
                 moe_rows piece = {count, d > 0 ? X : NULL, d, y, w};
+                batch_origin origin = {0, first, order};
+                c.origin = origin;
                 status = stochastic_step(&c, &piece, 0);
             }
             /* The epoch's running log-likelihood: each batch scored before its step. */
@@ -726,8 +962,10 @@ static double get_double(const unsigned char **at)
     return value;
 }
 
-#define ISMM_STATE_MAGIC 0x314d4d5349ULL /* "ISMM1" */
+#define ISMM_STATE_MAGIC 0x324d4d5349ULL /* "ISMM2" */
 enum { ISMM_HEADER_WORDS = 22 };
+/* The largest batch_size the option takes (2^53 - 1). */
+#define ISMM_BATCH_MAX 9007199254740991ULL
 
 static size_t arrays_length(const ismm_state *state)
 {
@@ -736,6 +974,12 @@ static size_t arrays_length(const ismm_state *state)
            state->waiting * (d + 2);
 }
 
+/*
+ * Header words: magic, step_scale, step_offset, step_decay, warm_start, bound, gate_solve,
+ * eps, polyak, ready, started, K, d, rows, gaussian, intercept, steps, averaged, variance
+ * floor, warm rows, batch_size, waiting; then (ready) s, theta, the average and the waiting
+ * rows (x, y, w each). Without a session every word after the settings is 0.
+ */
 static moe_status ismm_save_state(const void *opaque, void *buffer, size_t capacity,
                                   size_t *written)
 {
@@ -768,7 +1012,7 @@ static moe_status ismm_save_state(const void *opaque, void *buffer, size_t capac
     put_u64(&at, state->averaged);
     put_double(&at, state->variance_floor);
     put_u64(&at, state->warm_rows);
-    put_u64(&at, state->capacity);
+    put_u64(&at, state->batch_size);
     put_u64(&at, state->waiting);
     if (!state->ready)
         return MOE_OK;
@@ -789,6 +1033,131 @@ static moe_status ismm_save_state(const void *opaque, void *buffer, size_t capac
     return MOE_OK;
 }
 
+/* A saved state's header as read, before any of it is trusted. */
+typedef struct saved_header {
+    ismm_settings settings;
+    uint64_t bound, gate_solve, ready, started, K, d, rows, gaussian, intercept;
+    uint64_t steps, averaged, warm_rows, batch_size, waiting;
+    double floor;
+} saved_header;
+
+static void read_header(const unsigned char *at, saved_header *h)
+{
+    ismm_settings *s = &h->settings;
+    s->step_scale = get_double(&at);
+    s->step_offset = get_double(&at);
+    s->step_decay = get_double(&at);
+    s->warm_start = (size_t)get_u64(&at);
+    h->bound = get_u64(&at);
+    h->gate_solve = get_u64(&at);
+    s->eps = get_double(&at);
+    s->polyak = (size_t)get_u64(&at);
+    h->ready = get_u64(&at);
+    h->started = get_u64(&at);
+    h->K = get_u64(&at);
+    h->d = get_u64(&at);
+    h->rows = get_u64(&at);
+    h->gaussian = get_u64(&at);
+    h->intercept = get_u64(&at);
+    h->steps = get_u64(&at);
+    h->averaged = get_u64(&at);
+    h->floor = get_double(&at);
+    h->warm_rows = get_u64(&at);
+    h->batch_size = get_u64(&at);
+    h->waiting = get_u64(&at);
+    s->bound = h->bound == 1 ? ISMM_BOUND_BOHNING : ISMM_BOUND_PAPER;
+    s->gate_solve = h->gate_solve == 1 ? ISMM_GATE_DENSE : ISMM_GATE_KRONECKER;
+}
+
+/* The settings within what ismm_set_option accepts. */
+static int settings_valid(const saved_header *h)
+{
+    const ismm_settings *s = &h->settings;
+    return h->bound <= 1 && h->gate_solve <= 1 && s->step_scale > 0.0 && s->step_scale <= 1.0 &&
+           s->step_decay > 0.5 && s->step_decay <= 1.0 && s->eps > 0.0 && s->eps <= 1.0 &&
+           (s->step_offset == -1.0 || (s->step_offset >= 0.0 && isfinite(s->step_offset))) &&
+           s->warm_start <= 100000000 && s->polyak <= ((size_t)1 << 53);
+}
+
+/* The Polyak average's count after `steps` steps (polyak_update's rule). */
+static uint64_t averaged_after(uint64_t polyak, uint64_t steps)
+{
+    return polyak == 0 || steps < polyak ? 0 : steps - polyak + 1;
+}
+
+/*
+ * The session's shape and counts, each against the others and against the bytes present
+ * (`words` after the header), before anything is allocated: a state can only describe a
+ * session its own settings would have made, and it allocates no more than it carries.
+ */
+static int session_valid(const saved_header *h, size_t words, ismm_shape *shape)
+{
+    if (h->K < 1 || h->K > 4096 || h->d > 1000000 || h->rows < 1 || h->rows > 65536 ||
+        h->gaussian > 1 || h->intercept > 1 || h->started > 1 || (h->gaussian && h->rows != 1))
+        return 0;
+    shape->K = (size_t)h->K;
+    shape->d = (size_t)h->d;
+    shape->rows = (size_t)h->rows;
+    shape->gaussian = (int)h->gaussian;
+    shape->intercept = (int)h->intercept;
+    shape->p = shape->d + (size_t)h->intercept;
+    if (shape->p == 0 || h->warm_rows != configured_warm_rows(&h->settings, shape) ||
+        h->batch_size > ISMM_BATCH_MAX)
+        return 0;
+    if (!h->started && (h->steps != 0 || h->averaged != 0 || h->floor != 0.0 ||
+                        h->waiting >= h->warm_rows))
+        return 0;
+    if (h->started && (!(h->floor > 0.0) || !isfinite(h->floor) ||
+                       h->averaged != averaged_after(h->settings.polyak, h->steps) ||
+                       (h->batch_size == 0 ? h->waiting != 0 : h->waiting >= h->batch_size)))
+        return 0;
+    size_t fixed = ismm_statistics_size(shape) + 2 * ismm_parameters_size(shape);
+    return words >= fixed && (words - fixed) % (shape->d + 2) == 0 &&
+           (words - fixed) / (shape->d + 2) == h->waiting;
+}
+
+static int read_finite(const unsigned char **at, double *values, size_t count)
+{
+    int bad = 0;
+    for (size_t i = 0; i < count; ++i)
+        bad |= !isfinite(values[i] = get_double(at));
+    return bad;
+}
+
+/* The arrays of a session whose header is valid; nonzero when a value is not one the session
+   could hold. The waiting rows pass the checks partial_fit's rows pass. */
+static int read_arrays(ismm_state *loaded, const unsigned char *at)
+{
+    const ismm_shape *shape = &loaded->shape;
+    size_t statistics = ismm_statistics_size(shape), parameters = ismm_parameters_size(shape);
+    int bad = read_finite(&at, loaded->statistics, statistics) |
+              read_finite(&at, loaded->parameters, parameters) |
+              read_finite(&at, loaded->average, parameters);
+    ismm_parameters theta, average;
+    ismm_parameters_map(shape, loaded->parameters, &theta);
+    ismm_parameters_map(shape, loaded->average, &average);
+    for (size_t k = 0; shape->gaussian && k < shape->K; ++k)
+        bad |= (loaded->started && !(theta.variances[k] > 0.0)) ||
+               (loaded->averaged > 0 && !(average.variances[k] > 0.0));
+    size_t d = shape->d;
+    for (size_t i = 0; i < loaded->waiting; ++i) {
+        bad |= read_finite(&at, loaded->waiting_X + i * d, d);
+        loaded->waiting_y[i] = get_double(&at);
+        double weight = loaded->waiting_w[i] = get_double(&at);
+        bad |= !(weight >= 0.0) || !isfinite(weight);
+    }
+    if (bad || moe_check_response_values(NULL, loaded->waiting, loaded->waiting_y) != MOE_OK)
+        return 1;
+    if (!shape->gaussian) {
+        size_t classes = shape->rows == 1 ? 2 : shape->rows;
+        if (moe_categorical_check_labels(loaded->waiting, loaded->waiting_y, classes,
+                                         shape->rows == 1 ? "logistic" : "multinomial",
+                                         NULL) != MOE_OK)
+            return 1;
+    }
+    return 0;
+}
+
 static moe_status ismm_load_state(void *opaque, const void *buffer, size_t size)
 {
     ismm_state *state = opaque;
@@ -797,80 +1166,40 @@ static moe_status ismm_load_state(void *opaque, const void *buffer, size_t size)
     const unsigned char *at = buffer;
     if (get_u64(&at) != ISMM_STATE_MAGIC)
         return MOE_ERR_FORMAT;
-    ismm_settings s;
-    s.step_scale = get_double(&at);
-    s.step_offset = get_double(&at);
-    s.step_decay = get_double(&at);
-    s.warm_start = (size_t)get_u64(&at);
-    uint64_t bound = get_u64(&at), gate_solve = get_u64(&at);
-    s.eps = get_double(&at);
-    s.polyak = (size_t)get_u64(&at);
-    uint64_t ready = get_u64(&at), started = get_u64(&at);
-    ismm_shape shape;
-    shape.K = (size_t)get_u64(&at);
-    shape.d = (size_t)get_u64(&at);
-    shape.rows = (size_t)get_u64(&at);
-    uint64_t gaussian = get_u64(&at), intercept = get_u64(&at);
-    uint64_t steps = get_u64(&at), averaged = get_u64(&at);
-    double floor = get_double(&at);
-    uint64_t warm_rows = get_u64(&at), capacity = get_u64(&at), waiting = get_u64(&at);
-    if (bound > 1 || gate_solve > 1 || ready > 1 || started > ready || gaussian > 1 ||
-        intercept > 1 || !(s.step_scale > 0.0 && s.step_scale <= 1.0) ||
-        !(s.step_decay > 0.5 && s.step_decay <= 1.0) || !(s.eps > 0.0 && s.eps <= 1.0) ||
-        !(s.step_offset >= 0.0 || s.step_offset == -1.0) || !isfinite(s.step_offset))
+    saved_header h;
+    read_header(at, &h);
+    at += (ISMM_HEADER_WORDS - 1) * 8;
+    if (!settings_valid(&h) || h.ready > 1)
         return MOE_ERR_FORMAT;
-    s.bound = (ismm_bound)bound;
-    s.gate_solve = (ismm_gate_solve)gate_solve;
     ismm_state loaded;
     memset(&loaded, 0, sizeof loaded);
-    loaded.settings = s;
-    if (ready) {
-        /* Sizes bounded before any arithmetic on them. */
-        if (shape.K < 1 || shape.K > 4096 || shape.d > 1000000 || shape.rows < 1 ||
-            shape.rows > 65536 || capacity < 1 || capacity > 100000000 || waiting > capacity ||
-            warm_rows > capacity || (started && waiting >= capacity) ||
-            !(floor > 0.0) || !isfinite(floor))
+    loaded.settings = h.settings;
+    if (!h.ready) {
+        uint64_t floor_bits;
+        memcpy(&floor_bits, &h.floor, sizeof floor_bits);
+        if (size != ISMM_HEADER_WORDS * 8 ||
+            (h.started | h.K | h.d | h.rows | h.gaussian | h.intercept | h.steps | h.averaged |
+             floor_bits | h.warm_rows | h.batch_size | h.waiting) != 0)
             return MOE_ERR_FORMAT;
-        shape.gaussian = (int)gaussian;
-        shape.intercept = (int)intercept;
-        shape.p = shape.d + (size_t)intercept;
-        if (shape.p == 0 || (shape.gaussian && shape.rows != 1))
-            return MOE_ERR_FORMAT;
-        loaded.shape = shape;
-        loaded.waiting = (size_t)waiting;
-        size_t expected = ISMM_HEADER_WORDS + arrays_length(&loaded);
-        if (size != expected * 8)
-            return MOE_ERR_FORMAT;
-        if (allocate(&loaded, &shape, (size_t)warm_rows, (size_t)capacity) != MOE_OK) {
-            release(&loaded);
-            return MOE_ERR_OUT_OF_MEMORY;
-        }
-        loaded.capacity = (size_t)capacity;
-        loaded.started = (int)started;
-        loaded.steps = steps;
-        loaded.averaged = averaged;
-        loaded.variance_floor = floor;
-        loaded.waiting = (size_t)waiting;
-        size_t statistics = ismm_statistics_size(&shape), parameters = ismm_parameters_size(&shape);
-        int bad = 0;
-        for (size_t i = 0; i < statistics; ++i)
-            bad |= !isfinite(loaded.statistics[i] = get_double(&at));
-        for (size_t i = 0; i < parameters; ++i)
-            bad |= !isfinite(loaded.parameters[i] = get_double(&at));
-        for (size_t i = 0; i < parameters; ++i)
-            bad |= !isfinite(loaded.average[i] = get_double(&at));
-        for (size_t i = 0; i < loaded.waiting; ++i) {
-            for (size_t j = 0; j < shape.d; ++j)
-                bad |= !isfinite(loaded.waiting_X[i * shape.d + j] = get_double(&at));
-            bad |= !isfinite(loaded.waiting_y[i] = get_double(&at));
-            double weight = loaded.waiting_w[i] = get_double(&at);
-            bad |= !(weight >= 0.0) || !isfinite(weight);
-        }
-        if (bad) {
-            release(&loaded);
-            return MOE_ERR_FORMAT;
-        }
-    } else if (size != ISMM_HEADER_WORDS * 8 || started || waiting != 0) {
+        release(state);
+        *state = loaded;
+        return MOE_OK;
+    }
+    ismm_shape shape;
+    if (!session_valid(&h, size / 8 - ISMM_HEADER_WORDS, &shape))
+        return MOE_ERR_FORMAT;
+    if (allocate(&loaded, &shape, (size_t)h.warm_rows, (size_t)h.batch_size) != MOE_OK ||
+        reserve(&loaded, (size_t)h.waiting) != MOE_OK) {
+        release(&loaded);
+        return MOE_ERR_OUT_OF_MEMORY;
+    }
+    loaded.started = (int)h.started;
+    loaded.steps = h.steps;
+    loaded.averaged = h.averaged;
+    loaded.variance_floor = h.floor;
+    loaded.waiting = (size_t)h.waiting;
+    if (read_arrays(&loaded, at) != 0) {
+        release(&loaded);
         return MOE_ERR_FORMAT;
     }
     release(state);

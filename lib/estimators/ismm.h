@@ -60,12 +60,14 @@ typedef struct ismm_surrogate {
 /*
  * The batch mean of the per-sample statistics at theta over `rows` (on the fitter's threads)
  * into `out` (a mean, laid out like ismm_statistics over `storage`), the rows' total weight
- * and log-likelihood at theta. context NULL: on this thread, status without a message.
+ * and log-likelihood at theta. context NULL: on this thread, status without a message. On
+ * MOE_ERR_NUMERICAL, *failed_row (when not NULL) is the lowest row of `rows` whose
+ * log-likelihood is not finite, so that the caller can name it in its own numbering.
  */
 moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *shape,
                                  const ismm_surrogate *surrogate, const ismm_parameters *theta,
                                  const moe_rows *rows, double *storage, double *total_weight,
-                                 double *loglik);
+                                 double *loglik, size_t *failed_row);
 
 typedef struct ismm_mstep_report {
     size_t ridge_fallbacks, floored_variances, frozen_experts;

@@ -242,7 +242,7 @@ static void mirror_upper(double *matrix, size_t order)
 moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *shape,
                                  const ismm_surrogate *surrogate, const ismm_parameters *theta,
                                  const moe_rows *rows, double *storage, double *total_weight,
-                                 double *loglik)
+                                 double *loglik, size_t *failed_row)
 {
     size_t size = ismm_statistics_size(shape);
     double *sums = malloc((size + 2) * sizeof(double));
@@ -252,16 +252,21 @@ moe_status ismm_batch_statistics(moe_fit_context *context, const ismm_shape *sha
                                : MOE_ERR_OUT_OF_MEMORY;
     batch b = {shape, surrogate, theta, rows};
     moe_status status = MOE_OK;
-    if (context != NULL) {
+    if (context != NULL)
         status = moe_context_parallel(context, rows->n, size + 2, scratch_size(shape),
                                       batch_chunk, &b, sums);
-    } else {
-        /* Without a fitter (tests of the statistics themselves): one chunk, this thread. */
+    if (context == NULL || status == MOE_ERR_NUMERICAL) {
+        /* Without a fitter (tests of the statistics themselves), or to find the failing row
+           (the lowest, as the parallel pass names it): one chunk, this thread. */
         double *scratch = malloc(scratch_size(shape) * sizeof(double));
         memset(sums, 0, (size + 2) * sizeof(double));
-        status = scratch == NULL                                   ? MOE_ERR_OUT_OF_MEMORY
-                 : batch_chunk(&b, 0, rows->n, sums, scratch) != 0 ? MOE_ERR_NUMERICAL
-                                                                   : MOE_OK;
+        size_t failed = scratch != NULL ? batch_chunk(&b, 0, rows->n, sums, scratch) : 0;
+        if (failed_row != NULL && failed > 0)
+            *failed_row = failed - 1;
+        if (context == NULL)
+            status = scratch == NULL ? MOE_ERR_OUT_OF_MEMORY
+                     : failed != 0   ? MOE_ERR_NUMERICAL
+                                     : MOE_OK;
         free(scratch);
     }
     if (status == MOE_OK && !(sums[0] > 0.0))

@@ -291,6 +291,55 @@ run 2 "streaming a classification" "$moe" fit "$work/classes.csv" --response spe
     --family multinomial --batch-size 10
 run 2 "--batch-size with em" "$moe" fit "$work/stream.csv" --response y --estimator em \
     --batch-size 10
+# A stream shorter than ismm's warm start (85 rows here) fits nothing: an error, no model
+# printed or saved; its checkpoint, saved inside the warm start, resumes to the model of the
+# stream in one go.
+stream_rows 400 7 >"$work/warm.csv"
+head -n 51 "$work/warm.csv" >"$work/short.csv"
+{ head -n 1 "$work/warm.csv"; tail -n +52 "$work/warm.csv"; } >"$work/rest.csv"
+run 2 "a stream shorter than the warm start" "$moe" fit "$work/short.csv" --response y \
+    --batch-size 10 --checkpoint "$work/short.state" -o "$work/short.moe"
+contains "$work/err" "no model was fitted: the stream ended after 50 rows" \
+    "a stream inside the warm start"
+checks=$((checks + 1))
+[[ ! -e $work/short.moe && ! -s $work/out ]] ||
+    fail "a stream inside the warm start printed or saved a model"
+run 0 "--resume a checkpoint saved inside the warm start" "$moe" fit "$work/rest.csv" \
+    --response y --batch-size 10 --resume "$work/short.state" -o "$work/rest.moe"
+contains "$work/out" "session: 400 rows" "the resumed warm start counts every row"
+run 0 "the warm-start stream in one go" "$moe" fit "$work/warm.csv" --response y --batch-size 10 \
+    -o "$work/warm.moe"
+checks=$((checks + 1))
+cmp -s "$work/warm.moe" "$work/rest.moe" || fail "resumed warm start: not the model of one stream"
+# Ctrl-C while the stream waits for rows: status 1, the rows consumed in the message and the
+# checkpoint; resuming with the rows after them gives the stream in one go, bit for bit.
+stream_rows 6000 9 >"$work/slow.csv"
+mkfifo "$work/slow.pipe"
+{ cat "$work/slow.csv"; sleep 5; } >"$work/slow.pipe" &
+writer=$!
+"$moe" fit - --response y --batch-size 10 --checkpoint "$work/slow.state" \
+    <"$work/slow.pipe" >"$work/out" 2>"$work/err" &
+reader=$!
+for _ in $(seq 200); do [[ -e $work/slow.state ]] && break; sleep 0.05; done
+kill -INT "$reader"
+wait "$reader"
+status=$?
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+checks=$((checks + 1))
+[[ $status -eq 1 ]] || fail "Ctrl-C while streaming: exit status $status, expected 1"
+contains "$work/err" "the session is saved in the checkpoint" "Ctrl-C while streaming"
+consumed=$(sed -n 's/.*interrupted after \([0-9]*\) rows.*/\1/p' "$work/err")
+{ head -n 1 "$work/slow.csv"; tail -n +$((${consumed:-0} + 2)) "$work/slow.csv"; } \
+    >"$work/slow-rest.csv"
+run 0 "--resume after Ctrl-C" "$moe" fit "$work/slow-rest.csv" --response y --batch-size 10 \
+    --resume "$work/slow.state" -o "$work/slow-resumed.moe"
+contains "$work/out" "session: 6000 rows" "the session resumed after Ctrl-C counts every row"
+run 0 "the interrupted stream in one go" "$moe" fit "$work/slow.csv" --response y \
+    --batch-size 10 -o "$work/slow-whole.moe"
+checks=$((checks + 1))
+cmp -s "$work/slow-whole.moe" "$work/slow-resumed.moe" ||
+    fail "resumed after Ctrl-C (at row ${consumed:-?}): not the model of one stream"
 # Memory does not grow with the stream: ten times the rows, about the same peak.
 if [[ -n ${MOE_TEST_SANITIZED:-} ]]; then
     echo "note: sanitized build; the streaming memory check is skipped (ASan's quarantine)"
