@@ -1106,6 +1106,41 @@ START_TEST(warm_start_states_round_trip)
 }
 END_TEST
 
+/* A started session with no rows waiting (every call one batch, or whole batches only) saves
+   and loads, and goes on as the unbroken stream does. */
+START_TEST(states_without_waiting_rows_round_trip)
+{
+    data train;
+    setting_61(&train, 400, 93, 2);
+    const char *const one_batch[] = {"warm_start", "40", NULL};
+    const char *const whole_batches[] = {"warm_start", "40", "batch_size", "20", NULL};
+    const char *const *settings[] = {one_batch, whole_batches};
+    for (size_t o = 0; o < 2; ++o) {
+        moe_fitter_t *whole = ismm_fitter(settings[o]), *fitter = ismm_fitter(settings[o]);
+        moe_model_t *reference = gaussian_model(2, 2), *model = gaussian_model(2, 2);
+        for (size_t first = 0; first < 400; first += 100) {
+            EXPECT_STATUS(stream(whole, reference, &train, first, 100), MOE_OK);
+            if (first < 200)
+                EXPECT_STATUS(stream(fitter, model, &train, first, 100), MOE_OK);
+        }
+        size_t size = 0;
+        unsigned char *saved = state_bytes(fitter, &size);
+        moe_fitter_t *resumed = ismm_fitter(NULL);
+        EXPECT_STATUS(moe_fitter_load_state_buffer(resumed, saved, size), MOE_OK);
+        for (size_t first = 200; first < 400; first += 100)
+            EXPECT_STATUS(stream(resumed, model, &train, first, 100), MOE_OK);
+        expect_same_model(model, reference);
+        free(saved);
+        moe_model_free(model);
+        moe_model_free(reference);
+        moe_fitter_free(resumed);
+        moe_fitter_free(fitter);
+        moe_fitter_free(whole);
+    }
+    data_free(&train);
+}
+END_TEST
+
 /* A classification session with `waiting` rows in an unfinished batch (labels 0 .. classes-1). */
 static unsigned char *classification_state(size_t classes, size_t *size)
 {
@@ -1326,6 +1361,7 @@ int main(void)
     tcase_add_test(sessions, failed_calls_change_nothing);
     tcase_add_test(sessions, cancel_counts_what_the_session_consumed);
     tcase_add_test(sessions, warm_start_states_round_trip);
+    tcase_add_test(sessions, states_without_waiting_rows_round_trip);
     tcase_add_test(sessions, crafted_states_are_refused);
     tcase_add_test(sessions, loading_allocates_what_the_state_carries);
     tcase_add_test(sessions, any_header_word_is_safe);
