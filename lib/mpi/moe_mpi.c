@@ -1,16 +1,20 @@
 /*
  * libmoe_mpi: the collective fit of include/moe/mpi.h over libmoe's public API.
  *
- * Order of the collective, so that no rank can wait forever: local fits; an allreduce of
- * every rank's status (the smallest failing rank then broadcasts its message); gathers of
- * the model sizes, the model bytes, the support counts and rows; root's reduction; a
- * broadcast of root's status; a broadcast of the result's bytes. Every step is a
- * collective every rank reaches whatever happened before it.
+ * Order of the collective, so that no rank can wait forever: an allreduce of every rank's
+ * arguments (whether they are usable, the model's shape, the settings: a rank with another
+ * d, K, support or root would otherwise make the gathers below overrun buffers, read rows
+ * never sent or wait for another root); local fits; an allreduce of every rank's status
+ * (the smallest failing rank then broadcasts its message); gathers of the model sizes, the
+ * model bytes, the support counts and rows; root's reduction; a broadcast of root's status;
+ * a broadcast of the result's bytes. Every step is a collective every rank reaches whatever
+ * happened before it, and the first two depend on no root.
  */
 #include "moe/mpi.h"
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +74,13 @@ moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, size_t count,
     return MOE_OK;
 }
 
-/* The pinned options a rank's em takes from the fitter. */
+/* The pinned options a rank's em takes from the fitter: the last, threads, does not change
+   a fit, and is the only one the ranks need not agree on. */
 static const moe_option passed_on[] = {
     MOE_OPT_MAX_ITER,        MOE_OPT_TOLERANCE,      MOE_OPT_N_INIT,           MOE_OPT_SEED,
     MOE_OPT_INIT,            MOE_OPT_GATE_L2,        MOE_OPT_EXPERT_RIDGE,     MOE_OPT_VARIANCE_FLOOR,
     MOE_OPT_GATE_MAX_NEWTON, MOE_OPT_GATE_TOLERANCE, MOE_OPT_MIN_EXPERT_WEIGHT, MOE_OPT_THREADS};
+enum { AGREED_OPTIONS = sizeof passed_on / sizeof passed_on[0] - 1 };
 
 static moe_status local_fit(moe_fitter_t *fitter, moe_model_t *local, size_t n, const double *X,
                             size_t ldx, const double *y, const double *weights, char *message)
@@ -121,21 +127,118 @@ static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
     return status;
 }
 
+/* Every rank returns the status and message of `failing` (a rank), broadcast from it. */
+static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
+                                const char *message)
+{
+    int code = (int)status;
+    char text[MESSAGE_SIZE];
+    snprintf(text, sizeof text, "%s", message);
+    MPI_Bcast(&code, 1, MPI_INT, failing, comm);
+    MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, failing, comm);
+    text[MESSAGE_SIZE - 1] = '\0';
+    return fail((moe_status)code, "rank %d: %s", failing, text);
+}
+
+/* What the ranks must agree on before anything travels: the model's shape (the gathers'
+   sizes come from it), the call's settings, and the options every local fit takes. Options
+   go by their bits, so any difference counts. */
+enum {
+    FAILING_RANK, /* the smallest rank whose arguments are unusable, else the size */
+    FEATURES, EXPERTS, FAMILY, CLASSES, INTERCEPT, LINK, SUPPORT, ROOT, FIRST_OPTION,
+    SETTINGS = FIRST_OPTION + AGREED_OPTIONS
+};
+
+static const char *const setting_names[FIRST_OPTION] = {
+    "", "the number of features d", "the number of experts K", "the family",
+    "the number of classes", "the intercept", "the link", "support", "root"};
+
+static uint64_t option_bits(const moe_fitter_t *fitter, moe_option option)
+{
+    double value = 0.0;
+    moe_fitter_get_double(fitter, option, &value);
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+static void describe_settings(uint64_t *values, int rank, int size, int root,
+                              const moe_fitter_t *fitter, const moe_model_t *model,
+                              size_t support, moe_status status)
+{
+    memset(values, 0, SETTINGS * sizeof *values);
+    values[FAILING_RANK] = (uint64_t)(status == MOE_OK ? size : rank);
+    if (status != MOE_OK)
+        return;
+    values[FEATURES] = moe_model_n_features(model);
+    values[EXPERTS] = moe_model_n_experts(model);
+    values[FAMILY] = (uint64_t)moe_model_family(model);
+    values[CLASSES] = moe_model_n_classes(model);
+    values[INTERCEPT] = (uint64_t)(moe_model_has_intercept(model) != 0);
+    values[LINK] = (uint64_t)moe_model_link(model);
+    values[SUPPORT] = support;
+    values[ROOT] = (uint64_t)(int64_t)root;
+    for (size_t o = 0; o < AGREED_OPTIONS; ++o)
+        values[FIRST_OPTION + o] = option_bits(fitter, passed_on[o]);
+}
+
+/* The name and two of the values of setting `index`, for the message. */
+static void name_setting(size_t index, uint64_t low, uint64_t high, char *text, size_t size)
+{
+    if (index == ROOT) { /* by their bits: a negative root is a large number */
+        int64_t first = (int64_t)low, second = (int64_t)high;
+        snprintf(text, size, "root (%lld and %lld)", (long long)first, (long long)second);
+    } else if (index < FIRST_OPTION) {
+        snprintf(text, size, "%s (%llu and %llu)", setting_names[index],
+                 (unsigned long long)low, (unsigned long long)high);
+    } else {
+        double first, second;
+        memcpy(&first, &low, sizeof first);
+        memcpy(&second, &high, sizeof second);
+        snprintf(text, size, "the fitter option %s (%.17g and %.17g)",
+                 moe_option_name(passed_on[index - FIRST_OPTION]), first, second);
+    }
+}
+
+/* One allreduce, the same on every rank whatever its root: the smallest and largest value
+   of every setting (the largest of v and of ~v). Every rank then returns the same status:
+   the first unusable rank's failure, else a setting on which the ranks differ, else the
+   checks that need the agreed values. */
+static moe_status agree_on_call(MPI_Comm comm, int rank, int size, int root,
+                                const moe_fitter_t *fitter, const moe_model_t *model,
+                                size_t support, moe_status status, const char *message)
+{
+    uint64_t values[2 * SETTINGS];
+    describe_settings(values, rank, size, root, fitter, model, support, status);
+    for (size_t i = 0; i < SETTINGS; ++i)
+        values[SETTINGS + i] = ~values[i];
+    MPI_Allreduce(MPI_IN_PLACE, values, 2 * SETTINGS, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t failing = ~values[SETTINGS + FAILING_RANK];
+    if (failing < (uint64_t)size)
+        return share_failure(comm, (int)failing, status, message);
+    for (size_t i = FAILING_RANK + 1; i < SETTINGS; ++i) {
+        uint64_t low = ~values[SETTINGS + i], high = values[i];
+        if (low != high) {
+            char text[256];
+            name_setting(i, low, high, text, sizeof text);
+            return fail(MOE_ERR_INVALID_ARGUMENT,
+                        "the ranks differ in %s: every rank must call moe_mpi_fit with the "
+                        "same model structure, support, root and fitter options",
+                        text);
+        }
+    }
+    if (root < 0 || root >= size)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
+    return MOE_OK;
+}
+
 /* Every rank learns whether any failed; the smallest failing rank's status and message. */
 static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *message)
 {
     int mine[2] = {status != MOE_OK ? 0 : 1, rank}, worst[2];
     /* MINLOC over (ok flag, rank): a failure (0) wins, then the smallest rank. */
     MPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MINLOC, comm);
-    if (worst[0] == 1)
-        return MOE_OK;
-    int code = (int)status;
-    char text[MESSAGE_SIZE];
-    snprintf(text, sizeof text, "%s", message);
-    MPI_Bcast(&code, 1, MPI_INT, worst[1], comm);
-    MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, worst[1], comm);
-    text[MESSAGE_SIZE - 1] = '\0';
-    return fail((moe_status)code, "rank %d: %s", worst[1], text);
+    return worst[0] == 1 ? MOE_OK : share_failure(comm, worst[1], status, message);
 }
 
 moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
@@ -146,8 +249,6 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
     int rank = 0, size = 1;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
-    if (root < 0 || root >= size)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
     char message[MESSAGE_SIZE] = "";
     moe_status status = MOE_OK;
     if (fitter == NULL || model == NULL) {
@@ -158,9 +259,12 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
         snprintf(message, sizeof message, "the fitter must be an \"ot\" fitter, not \"%s\"",
                  moe_fitter_estimator_name(fitter));
     }
+    status = agree_on_call(comm, rank, size, root, fitter, model, support, status, message);
+    if (status != MOE_OK)
+        return status;
     /* 1. the local fit */
     moe_model_t *local = NULL;
-    if (status == MOE_OK && (status = moe_model_clone(&local, model)) != MOE_OK)
+    if ((status = moe_model_clone(&local, model)) != MOE_OK)
         snprintf(message, sizeof message, "%s", moe_last_error());
     if (status == MOE_OK)
         status = local_fit(fitter, local, n, X, ldx, y, weights, message);
