@@ -241,14 +241,219 @@ static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *
     return worst[0] == 1 ? MOE_OK : share_failure(comm, worst[1], status, message);
 }
 
-moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
-                       size_t n, const double *X, size_t ldx, const double *y,
-                       const double *weights, size_t support)
+/* What the steps after the local fits share (root's parts stay NULL elsewhere). */
+typedef struct exchange {
+    MPI_Comm comm;
+    int rank, size, root;
+    size_t d, width, support, total_rows; /* support: S, the rows root gathers */
+    size_t *rows, *counts;                /* every rank's rows and share of the support */
+    unsigned long long *model_sizes;      /* root: every rank's model bytes */
+    int *lengths, *displacements;         /* root: a gather's layout */
+    unsigned char *bytes, *models;        /* this rank's model (bytes_size); root: all */
+    size_t bytes_size;
+    double *support_rows, *gathered_support; /* this rank's rows (width each); root: all */
+} exchange;
+
+static void exchange_free(exchange *e)
 {
-    last_error[0] = '\0';
-    int rank = 0, size = 1;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    free(e->rows);
+    free(e->counts);
+    free(e->model_sizes);
+    free(e->lengths);
+    free(e->displacements);
+    free(e->bytes);
+    free(e->models);
+    free(e->support_rows);
+    free(e->gathered_support);
+}
+
+/* 3a. The local model's bytes, every rank's rows, root's model sizes and every rank's share
+   of the support. */
+static moe_status exchange_sizes(exchange *e, const moe_model_t *local, size_t n,
+                                 size_t support)
+{
+    size_t size = (size_t)e->size, written = 0;
+    moe_model_save_buffer(local, NULL, 0, &e->bytes_size);
+    e->bytes = malloc(e->bytes_size > 0 ? e->bytes_size : 1);
+    int ok = e->bytes != NULL &&
+             moe_model_save_buffer(local, e->bytes, e->bytes_size, &written) == MOE_OK &&
+             e->bytes_size < INT_MAX;
+    unsigned long long *all_rows = malloc(size * sizeof *all_rows);
+    e->model_sizes = malloc(size * sizeof *e->model_sizes);
+    e->rows = malloc(size * sizeof(size_t));
+    e->counts = malloc(size * sizeof(size_t));
+    e->lengths = malloc(size * sizeof(int));
+    e->displacements = malloc(size * sizeof(int));
+    ok = ok && all_rows && e->model_sizes && e->rows && e->counts && e->lengths &&
+         e->displacements;
+    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory");
+    if (status == MOE_OK) {
+        unsigned long long rows_here = n, bytes_here = e->bytes_size;
+        MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1,
+                      MPI_UNSIGNED_LONG_LONG, e->comm);
+        MPI_Gather(&bytes_here, 1, MPI_UNSIGNED_LONG_LONG, e->model_sizes, 1,
+                   MPI_UNSIGNED_LONG_LONG, e->root, e->comm);
+        for (size_t r = 0; r < size; ++r) {
+            e->rows[r] = (size_t)all_rows[r];
+            e->total_rows += e->rows[r];
+        }
+        e->support = support > 0 ? support : e->total_rows / size;
+        moe_mpi_support_counts(size, e->rows, e->support, e->counts);
+    }
+    free(all_rows);
+    return status;
+}
+
+/* 3b. This rank's support rows (x, then y), by moe_mpi_support_rows from the seed. */
+static int pick_support(exchange *e, const moe_fitter_t *fitter, size_t n, const double *X,
+                        size_t ldx, const double *y)
+{
+    double seed = 0.0;
+    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    size_t d = e->d, width = e->width, mine = e->counts[e->rank];
+    size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
+    e->support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
+    int ok = indices != NULL && e->support_rows != NULL &&
+             moe_mpi_support_rows((uint64_t)seed, e->rank, n, mine, indices) == MOE_OK &&
+             mine * width < INT_MAX;
+    for (size_t i = 0; ok && i < mine; ++i) {
+        for (size_t j = 0; j < d; ++j)
+            e->support_rows[i * width + j] = X[indices[i] * ldx + j];
+        e->support_rows[i * width + d] = y[indices[i]];
+    }
+    free(indices);
+    return ok;
+}
+
+/* 3c. The models' bytes and the support rows to root, once every rank has room. */
+static moe_status gather_to_root(exchange *e, int ok)
+{
+    size_t size = (size_t)e->size, S = e->support, width = e->width;
+    if (e->rank == e->root) {
+        size_t total_bytes = 0;
+        for (size_t r = 0; r < size; ++r) {
+            e->lengths[r] = (int)e->model_sizes[r];
+            e->displacements[r] = (int)total_bytes;
+            total_bytes += (size_t)e->model_sizes[r];
+        }
+        e->models = malloc(total_bytes > 0 ? total_bytes : 1);
+        e->gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
+        ok = ok && e->models != NULL && e->gathered_support != NULL && total_bytes < INT_MAX &&
+             S * width < INT_MAX;
+    }
+    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory (or more than 2^31 bytes) for the gather");
+    if (status != MOE_OK)
+        return status;
+    MPI_Gatherv(e->bytes, (int)e->bytes_size, MPI_UNSIGNED_CHAR, e->models, e->lengths,
+                e->displacements, MPI_UNSIGNED_CHAR, e->root, e->comm);
+    if (e->rank == e->root) {
+        size_t at = 0;
+        for (size_t r = 0; r < size; ++r) {
+            e->lengths[r] = (int)(e->counts[r] * width);
+            e->displacements[r] = (int)at;
+            at += e->counts[r] * width;
+        }
+    }
+    MPI_Gatherv(e->support_rows, (int)(e->counts[e->rank] * width), MPI_DOUBLE,
+                e->gathered_support, e->lengths, e->displacements, MPI_DOUBLE, e->root, e->comm);
+    return MOE_OK;
+}
+
+/* 4a. At root: the local models and the support reduced into model, whose bytes go to
+   *result. Returns the status every rank will learn, with its message. */
+static moe_status reduce_at_root(const exchange *e, moe_fitter_t *fitter, moe_model_t *model,
+                                 unsigned char **result, size_t *result_size, char *message)
+{
+    size_t size = (size_t)e->size, S = e->support, d = e->d, stride = d > 0 ? d : 1;
+    moe_model_t **models = calloc(size, sizeof *models);
+    double *shares = malloc(size * sizeof(double));
+    double *support_X = malloc((S > 0 ? S : 1) * stride * sizeof(double));
+    double *support_y = malloc((S > 0 ? S : 1) * sizeof(double));
+    moe_status status = models && shares && support_X && support_y ? MOE_OK
+                                                                   : MOE_ERR_OUT_OF_MEMORY;
+    size_t offset = 0;
+    for (size_t r = 0; status == MOE_OK && r < size; ++r) {
+        status = moe_model_load_buffer(&models[r], e->models + offset,
+                                       (size_t)e->model_sizes[r]);
+        offset += (size_t)e->model_sizes[r];
+        shares[r] = (double)e->rows[r] / (double)e->total_rows;
+    }
+    for (size_t i = 0; status == MOE_OK && i < S; ++i) {
+        for (size_t j = 0; j < d; ++j)
+            support_X[i * stride + j] = e->gathered_support[i * e->width + j];
+        support_y[i] = e->gathered_support[i * e->width + d];
+    }
+    if (status == MOE_OK) {
+        status = moe_fitter_aggregate(fitter, model, size, (const moe_model_t *const *)models,
+                                      shares, S, d > 0 ? support_X : NULL, d, support_y, NULL);
+        if (status != MOE_OK)
+            snprintf(message, MESSAGE_SIZE, "%s", moe_fitter_last_error(fitter));
+    }
+    if (status == MOE_OK) {
+        moe_model_save_buffer(model, NULL, 0, result_size);
+        *result = malloc(*result_size > 0 ? *result_size : 1);
+        if (*result == NULL ||
+            moe_model_save_buffer(model, *result, *result_size, result_size) != MOE_OK)
+            status = MOE_ERR_OUT_OF_MEMORY;
+    }
+    if (models != NULL)
+        for (size_t r = 0; r < size; ++r)
+            moe_model_free(models[r]);
+    free(models);
+    free(shares);
+    free(support_X);
+    free(support_y);
+    return status;
+}
+
+/* 4b. Root's status and message to every rank, then its model's bytes. */
+static moe_status broadcast_result(const exchange *e, moe_fitter_t *fitter, moe_model_t *model)
+{
+    int root_status = MOE_OK;
+    char root_message[MESSAGE_SIZE] = "";
+    unsigned char *result = NULL;
+    size_t result_bytes = 0;
+    if (e->rank == e->root)
+        root_status = reduce_at_root(e, fitter, model, &result, &result_bytes, root_message);
+    MPI_Bcast(&root_status, 1, MPI_INT, e->root, e->comm);
+    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, e->root, e->comm);
+    root_message[MESSAGE_SIZE - 1] = '\0';
+    if (root_status != MOE_OK) {
+        free(result);
+        return fail((moe_status)root_status, "the reduction at rank %d failed: %s", e->root,
+                    root_message);
+    }
+    unsigned long long result_size = result_bytes;
+    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, e->root, e->comm);
+    if (e->rank != e->root)
+        result = malloc(result_size > 0 ? result_size : 1);
+    int ok = result != NULL && result_size < INT_MAX;
+    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory");
+    if (status == MOE_OK) {
+        MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, e->root, e->comm);
+        if (e->rank != e->root) {
+            moe_model_t *received = NULL;
+            status = moe_model_load_buffer(&received, result, (size_t)result_size);
+            if (status == MOE_OK)
+                status = copy_parameters(model, received);
+            moe_model_free(received);
+            if (status != MOE_OK)
+                fail(status, "cannot read root's model");
+        }
+    }
+    free(result);
+    return status;
+}
+
+/* Steps 0 to 2: the call's agreement, the local fit and the agreement on its outcome. */
+static moe_status fit_locally(MPI_Comm comm, int rank, int size, int root, moe_fitter_t *fitter,
+                              moe_model_t *model, moe_model_t **local, size_t n, const double *X,
+                              size_t ldx, const double *y, const double *weights,
+                              size_t support)
+{
     char message[MESSAGE_SIZE] = "";
     moe_status status = MOE_OK;
     if (fitter == NULL || model == NULL) {
@@ -262,181 +467,45 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
     status = agree_on_call(comm, rank, size, root, fitter, model, support, status, message);
     if (status != MOE_OK)
         return status;
-    /* 1. the local fit */
-    moe_model_t *local = NULL;
-    if ((status = moe_model_clone(&local, model)) != MOE_OK)
+    if ((status = moe_model_clone(local, model)) != MOE_OK)
         snprintf(message, sizeof message, "%s", moe_last_error());
     if (status == MOE_OK)
-        status = local_fit(fitter, local, n, X, ldx, y, weights, message);
-    /* 2. agreement */
-    status = agree(comm, rank, status, message);
-    if (status != MOE_OK) {
-        moe_model_free(local);
-        return status;
-    }
-    if (size == 1) {
+        status = local_fit(fitter, *local, n, X, ldx, y, weights, message);
+    return agree(comm, rank, status, message);
+}
+
+moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
+                       size_t n, const double *X, size_t ldx, const double *y,
+                       const double *weights, size_t support)
+{
+    last_error[0] = '\0';
+    int rank = 0, size = 1;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_model_t *local = NULL;
+    moe_status status = fit_locally(comm, rank, size, root, fitter, model, &local, n, X, ldx, y,
+                                    weights, support);
+    if (status == MOE_OK && size == 1) {
         status = copy_parameters(model, local);
-        moe_model_free(local);
-        return status == MOE_OK ? MOE_OK : fail(status, "cannot copy the local fit");
-    }
-    /* 3. the models and the support to root */
-    unsigned long long rows_here = n, model_size = 0;
-    size_t needed = 0;
-    moe_model_save_buffer(local, NULL, 0, &needed);
-    model_size = needed;
-    unsigned char *bytes = malloc(model_size > 0 ? model_size : 1);
-    size_t written = 0;
-    int ok = bytes != NULL && moe_model_save_buffer(local, bytes, model_size, &written) == MOE_OK &&
-             model_size < INT_MAX;
-    unsigned long long *all_rows = malloc((size_t)size * sizeof *all_rows);
-    unsigned long long *all_sizes = malloc((size_t)size * sizeof *all_sizes);
-    size_t *rows_as_size = malloc((size_t)size * sizeof(size_t));
-    size_t *counts = malloc((size_t)size * sizeof(size_t));
-    int *byte_counts = malloc((size_t)size * sizeof(int)), *displacements = malloc((size_t)size * sizeof(int));
-    ok = ok && all_rows && all_sizes && rows_as_size && counts && byte_counts && displacements;
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    unsigned char *gathered = NULL;
-    double *support_rows = NULL, *gathered_support = NULL;
-    moe_model_t **models = NULL;
-    double *shares = NULL;
-    unsigned char *result = NULL;
-    if (status != MOE_OK)
-        goto done;
-    MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1, MPI_UNSIGNED_LONG_LONG,
-                  comm);
-    MPI_Gather(&model_size, 1, MPI_UNSIGNED_LONG_LONG, all_sizes, 1, MPI_UNSIGNED_LONG_LONG, root,
-               comm);
-    size_t total_rows = 0;
-    for (int r = 0; r < size; ++r) {
-        rows_as_size[r] = (size_t)all_rows[r];
-        total_rows += rows_as_size[r];
-    }
-    size_t S = support > 0 ? support : total_rows / (size_t)size;
-    moe_mpi_support_counts((size_t)size, rows_as_size, S, counts);
-    double seed = 0.0;
-    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
-    size_t d = moe_model_n_features(model), width = d + 1, mine = counts[rank];
-    size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
-    support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
-    ok = indices != NULL && support_rows != NULL &&
-         moe_mpi_support_rows((uint64_t)seed, rank, n, mine, indices) == MOE_OK &&
-         mine * width < INT_MAX;
-    for (size_t i = 0; ok && i < mine; ++i) {
-        for (size_t j = 0; j < d; ++j)
-            support_rows[i * width + j] = X[indices[i] * ldx + j];
-        support_rows[i * width + d] = y[indices[i]];
-    }
-    free(indices);
-    if (rank == root) {
-        size_t total_bytes = 0;
-        for (int r = 0; r < size; ++r) {
-            byte_counts[r] = (int)all_sizes[r];
-            displacements[r] = (int)total_bytes;
-            total_bytes += (size_t)all_sizes[r];
-        }
-        gathered = malloc(total_bytes > 0 ? total_bytes : 1);
-        gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
-        ok = ok && gathered != NULL && gathered_support != NULL && total_bytes < INT_MAX &&
-             S * width < INT_MAX;
-    }
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
-                   "out of memory (or more than 2^31 bytes) for the gather");
-    if (status != MOE_OK)
-        goto done;
-    MPI_Gatherv(bytes, (int)model_size, MPI_UNSIGNED_CHAR, gathered, byte_counts, displacements,
-                MPI_UNSIGNED_CHAR, root, comm);
-    if (rank == root) {
-        size_t at = 0;
-        for (int r = 0; r < size; ++r) {
-            byte_counts[r] = (int)(counts[r] * width);
-            displacements[r] = (int)at;
-            at += counts[r] * width;
-        }
-    }
-    MPI_Gatherv(support_rows, (int)(mine * width), MPI_DOUBLE, gathered_support, byte_counts,
-                displacements, MPI_DOUBLE, root, comm);
-    /* 4. root reduces; everyone learns its status, then the result */
-    int root_status = MOE_OK;
-    char root_message[MESSAGE_SIZE] = "";
-    unsigned long long result_size = 0;
-    if (rank == root) {
-        models = calloc((size_t)size, sizeof *models);
-        shares = malloc((size_t)size * sizeof(double));
-        double *support_X = malloc((S > 0 ? S : 1) * (d > 0 ? d : 1) * sizeof(double));
-        double *support_y = malloc((S > 0 ? S : 1) * sizeof(double));
-        root_status = models && shares && support_X && support_y ? MOE_OK : MOE_ERR_OUT_OF_MEMORY;
-        size_t offset = 0;
-        for (int r = 0; root_status == MOE_OK && r < size; ++r) {
-            root_status = moe_model_load_buffer(&models[r], gathered + offset, (size_t)all_sizes[r]);
-            offset += (size_t)all_sizes[r];
-            shares[r] = (double)rows_as_size[r] / (double)total_rows;
-        }
-        for (size_t i = 0; root_status == MOE_OK && i < S; ++i) {
-            for (size_t j = 0; j < d; ++j)
-                support_X[i * (d > 0 ? d : 1) + j] = gathered_support[i * width + j];
-            support_y[i] = gathered_support[i * width + d];
-        }
-        if (root_status == MOE_OK) {
-            root_status = moe_fitter_aggregate(fitter, model, (size_t)size,
-                                               (const moe_model_t *const *)models, shares, S,
-                                               d > 0 ? support_X : NULL, d, support_y, NULL);
-            if (root_status != MOE_OK)
-                snprintf(root_message, sizeof root_message, "%s", moe_fitter_last_error(fitter));
-        }
-        if (root_status == MOE_OK) {
-            size_t result_bytes = 0;
-            moe_model_save_buffer(model, NULL, 0, &result_bytes);
-            result = malloc(result_bytes);
-            result_size = result_bytes;
-            if (result == NULL ||
-                moe_model_save_buffer(model, result, result_bytes, &result_bytes) != MOE_OK)
-                root_status = MOE_ERR_OUT_OF_MEMORY;
-        }
-        free(support_X);
-        free(support_y);
-    }
-    MPI_Bcast(&root_status, 1, MPI_INT, root, comm);
-    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, root, comm);
-    root_message[MESSAGE_SIZE - 1] = '\0';
-    if (root_status != MOE_OK) {
-        status = fail((moe_status)root_status, "the reduction at rank %d failed: %s", root,
-                      root_message);
-        goto done;
-    }
-    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, root, comm);
-    if (rank != root)
-        result = malloc(result_size > 0 ? result_size : 1);
-    ok = result != NULL && result_size < INT_MAX;
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    if (status != MOE_OK)
-        goto done;
-    MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, root, comm);
-    if (rank != root) {
-        moe_model_t *received = NULL;
-        status = moe_model_load_buffer(&received, result, (size_t)result_size);
-        if (status == MOE_OK)
-            status = copy_parameters(model, received);
-        moe_model_free(received);
         if (status != MOE_OK)
-            fail(status, "cannot read root's model");
+            fail(status, "cannot copy the local fit");
+    } else if (status == MOE_OK) {
+        /* 3. the models and the support to root; 4. its reduction to every rank */
+        exchange e;
+        memset(&e, 0, sizeof e);
+        e.comm = comm;
+        e.rank = rank;
+        e.size = size;
+        e.root = root;
+        e.d = moe_model_n_features(model);
+        e.width = e.d + 1;
+        status = exchange_sizes(&e, local, n, support);
+        if (status == MOE_OK)
+            status = gather_to_root(&e, pick_support(&e, fitter, n, X, ldx, y));
+        if (status == MOE_OK)
+            status = broadcast_result(&e, fitter, model);
+        exchange_free(&e);
     }
-done:
-    if (models != NULL)
-        for (int r = 0; r < size; ++r)
-            moe_model_free(models[r]);
-    free(models);
-    free(shares);
-    free(result);
-    free(gathered);
-    free(gathered_support);
-    free(support_rows);
-    free(bytes);
-    free(all_rows);
-    free(all_sizes);
-    free(rows_as_size);
-    free(counts);
-    free(byte_counts);
-    free(displacements);
     moe_model_free(local);
     return status;
 }
