@@ -52,6 +52,22 @@ checks=$((checks + 1))
 status=$?
 [[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
 
+# Files of different columns, the second rank's wider: every rank refuses the call with
+# status 2 and the same message (before, root's gather of the wider support rows aborted).
+awk -F, -v OFS=, '{ print $1, $2, (NR == 1 ? "e" : $3), $3, $4 }' "$work/part1.csv" \
+    >"$work/wide1.csv"
+cp "$work/part0.csv" "$work/wide0.csv"
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit "wide%d.csv" --response y \
+    >out 2>err)
+status=$?
+[[ $status -eq 2 ]] || { fail "different columns: exit status $status, not 2";
+    sed 's/^/    /' "$work/err" | head -5; }
+checks=$((checks + 1))
+[[ $(grep -c "the ranks differ in the number of features d (3 and 4)" "$work/err") -eq 2 ]] ||
+    fail "different columns: not the same message on both ranks"
+
 # A pattern whose paths are longer than the tool's buffer (and one whose width alone is):
 # refused with a message, status 2 on every rank, nothing written past the buffer (the
 # sanitizer build aborts on that).
