@@ -242,7 +242,7 @@ static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *
 }
 
 /* What the steps after the local fits share (root's parts stay NULL elsewhere). */
-typedef struct exchange {
+typedef struct fit_exchange {
     MPI_Comm comm;
     int rank, size, root;
     size_t d, width, support, total_rows; /* support: S, the rows root gathers */
@@ -252,121 +252,121 @@ typedef struct exchange {
     unsigned char *bytes, *models;        /* this rank's model (bytes_size); root: all */
     size_t bytes_size;
     double *support_rows, *gathered_support; /* this rank's rows (width each); root: all */
-} exchange;
+} fit_exchange;
 
-static void exchange_free(exchange *e)
+static void exchange_free(fit_exchange *exchange)
 {
-    free(e->rows);
-    free(e->counts);
-    free(e->model_sizes);
-    free(e->lengths);
-    free(e->displacements);
-    free(e->bytes);
-    free(e->models);
-    free(e->support_rows);
-    free(e->gathered_support);
+    free(exchange->rows);
+    free(exchange->counts);
+    free(exchange->model_sizes);
+    free(exchange->lengths);
+    free(exchange->displacements);
+    free(exchange->bytes);
+    free(exchange->models);
+    free(exchange->support_rows);
+    free(exchange->gathered_support);
 }
 
 /* 3a. The local model's bytes, every rank's rows, root's model sizes and every rank's share
    of the support. */
-static moe_status exchange_sizes(exchange *e, const moe_model_t *local, size_t n,
+static moe_status exchange_sizes(fit_exchange *exchange, const moe_model_t *local, size_t n,
                                  size_t support)
 {
-    size_t size = (size_t)e->size, written = 0;
-    moe_model_save_buffer(local, NULL, 0, &e->bytes_size);
-    e->bytes = malloc(e->bytes_size > 0 ? e->bytes_size : 1);
-    int ok = e->bytes != NULL &&
-             moe_model_save_buffer(local, e->bytes, e->bytes_size, &written) == MOE_OK &&
-             e->bytes_size < INT_MAX;
+    size_t size = (size_t)exchange->size, written = 0;
+    moe_model_save_buffer(local, NULL, 0, &exchange->bytes_size);
+    exchange->bytes = malloc(exchange->bytes_size > 0 ? exchange->bytes_size : 1);
+    int ok = exchange->bytes != NULL &&
+             moe_model_save_buffer(local, exchange->bytes, exchange->bytes_size, &written) == MOE_OK &&
+             exchange->bytes_size < INT_MAX;
     unsigned long long *all_rows = malloc(size * sizeof *all_rows);
-    e->model_sizes = malloc(size * sizeof *e->model_sizes);
-    e->rows = malloc(size * sizeof(size_t));
-    e->counts = malloc(size * sizeof(size_t));
-    e->lengths = malloc(size * sizeof(int));
-    e->displacements = malloc(size * sizeof(int));
-    ok = ok && all_rows && e->model_sizes && e->rows && e->counts && e->lengths &&
-         e->displacements;
-    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    exchange->model_sizes = malloc(size * sizeof *exchange->model_sizes);
+    exchange->rows = malloc(size * sizeof(size_t));
+    exchange->counts = malloc(size * sizeof(size_t));
+    exchange->lengths = malloc(size * sizeof(int));
+    exchange->displacements = malloc(size * sizeof(int));
+    ok = ok && all_rows && exchange->model_sizes && exchange->rows && exchange->counts && exchange->lengths &&
+         exchange->displacements;
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory");
     if (status == MOE_OK) {
-        unsigned long long rows_here = n, bytes_here = e->bytes_size;
+        unsigned long long rows_here = n, bytes_here = exchange->bytes_size;
         MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1,
-                      MPI_UNSIGNED_LONG_LONG, e->comm);
-        MPI_Gather(&bytes_here, 1, MPI_UNSIGNED_LONG_LONG, e->model_sizes, 1,
-                   MPI_UNSIGNED_LONG_LONG, e->root, e->comm);
+                      MPI_UNSIGNED_LONG_LONG, exchange->comm);
+        MPI_Gather(&bytes_here, 1, MPI_UNSIGNED_LONG_LONG, exchange->model_sizes, 1,
+                   MPI_UNSIGNED_LONG_LONG, exchange->root, exchange->comm);
         for (size_t r = 0; r < size; ++r) {
-            e->rows[r] = (size_t)all_rows[r];
-            e->total_rows += e->rows[r];
+            exchange->rows[r] = (size_t)all_rows[r];
+            exchange->total_rows += exchange->rows[r];
         }
-        e->support = support > 0 ? support : e->total_rows / size;
-        moe_mpi_support_counts(size, e->rows, e->support, e->counts);
+        exchange->support = support > 0 ? support : exchange->total_rows / size;
+        moe_mpi_support_counts(size, exchange->rows, exchange->support, exchange->counts);
     }
     free(all_rows);
     return status;
 }
 
 /* 3b. This rank's support rows (x, then y), by moe_mpi_support_rows from the seed. */
-static int pick_support(exchange *e, const moe_fitter_t *fitter, size_t n, const double *X,
+static int pick_support(fit_exchange *exchange, const moe_fitter_t *fitter, size_t n, const double *X,
                         size_t ldx, const double *y)
 {
     double seed = 0.0;
     moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
-    size_t d = e->d, width = e->width, mine = e->counts[e->rank];
+    size_t d = exchange->d, width = exchange->width, mine = exchange->counts[exchange->rank];
     size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
-    e->support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
-    int ok = indices != NULL && e->support_rows != NULL &&
-             moe_mpi_support_rows((uint64_t)seed, e->rank, n, mine, indices) == MOE_OK &&
+    exchange->support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
+    int ok = indices != NULL && exchange->support_rows != NULL &&
+             moe_mpi_support_rows((uint64_t)seed, exchange->rank, n, mine, indices) == MOE_OK &&
              mine * width < INT_MAX;
     for (size_t i = 0; ok && i < mine; ++i) {
         for (size_t j = 0; j < d; ++j)
-            e->support_rows[i * width + j] = X[indices[i] * ldx + j];
-        e->support_rows[i * width + d] = y[indices[i]];
+            exchange->support_rows[i * width + j] = X[indices[i] * ldx + j];
+        exchange->support_rows[i * width + d] = y[indices[i]];
     }
     free(indices);
     return ok;
 }
 
 /* 3c. The models' bytes and the support rows to root, once every rank has room. */
-static moe_status gather_to_root(exchange *e, int ok)
+static moe_status gather_to_root(fit_exchange *exchange, int ok)
 {
-    size_t size = (size_t)e->size, S = e->support, width = e->width;
-    if (e->rank == e->root) {
+    size_t size = (size_t)exchange->size, S = exchange->support, width = exchange->width;
+    if (exchange->rank == exchange->root) {
         size_t total_bytes = 0;
         for (size_t r = 0; r < size; ++r) {
-            e->lengths[r] = (int)e->model_sizes[r];
-            e->displacements[r] = (int)total_bytes;
-            total_bytes += (size_t)e->model_sizes[r];
+            exchange->lengths[r] = (int)exchange->model_sizes[r];
+            exchange->displacements[r] = (int)total_bytes;
+            total_bytes += (size_t)exchange->model_sizes[r];
         }
-        e->models = malloc(total_bytes > 0 ? total_bytes : 1);
-        e->gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
-        ok = ok && e->models != NULL && e->gathered_support != NULL && total_bytes < INT_MAX &&
+        exchange->models = malloc(total_bytes > 0 ? total_bytes : 1);
+        exchange->gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
+        ok = ok && exchange->models != NULL && exchange->gathered_support != NULL && total_bytes < INT_MAX &&
              S * width < INT_MAX;
     }
-    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory (or more than 2^31 bytes) for the gather");
     if (status != MOE_OK)
         return status;
-    MPI_Gatherv(e->bytes, (int)e->bytes_size, MPI_UNSIGNED_CHAR, e->models, e->lengths,
-                e->displacements, MPI_UNSIGNED_CHAR, e->root, e->comm);
-    if (e->rank == e->root) {
+    MPI_Gatherv(exchange->bytes, (int)exchange->bytes_size, MPI_UNSIGNED_CHAR, exchange->models, exchange->lengths,
+                exchange->displacements, MPI_UNSIGNED_CHAR, exchange->root, exchange->comm);
+    if (exchange->rank == exchange->root) {
         size_t at = 0;
         for (size_t r = 0; r < size; ++r) {
-            e->lengths[r] = (int)(e->counts[r] * width);
-            e->displacements[r] = (int)at;
-            at += e->counts[r] * width;
+            exchange->lengths[r] = (int)(exchange->counts[r] * width);
+            exchange->displacements[r] = (int)at;
+            at += exchange->counts[r] * width;
         }
     }
-    MPI_Gatherv(e->support_rows, (int)(e->counts[e->rank] * width), MPI_DOUBLE,
-                e->gathered_support, e->lengths, e->displacements, MPI_DOUBLE, e->root, e->comm);
+    MPI_Gatherv(exchange->support_rows, (int)(exchange->counts[exchange->rank] * width), MPI_DOUBLE,
+                exchange->gathered_support, exchange->lengths, exchange->displacements, MPI_DOUBLE, exchange->root, exchange->comm);
     return MOE_OK;
 }
 
 /* 4a. At root: the local models and the support reduced into model, whose bytes go to
    *result. Returns the status every rank will learn, with its message. */
-static moe_status reduce_at_root(const exchange *e, moe_fitter_t *fitter, moe_model_t *model,
+static moe_status reduce_at_root(const fit_exchange *exchange, moe_fitter_t *fitter, moe_model_t *model,
                                  unsigned char **result, size_t *result_size, char *message)
 {
-    size_t size = (size_t)e->size, S = e->support, d = e->d, stride = d > 0 ? d : 1;
+    size_t size = (size_t)exchange->size, S = exchange->support, d = exchange->d, stride = d > 0 ? d : 1;
     moe_model_t **models = calloc(size, sizeof *models);
     double *shares = malloc(size * sizeof(double));
     double *support_X = malloc((S > 0 ? S : 1) * stride * sizeof(double));
@@ -375,15 +375,15 @@ static moe_status reduce_at_root(const exchange *e, moe_fitter_t *fitter, moe_mo
                                                                    : MOE_ERR_OUT_OF_MEMORY;
     size_t offset = 0;
     for (size_t r = 0; status == MOE_OK && r < size; ++r) {
-        status = moe_model_load_buffer(&models[r], e->models + offset,
-                                       (size_t)e->model_sizes[r]);
-        offset += (size_t)e->model_sizes[r];
-        shares[r] = (double)e->rows[r] / (double)e->total_rows;
+        status = moe_model_load_buffer(&models[r], exchange->models + offset,
+                                       (size_t)exchange->model_sizes[r]);
+        offset += (size_t)exchange->model_sizes[r];
+        shares[r] = (double)exchange->rows[r] / (double)exchange->total_rows;
     }
     for (size_t i = 0; status == MOE_OK && i < S; ++i) {
         for (size_t j = 0; j < d; ++j)
-            support_X[i * stride + j] = e->gathered_support[i * e->width + j];
-        support_y[i] = e->gathered_support[i * e->width + d];
+            support_X[i * stride + j] = exchange->gathered_support[i * exchange->width + j];
+        support_y[i] = exchange->gathered_support[i * exchange->width + d];
     }
     if (status == MOE_OK) {
         status = moe_fitter_aggregate(fitter, model, size, (const moe_model_t *const *)models,
@@ -409,32 +409,32 @@ static moe_status reduce_at_root(const exchange *e, moe_fitter_t *fitter, moe_mo
 }
 
 /* 4b. Root's status and message to every rank, then its model's bytes. */
-static moe_status broadcast_result(const exchange *e, moe_fitter_t *fitter, moe_model_t *model)
+static moe_status broadcast_result(const fit_exchange *exchange, moe_fitter_t *fitter, moe_model_t *model)
 {
     int root_status = MOE_OK;
     char root_message[MESSAGE_SIZE] = "";
     unsigned char *result = NULL;
     size_t result_bytes = 0;
-    if (e->rank == e->root)
-        root_status = reduce_at_root(e, fitter, model, &result, &result_bytes, root_message);
-    MPI_Bcast(&root_status, 1, MPI_INT, e->root, e->comm);
-    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, e->root, e->comm);
+    if (exchange->rank == exchange->root)
+        root_status = reduce_at_root(exchange, fitter, model, &result, &result_bytes, root_message);
+    MPI_Bcast(&root_status, 1, MPI_INT, exchange->root, exchange->comm);
+    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, exchange->root, exchange->comm);
     root_message[MESSAGE_SIZE - 1] = '\0';
     if (root_status != MOE_OK) {
         free(result);
-        return fail((moe_status)root_status, "the reduction at rank %d failed: %s", e->root,
+        return fail((moe_status)root_status, "the reduction at rank %d failed: %s", exchange->root,
                     root_message);
     }
     unsigned long long result_size = result_bytes;
-    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, e->root, e->comm);
-    if (e->rank != e->root)
+    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, exchange->root, exchange->comm);
+    if (exchange->rank != exchange->root)
         result = malloc(result_size > 0 ? result_size : 1);
     int ok = result != NULL && result_size < INT_MAX;
-    moe_status status = agree(e->comm, e->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory");
     if (status == MOE_OK) {
-        MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, e->root, e->comm);
-        if (e->rank != e->root) {
+        MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, exchange->root, exchange->comm);
+        if (exchange->rank != exchange->root) {
             moe_model_t *received = NULL;
             status = moe_model_load_buffer(&received, result, (size_t)result_size);
             if (status == MOE_OK)
@@ -491,20 +491,20 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
             fail(status, "cannot copy the local fit");
     } else if (status == MOE_OK) {
         /* 3. the models and the support to root; 4. its reduction to every rank */
-        exchange e;
-        memset(&e, 0, sizeof e);
-        e.comm = comm;
-        e.rank = rank;
-        e.size = size;
-        e.root = root;
-        e.d = moe_model_n_features(model);
-        e.width = e.d + 1;
-        status = exchange_sizes(&e, local, n, support);
+        fit_exchange exchange;
+        memset(&exchange, 0, sizeof exchange);
+        exchange.comm = comm;
+        exchange.rank = rank;
+        exchange.size = size;
+        exchange.root = root;
+        exchange.d = moe_model_n_features(model);
+        exchange.width = exchange.d + 1;
+        status = exchange_sizes(&exchange, local, n, support);
         if (status == MOE_OK)
-            status = gather_to_root(&e, pick_support(&e, fitter, n, X, ldx, y));
+            status = gather_to_root(&exchange, pick_support(&exchange, fitter, n, X, ldx, y));
         if (status == MOE_OK)
-            status = broadcast_result(&e, fitter, model);
-        exchange_free(&e);
+            status = broadcast_result(&exchange, fitter, model);
+        exchange_free(&exchange);
     }
     moe_model_free(local);
     return status;

@@ -6,7 +6,7 @@
  *         gets the same model, bit for bit.
  *   bad   the last rank's rows hold a NaN: every rank returns the same error status, names
  *         that rank, and nobody hangs.
- *   features, experts, support, root, null
+ *   features, experts, support, root, null (mismatch: all five in turn)
  *         the last rank alone calls with another d, another K, another support, another
  *         root, or a NULL fitter: every rank returns the same error status and the same
  *         message, which names what differs (the rank, for the NULL fitter); nobody hangs
@@ -247,8 +247,12 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "fit";
     double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
     generate(X, y);
+    static const char *const mismatches[] = {"features", "experts", "support", "root", "null"};
     if (strcmp(mode, "fit") == 0 || strcmp(mode, "bad") == 0)
         fit_case(rank, size, X, y, strcmp(mode, "bad") == 0);
+    else if (strcmp(mode, "mismatch") == 0)
+        for (size_t m = 0; m < sizeof mismatches / sizeof mismatches[0]; ++m)
+            mismatch(mismatches[m], rank, size, X, y);
     else
         mismatch(mode, rank, size, X, y);
     int sums[2] = {passed, failed}, totals[2];
