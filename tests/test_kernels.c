@@ -445,6 +445,57 @@ START_TEST(spd_solve_is_scale_invariant)
 }
 END_TEST
 
+/* The Jacobi eigensolver: from the upper triangle alone, ascending values, orthonormal
+   vectors with A v = lambda v, repeated values, and a NaN refused. */
+START_TEST(symmetric_eigen_gives_the_eigenpairs)
+{
+    static const size_t orders[] = {1, 3, 8, 37};
+    moe_rng rng;
+    moe_rng_seed(&rng, 5, 0);
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; ++o) {
+        size_t n = orders[o];
+        double *A = malloc(n * n * sizeof(double)), *V = malloc(n * n * sizeof(double));
+        double *values = malloc(n * sizeof(double)), *work = malloc(n * n * sizeof(double));
+        double largest = 0.0;
+        for (size_t i = 0; i < n; ++i)
+            for (size_t j = i; j < n; ++j) {
+                A[i * n + j] = A[j * n + i] = moe_rng_normal(&rng);
+                largest = fmax(largest, fabs(A[i * n + j]));
+            }
+        memcpy(V, A, n * n * sizeof(double));
+        for (size_t i = 1; i < n; ++i)
+            V[i * n] = 1e300; /* below the diagonal: never read */
+        ck_assert_int_eq(moe_symmetric_eigen(n, V, values, work), 0);
+        double tolerance = 1e-13 * (double)n * largest;
+        for (size_t k = 0; k < n; ++k) {
+            if (k > 0)
+                ck_assert(values[k - 1] <= values[k]);
+            for (size_t i = 0; i < n; ++i) {
+                double product = 0.0;
+                for (size_t j = 0; j < n; ++j)
+                    product += A[i * n + j] * V[j * n + k];
+                ck_assert_double_eq_tol(product, values[k] * V[i * n + k], tolerance);
+            }
+            for (size_t l = 0; l < n; ++l) {
+                double dot = 0.0;
+                for (size_t i = 0; i < n; ++i)
+                    dot += V[i * n + k] * V[i * n + l];
+                ck_assert_double_eq_tol(dot, k == l ? 1.0 : 0.0, 1e-13 * (double)n);
+            }
+        }
+        free(A);
+        free(V);
+        free(values);
+        free(work);
+    }
+    double twice[9] = {2, 0, 0, 0, 1, 0, 0, 0, 2}, values[3], work[9];
+    ck_assert_int_eq(moe_symmetric_eigen(3, twice, values, work), 0);
+    ck_assert(values[0] == 1.0 && values[1] == 2.0 && values[2] == 2.0);
+    double broken[4] = {1, NAN, NAN, 1};
+    ck_assert_int_eq(moe_symmetric_eigen(2, broken, values, work), -1);
+}
+END_TEST
+
 START_TEST(rng_is_reproducible_and_uniform)
 {
     moe_rng a, b, c;
@@ -626,6 +677,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(core, spd_solve_and_ridge_fallback);
     tcase_add_test(core, rng_is_reproducible_and_uniform);
     tcase_add_test(core, spd_solve_is_scale_invariant);
+    tcase_add_test(core, symmetric_eigen_gives_the_eigenpairs);
     tcase_add_test(core, gate_newton_reaches_stationary_point);
     tcase_add_test(core, gate_penalty_does_not_depend_on_the_reference);
     suite_add_tcase(suite, core);

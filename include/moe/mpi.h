@@ -5,6 +5,10 @@
  * MPI is found; this header is not part of <moe/moe.h>.
  *
  * Every rank calls moe_mpi_fit with its own rows (any number, uneven across ranks):
+ *   0. the ranks agree on the call before anything else: if any rank's arguments are
+ *      unusable (a NULL fitter or model, a fitter not "ot"), or the ranks differ in the
+ *      model's structure (d, K, family, classes, intercept, link), support, root or em's
+ *      pinned options (threads aside), every rank returns the same status and message;
  *   1. each rank fits its rows with em, with the pinned options of `fitter` (an "ot" fitter:
  *      n_init, max_iter, tol, seed, init, penalties, ...), from the structure of `model`;
  *   2. the ranks agree on the outcome before anything is gathered: if any rank failed (bad
@@ -38,7 +42,8 @@ extern "C" {
 
 /* The collective fit described above. fitter must be an "ot" fitter (its reduction
    options apply at root); model gives the structure and receives the result on every
-   rank. Collective: every rank of comm must call it with the same root and support. */
+   rank. Collective: every rank of comm calls it, with the same root, support, model
+   structure and fitter options (step 0 refuses a call where they differ). */
 MOE_MPI_API moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter,
                                    moe_model_t *model, size_t n, const double *X, size_t ldx,
                                    const double *y, const double *weights, size_t support);

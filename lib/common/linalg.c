@@ -5,6 +5,7 @@
 #include "moe/estimator.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -347,6 +348,105 @@ void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double
                     (int)count, 1.0, a + from, (int)inner, b + from, (int)inner, 1.0, c,
                     (int)columns);
     }
+}
+
+/*
+ * The symmetric eigensolver by cyclic Jacobi rotations, in plain loops. LAPACK's dsyev
+ * through OpenBLAS is not an option where results must not depend on the threads: its
+ * level-2 calls (dsymv, dsyr2, ...) run on OpenBLAS's threads at any order, 8 included,
+ * and their sums then round otherwise. Each rotation zeroes one off-diagonal entry; a sweep
+ * takes every pair once, and the sweeps converge quadratically (six to ten at the orders
+ * the estimators use). O(order^3) a sweep: for the order of a feature space, next to the
+ * pass over the rows that made the matrix.
+ */
+enum { JACOBI_SWEEPS = 100 };
+
+/* Rotate rows and columns `p` and `q` of the working matrix so that its (p, q) entry is 0,
+   and the same columns of the vectors. */
+static void jacobi_rotate(size_t order, size_t p, size_t q, double *work, double *vectors)
+{
+    double theta = (work[q * order + q] - work[p * order + p]) / (2.0 * work[p * order + q]);
+    /* The smaller root of t^2 + 2 theta t - 1 = 0: a rotation of at most 45 degrees. */
+    double t = 1.0 / (fabs(theta) + sqrt(theta * theta + 1.0));
+    if (isinf(theta * theta))
+        t = 0.5 / fabs(theta);
+    if (theta < 0.0)
+        t = -t;
+    double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+    for (size_t k = 0; k < order; ++k) {
+        double left = work[k * order + p], right = work[k * order + q];
+        work[k * order + p] = c * left - s * right;
+        work[k * order + q] = s * left + c * right;
+    }
+    for (size_t k = 0; k < order; ++k) {
+        double top = work[p * order + k], bottom = work[q * order + k];
+        work[p * order + k] = c * top - s * bottom;
+        work[q * order + k] = s * top + c * bottom;
+    }
+    work[p * order + q] = work[q * order + p] = 0.0;
+    for (size_t k = 0; k < order; ++k) {
+        double left = vectors[k * order + p], right = vectors[k * order + q];
+        vectors[k * order + p] = c * left - s * right;
+        vectors[k * order + q] = s * left + c * right;
+    }
+}
+
+/* Whether (p, q) is negligible next to its diagonal entries (or below the normal range). */
+static int jacobi_negligible(size_t order, size_t p, size_t q, const double *work)
+{
+    double entry = fabs(work[p * order + q]);
+    double diagonal = fabs(work[p * order + p]) + fabs(work[q * order + q]);
+    return entry <= 0x1p-54 * diagonal || entry < DBL_MIN;
+}
+
+/* The eigenpairs in ascending order of the values (a selection sort: ties keep their
+   order, so the result is the same on every run). */
+static void sort_eigenpairs(size_t order, double *values, double *vectors)
+{
+    for (size_t i = 0; i < order; ++i) {
+        size_t smallest = i;
+        for (size_t j = i + 1; j < order; ++j)
+            if (values[j] < values[smallest])
+                smallest = j;
+        if (smallest == i)
+            continue;
+        double value = values[i];
+        values[i] = values[smallest];
+        values[smallest] = value;
+        for (size_t k = 0; k < order; ++k) {
+            double entry = vectors[k * order + i];
+            vectors[k * order + i] = vectors[k * order + smallest];
+            vectors[k * order + smallest] = entry;
+        }
+    }
+}
+
+int moe_symmetric_eigen(size_t order, double *matrix, double *values, double *work)
+{
+    /* The upper triangle alone, as dsyev's 'U'; matrix then gathers the rotations. */
+    for (size_t i = 0; i < order; ++i)
+        for (size_t j = 0; j < order; ++j)
+            work[i * order + j] = i <= j ? matrix[i * order + j] : matrix[j * order + i];
+    for (size_t i = 0; i < order; ++i)
+        for (size_t j = 0; j < order; ++j)
+            matrix[i * order + j] = i == j ? 1.0 : 0.0;
+    for (size_t i = 0; i < order * order; ++i)
+        if (!isfinite(work[i]))
+            return -1;
+    int converged = 0;
+    for (int sweep = 0; sweep < JACOBI_SWEEPS && !converged; ++sweep) {
+        converged = 1;
+        for (size_t p = 0; p + 1 < order; ++p)
+            for (size_t q = p + 1; q < order; ++q)
+                if (!jacobi_negligible(order, p, q, work)) {
+                    jacobi_rotate(order, p, q, work, matrix);
+                    converged = 0;
+                }
+    }
+    for (size_t i = 0; i < order; ++i)
+        values[i] = work[i * order + i];
+    sort_eigenpairs(order, values, matrix);
+    return converged ? 0 : -1;
 }
 
 void moe_symmetrize_upper(size_t p, double *matrix)

@@ -113,6 +113,15 @@ void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const d
    that does not apply. They stay intact through the call. */
 double *moe_weighted_grams_columns_slot(size_t rows, size_t p, int leading_ones, double *scratch);
 
+/*
+ * Eigenvalues in ascending order (values) and eigenvectors (the columns of matrix,
+ * row-major) of a symmetric matrix given by its upper triangle, in place, as LAPACK's dsyev
+ * 'V' 'U' gives them; by Jacobi rotations in plain loops, so the bits do not depend on
+ * OpenBLAS's threads (dsyev's do). work holds order * order doubles. Returns 0, or -1 for
+ * a non-finite entry or no convergence.
+ */
+int moe_symmetric_eigen(size_t order, double *matrix, double *values, double *work);
+
 /* Copy the upper triangle of a row-major p x p matrix into its lower triangle. */
 void moe_symmetrize_upper(size_t p, double *matrix);
 

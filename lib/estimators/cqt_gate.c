@@ -15,7 +15,8 @@
  */
 #include "estimators/cqt.h"
 
-#include <cblas.h>
+#include "common/linalg.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,13 +91,19 @@ static size_t residual_chunk(void *user, size_t first, size_t count, double *sum
     const residual_pass *pass = user;
     const moe_rows *rows = pass->rows;
     size_t d = pass->d, K = pass->K;
-    double *linear = scratch;
+    double *linear = scratch, *block = scratch + BLOCK_ROWS * K;
     for (size_t start = first; start < first + count; start += BLOCK_ROWS) {
         size_t block_rows = first + count - start < BLOCK_ROWS ? first + count - start
                                                                : BLOCK_ROWS;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)block_rows, (int)K, (int)d,
-                    1.0, rows->X + start * rows->ldx, (int)rows->ldx, pass->experts, (int)d,
-                    0.0, linear, (int)K);
+        /* The block product takes rows of d values, in pieces OpenBLAS runs on this thread
+           (its threads would round otherwise). */
+        const double *x = rows->X + start * rows->ldx;
+        if (rows->ldx != d) {
+            for (size_t r = 0; r < block_rows; ++r)
+                memcpy(block + r * d, x + r * rows->ldx, d * sizeof(double));
+            x = block;
+        }
+        moe_product_abt(block_rows, K, d, x, pass->experts, linear);
         for (size_t r = 0; r < block_rows; ++r) {
             size_t i = start + r;
             double w = rows->weights != NULL ? rows->weights[i] : 1.0;
@@ -231,7 +238,7 @@ static moe_status update_variance(moe_fit_context *context, gate_work *work, moe
     residual_pass pass = {rows, d, K, work->experts, work->resp,
                           cqt_link_function(moe_model_link(model))};
     double sum = 0.0;
-    moe_status status = moe_context_parallel(context, rows->n, 1, BLOCK_ROWS * K,
+    moe_status status = moe_context_parallel(context, rows->n, 1, BLOCK_ROWS * (K + d),
                                              residual_chunk, &pass, &sum);
     if (status != MOE_OK)
         return status;

@@ -14,8 +14,8 @@
  */
 #include "estimators/cqt.h"
 
-#include <cblas.h>
-#include <lapacke.h>
+#include "common/linalg.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,20 +108,22 @@ static size_t first_pass_chunk(void *user, size_t first, size_t count, double *s
                 sum_p2x[j] += w * p2 * x[j];
             }
         }
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d, (int)d, (int)block_rows,
-                    1.0, scaled, (int)d, block, (int)d, 1.0, sum_xx, (int)d);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d, (int)d, (int)block_rows,
-                    1.0, scaled_p2, (int)d, block, (int)d, 1.0, sum_p2xx, (int)d);
+        /* In pieces OpenBLAS runs on this thread: its threads would round otherwise. */
+        moe_product_atb_add(block_rows, d, d, scaled, block, sum_xx);
+        moe_product_atb_add(block_rows, d, d, scaled_p2, block, sum_p2xx);
     }
     return 0;
 }
 
 /* Eigenvalues ascending and eigenvectors (columns of matrix, row-major) of a symmetric
-   matrix, in place. */
+   matrix, in place: moe_symmetric_eigen, whose bits do not depend on OpenBLAS's threads as
+   LAPACK's dsyev's do. */
 static int symmetric_eigen(size_t order, double *matrix, double *values)
 {
-    return LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)order, matrix,
-                         (lapack_int)order, values) != 0;
+    double *work = malloc((order > 0 ? order * order : 1) * sizeof(double));
+    int failed = work == NULL || moe_symmetric_eigen(order, matrix, values, work) != 0;
+    free(work);
+    return failed;
 }
 
 /* ---- Pass 2 --------------------------------------------------------------------------------- */
@@ -150,8 +152,7 @@ static size_t second_pass_chunk(void *user, size_t first, size_t count, double *
             for (size_t j = 0; j < d; ++j)
                 centred[r * d + j] = x[j] - pass->mean[j];
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)block_rows, (int)k, (int)d,
-                    1.0, centred, (int)d, pass->project, (int)k, 0.0, z, (int)k);
+        moe_product_ab(block_rows, k, d, centred, pass->project, z);
         for (size_t r = 0; r < block_rows; ++r) {
             size_t i = start + r;
             double w = rows->weights != NULL ? rows->weights[i] : 1.0, y = rows->y[i];
@@ -309,10 +310,9 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
     }
 
     /* M2 in u: whiten' moment whiten / c2 - E[P2] I / c2. */
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d, (int)d, (int)d, 1.0,
-                stage->whiten, (int)d, moment, (int)d, 0.0, temporary, (int)d);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d, (int)d, (int)d, 1.0,
-                temporary, (int)d, stage->whiten, (int)d, 0.0, moment, (int)d);
+    memset(temporary, 0, d * d * sizeof(double));
+    moe_product_atb_add(d, d, d, stage->whiten, moment, temporary);
+    moe_product_ab(d, d, d, temporary, stage->whiten, moment);
     for (size_t a = 0; a < d; ++a) {
         for (size_t b = 0; b < d; ++b)
             moment[a * d + b] /= constants.c2;
@@ -349,11 +349,9 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
         }
     /* project = whiten Wh (d x k); unwhiten = whiten B: an expert a_u = B theta in u is the
        direction whiten a_u in x. */
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d, (int)k, (int)d, 1.0,
-                stage->whiten, (int)d, temporary, (int)k, 0.0, stage->project, (int)k);
+    moe_product_ab(d, k, d, stage->whiten, temporary, stage->project);
     memcpy(temporary, stage->unwhiten, d * k * sizeof(double));
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d, (int)k, (int)d, 1.0,
-                stage->whiten, (int)d, temporary, (int)k, 0.0, stage->unwhiten, (int)k);
+    moe_product_ab(d, k, d, stage->whiten, temporary, stage->unwhiten);
 
     /* The noise variance P3 needs: given, or E[y^2] - E[g(Z)^2] under unit-norm experts. */
     if (sigma2 < 0.0) {

@@ -1,16 +1,20 @@
 /*
  * libmoe_mpi: the collective fit of include/moe/mpi.h over libmoe's public API.
  *
- * Order of the collective, so that no rank can wait forever: local fits; an allreduce of
- * every rank's status (the smallest failing rank then broadcasts its message); gathers of
- * the model sizes, the model bytes, the support counts and rows; root's reduction; a
- * broadcast of root's status; a broadcast of the result's bytes. Every step is a
- * collective every rank reaches whatever happened before it.
+ * Order of the collective, so that no rank can wait forever: an allreduce of every rank's
+ * arguments (whether they are usable, the model's shape, the settings: a rank with another
+ * d, K, support or root would otherwise make the gathers below overrun buffers, read rows
+ * never sent or wait for another root); local fits; an allreduce of every rank's status
+ * (the smallest failing rank then broadcasts its message); gathers of the model sizes, the
+ * model bytes, the support counts and rows; root's reduction; a broadcast of root's status;
+ * a broadcast of the result's bytes. Every step is a collective every rank reaches whatever
+ * happened before it, and the first two depend on no root.
  */
 #include "moe/mpi.h"
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +74,13 @@ moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, size_t count,
     return MOE_OK;
 }
 
-/* The pinned options a rank's em takes from the fitter. */
+/* The pinned options a rank's em takes from the fitter: the last, threads, does not change
+   a fit, and is the only one the ranks need not agree on. */
 static const moe_option passed_on[] = {
     MOE_OPT_MAX_ITER,        MOE_OPT_TOLERANCE,      MOE_OPT_N_INIT,           MOE_OPT_SEED,
     MOE_OPT_INIT,            MOE_OPT_GATE_L2,        MOE_OPT_EXPERT_RIDGE,     MOE_OPT_VARIANCE_FLOOR,
     MOE_OPT_GATE_MAX_NEWTON, MOE_OPT_GATE_TOLERANCE, MOE_OPT_MIN_EXPERT_WEIGHT, MOE_OPT_THREADS};
+enum { AGREED_OPTIONS = sizeof passed_on / sizeof passed_on[0] - 1 };
 
 static moe_status local_fit(moe_fitter_t *fitter, moe_model_t *local, size_t n, const double *X,
                             size_t ldx, const double *y, const double *weights, char *message)
@@ -121,33 +127,333 @@ static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
     return status;
 }
 
+/* Every rank returns the status and message of `failing` (a rank), broadcast from it. */
+static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
+                                const char *message)
+{
+    int code = (int)status;
+    char text[MESSAGE_SIZE];
+    snprintf(text, sizeof text, "%s", message);
+    MPI_Bcast(&code, 1, MPI_INT, failing, comm);
+    MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, failing, comm);
+    text[MESSAGE_SIZE - 1] = '\0';
+    return fail((moe_status)code, "rank %d: %s", failing, text);
+}
+
+/* What the ranks must agree on before anything travels: the model's shape (the gathers'
+   sizes come from it), the call's settings, and the options every local fit takes. Options
+   go by their bits, so any difference counts. */
+enum {
+    FAILING_RANK, /* the smallest rank whose arguments are unusable, else the size */
+    FEATURES, EXPERTS, FAMILY, CLASSES, INTERCEPT, LINK, SUPPORT, ROOT, FIRST_OPTION,
+    SETTINGS = FIRST_OPTION + AGREED_OPTIONS
+};
+
+static const char *const setting_names[FIRST_OPTION] = {
+    "", "the number of features d", "the number of experts K", "the family",
+    "the number of classes", "the intercept", "the link", "support", "root"};
+
+static uint64_t option_bits(const moe_fitter_t *fitter, moe_option option)
+{
+    double value = 0.0;
+    moe_fitter_get_double(fitter, option, &value);
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+static void describe_settings(uint64_t *values, int rank, int size, int root,
+                              const moe_fitter_t *fitter, const moe_model_t *model,
+                              size_t support, moe_status status)
+{
+    memset(values, 0, SETTINGS * sizeof *values);
+    values[FAILING_RANK] = (uint64_t)(status == MOE_OK ? size : rank);
+    if (status != MOE_OK)
+        return;
+    values[FEATURES] = moe_model_n_features(model);
+    values[EXPERTS] = moe_model_n_experts(model);
+    values[FAMILY] = (uint64_t)moe_model_family(model);
+    values[CLASSES] = moe_model_n_classes(model);
+    values[INTERCEPT] = (uint64_t)(moe_model_has_intercept(model) != 0);
+    values[LINK] = (uint64_t)moe_model_link(model);
+    values[SUPPORT] = support;
+    values[ROOT] = (uint64_t)(int64_t)root;
+    for (size_t o = 0; o < AGREED_OPTIONS; ++o)
+        values[FIRST_OPTION + o] = option_bits(fitter, passed_on[o]);
+}
+
+/* The name and two of the values of setting `index`, for the message. */
+static void name_setting(size_t index, uint64_t low, uint64_t high, char *text, size_t size)
+{
+    if (index == ROOT) { /* by their bits: a negative root is a large number */
+        int64_t first = (int64_t)low, second = (int64_t)high;
+        snprintf(text, size, "root (%lld and %lld)", (long long)first, (long long)second);
+    } else if (index < FIRST_OPTION) {
+        snprintf(text, size, "%s (%llu and %llu)", setting_names[index],
+                 (unsigned long long)low, (unsigned long long)high);
+    } else {
+        double first, second;
+        memcpy(&first, &low, sizeof first);
+        memcpy(&second, &high, sizeof second);
+        snprintf(text, size, "the fitter option %s (%.17g and %.17g)",
+                 moe_option_name(passed_on[index - FIRST_OPTION]), first, second);
+    }
+}
+
+/* One allreduce, the same on every rank whatever its root: the smallest and largest value
+   of every setting (the largest of v and of ~v). Every rank then returns the same status:
+   the first unusable rank's failure, else a setting on which the ranks differ, else the
+   checks that need the agreed values. */
+static moe_status agree_on_call(MPI_Comm comm, int rank, int size, int root,
+                                const moe_fitter_t *fitter, const moe_model_t *model,
+                                size_t support, moe_status status, const char *message)
+{
+    uint64_t values[2 * SETTINGS];
+    describe_settings(values, rank, size, root, fitter, model, support, status);
+    for (size_t i = 0; i < SETTINGS; ++i)
+        values[SETTINGS + i] = ~values[i];
+    MPI_Allreduce(MPI_IN_PLACE, values, 2 * SETTINGS, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t failing = ~values[SETTINGS + FAILING_RANK];
+    if (failing < (uint64_t)size)
+        return share_failure(comm, (int)failing, status, message);
+    for (size_t i = FAILING_RANK + 1; i < SETTINGS; ++i) {
+        uint64_t low = ~values[SETTINGS + i], high = values[i];
+        if (low != high) {
+            char text[256];
+            name_setting(i, low, high, text, sizeof text);
+            return fail(MOE_ERR_INVALID_ARGUMENT,
+                        "the ranks differ in %s: every rank must call moe_mpi_fit with the "
+                        "same model structure, support, root and fitter options",
+                        text);
+        }
+    }
+    if (root < 0 || root >= size)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
+    return MOE_OK;
+}
+
 /* Every rank learns whether any failed; the smallest failing rank's status and message. */
 static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *message)
 {
     int mine[2] = {status != MOE_OK ? 0 : 1, rank}, worst[2];
     /* MINLOC over (ok flag, rank): a failure (0) wins, then the smallest rank. */
     MPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MINLOC, comm);
-    if (worst[0] == 1)
-        return MOE_OK;
-    int code = (int)status;
-    char text[MESSAGE_SIZE];
-    snprintf(text, sizeof text, "%s", message);
-    MPI_Bcast(&code, 1, MPI_INT, worst[1], comm);
-    MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, worst[1], comm);
-    text[MESSAGE_SIZE - 1] = '\0';
-    return fail((moe_status)code, "rank %d: %s", worst[1], text);
+    return worst[0] == 1 ? MOE_OK : share_failure(comm, worst[1], status, message);
 }
 
-moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
-                       size_t n, const double *X, size_t ldx, const double *y,
-                       const double *weights, size_t support)
+/* What the steps after the local fits share (root's parts stay NULL elsewhere). */
+typedef struct fit_exchange {
+    MPI_Comm comm;
+    int rank, size, root;
+    size_t d, width, support, total_rows; /* support: S, the rows root gathers */
+    size_t *rows, *counts;                /* every rank's rows and share of the support */
+    unsigned long long *model_sizes;      /* root: every rank's model bytes */
+    int *lengths, *displacements;         /* root: a gather's layout */
+    unsigned char *bytes, *models;        /* this rank's model (bytes_size); root: all */
+    size_t bytes_size;
+    double *support_rows, *gathered_support; /* this rank's rows (width each); root: all */
+} fit_exchange;
+
+static void exchange_free(fit_exchange *exchange)
 {
-    last_error[0] = '\0';
-    int rank = 0, size = 1;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
-    if (root < 0 || root >= size)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
+    free(exchange->rows);
+    free(exchange->counts);
+    free(exchange->model_sizes);
+    free(exchange->lengths);
+    free(exchange->displacements);
+    free(exchange->bytes);
+    free(exchange->models);
+    free(exchange->support_rows);
+    free(exchange->gathered_support);
+}
+
+/* 3a. The local model's bytes, every rank's rows, root's model sizes and every rank's share
+   of the support. */
+static moe_status exchange_sizes(fit_exchange *exchange, const moe_model_t *local, size_t n,
+                                 size_t support)
+{
+    size_t size = (size_t)exchange->size, written = 0;
+    moe_model_save_buffer(local, NULL, 0, &exchange->bytes_size);
+    exchange->bytes = malloc(exchange->bytes_size > 0 ? exchange->bytes_size : 1);
+    int ok = exchange->bytes != NULL &&
+             moe_model_save_buffer(local, exchange->bytes, exchange->bytes_size, &written) == MOE_OK &&
+             exchange->bytes_size < INT_MAX;
+    unsigned long long *all_rows = malloc(size * sizeof *all_rows);
+    exchange->model_sizes = malloc(size * sizeof *exchange->model_sizes);
+    exchange->rows = malloc(size * sizeof(size_t));
+    exchange->counts = malloc(size * sizeof(size_t));
+    exchange->lengths = malloc(size * sizeof(int));
+    exchange->displacements = malloc(size * sizeof(int));
+    ok = ok && all_rows && exchange->model_sizes && exchange->rows && exchange->counts && exchange->lengths &&
+         exchange->displacements;
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory");
+    if (status == MOE_OK) {
+        unsigned long long rows_here = n, bytes_here = exchange->bytes_size;
+        MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1,
+                      MPI_UNSIGNED_LONG_LONG, exchange->comm);
+        MPI_Gather(&bytes_here, 1, MPI_UNSIGNED_LONG_LONG, exchange->model_sizes, 1,
+                   MPI_UNSIGNED_LONG_LONG, exchange->root, exchange->comm);
+        for (size_t r = 0; r < size; ++r) {
+            exchange->rows[r] = (size_t)all_rows[r];
+            exchange->total_rows += exchange->rows[r];
+        }
+        exchange->support = support > 0 ? support : exchange->total_rows / size;
+        moe_mpi_support_counts(size, exchange->rows, exchange->support, exchange->counts);
+    }
+    free(all_rows);
+    return status;
+}
+
+/* 3b. This rank's support rows (x, then y), by moe_mpi_support_rows from the seed. */
+static int pick_support(fit_exchange *exchange, const moe_fitter_t *fitter, size_t n, const double *X,
+                        size_t ldx, const double *y)
+{
+    double seed = 0.0;
+    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    size_t d = exchange->d, width = exchange->width, mine = exchange->counts[exchange->rank];
+    size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
+    exchange->support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
+    int ok = indices != NULL && exchange->support_rows != NULL &&
+             moe_mpi_support_rows((uint64_t)seed, exchange->rank, n, mine, indices) == MOE_OK &&
+             mine * width < INT_MAX;
+    for (size_t i = 0; ok && i < mine; ++i) {
+        for (size_t j = 0; j < d; ++j)
+            exchange->support_rows[i * width + j] = X[indices[i] * ldx + j];
+        exchange->support_rows[i * width + d] = y[indices[i]];
+    }
+    free(indices);
+    return ok;
+}
+
+/* 3c. The models' bytes and the support rows to root, once every rank has room. */
+static moe_status gather_to_root(fit_exchange *exchange, int ok)
+{
+    size_t size = (size_t)exchange->size, S = exchange->support, width = exchange->width;
+    if (exchange->rank == exchange->root) {
+        size_t total_bytes = 0;
+        for (size_t r = 0; r < size; ++r) {
+            exchange->lengths[r] = (int)exchange->model_sizes[r];
+            exchange->displacements[r] = (int)total_bytes;
+            total_bytes += (size_t)exchange->model_sizes[r];
+        }
+        exchange->models = malloc(total_bytes > 0 ? total_bytes : 1);
+        exchange->gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
+        ok = ok && exchange->models != NULL && exchange->gathered_support != NULL && total_bytes < INT_MAX &&
+             S * width < INT_MAX;
+    }
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory (or more than 2^31 bytes) for the gather");
+    if (status != MOE_OK)
+        return status;
+    MPI_Gatherv(exchange->bytes, (int)exchange->bytes_size, MPI_UNSIGNED_CHAR, exchange->models, exchange->lengths,
+                exchange->displacements, MPI_UNSIGNED_CHAR, exchange->root, exchange->comm);
+    if (exchange->rank == exchange->root) {
+        size_t at = 0;
+        for (size_t r = 0; r < size; ++r) {
+            exchange->lengths[r] = (int)(exchange->counts[r] * width);
+            exchange->displacements[r] = (int)at;
+            at += exchange->counts[r] * width;
+        }
+    }
+    MPI_Gatherv(exchange->support_rows, (int)(exchange->counts[exchange->rank] * width), MPI_DOUBLE,
+                exchange->gathered_support, exchange->lengths, exchange->displacements, MPI_DOUBLE, exchange->root, exchange->comm);
+    return MOE_OK;
+}
+
+/* 4a. At root: the local models and the support reduced into model, whose bytes go to
+   *result. Returns the status every rank will learn, with its message. */
+static moe_status reduce_at_root(const fit_exchange *exchange, moe_fitter_t *fitter, moe_model_t *model,
+                                 unsigned char **result, size_t *result_size, char *message)
+{
+    size_t size = (size_t)exchange->size, S = exchange->support, d = exchange->d, stride = d > 0 ? d : 1;
+    moe_model_t **models = calloc(size, sizeof *models);
+    double *shares = malloc(size * sizeof(double));
+    double *support_X = malloc((S > 0 ? S : 1) * stride * sizeof(double));
+    double *support_y = malloc((S > 0 ? S : 1) * sizeof(double));
+    moe_status status = models && shares && support_X && support_y ? MOE_OK
+                                                                   : MOE_ERR_OUT_OF_MEMORY;
+    size_t offset = 0;
+    for (size_t r = 0; status == MOE_OK && r < size; ++r) {
+        status = moe_model_load_buffer(&models[r], exchange->models + offset,
+                                       (size_t)exchange->model_sizes[r]);
+        offset += (size_t)exchange->model_sizes[r];
+        shares[r] = (double)exchange->rows[r] / (double)exchange->total_rows;
+    }
+    for (size_t i = 0; status == MOE_OK && i < S; ++i) {
+        for (size_t j = 0; j < d; ++j)
+            support_X[i * stride + j] = exchange->gathered_support[i * exchange->width + j];
+        support_y[i] = exchange->gathered_support[i * exchange->width + d];
+    }
+    if (status == MOE_OK) {
+        status = moe_fitter_aggregate(fitter, model, size, (const moe_model_t *const *)models,
+                                      shares, S, d > 0 ? support_X : NULL, d, support_y, NULL);
+        if (status != MOE_OK)
+            snprintf(message, MESSAGE_SIZE, "%s", moe_fitter_last_error(fitter));
+    }
+    if (status == MOE_OK) {
+        moe_model_save_buffer(model, NULL, 0, result_size);
+        *result = malloc(*result_size > 0 ? *result_size : 1);
+        if (*result == NULL ||
+            moe_model_save_buffer(model, *result, *result_size, result_size) != MOE_OK)
+            status = MOE_ERR_OUT_OF_MEMORY;
+    }
+    if (models != NULL)
+        for (size_t r = 0; r < size; ++r)
+            moe_model_free(models[r]);
+    free(models);
+    free(shares);
+    free(support_X);
+    free(support_y);
+    return status;
+}
+
+/* 4b. Root's status and message to every rank, then its model's bytes. */
+static moe_status broadcast_result(const fit_exchange *exchange, moe_fitter_t *fitter, moe_model_t *model)
+{
+    int root_status = MOE_OK;
+    char root_message[MESSAGE_SIZE] = "";
+    unsigned char *result = NULL;
+    size_t result_bytes = 0;
+    if (exchange->rank == exchange->root)
+        root_status = reduce_at_root(exchange, fitter, model, &result, &result_bytes, root_message);
+    MPI_Bcast(&root_status, 1, MPI_INT, exchange->root, exchange->comm);
+    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, exchange->root, exchange->comm);
+    root_message[MESSAGE_SIZE - 1] = '\0';
+    if (root_status != MOE_OK) {
+        free(result);
+        return fail((moe_status)root_status, "the reduction at rank %d failed: %s", exchange->root,
+                    root_message);
+    }
+    unsigned long long result_size = result_bytes;
+    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, exchange->root, exchange->comm);
+    if (exchange->rank != exchange->root)
+        result = malloc(result_size > 0 ? result_size : 1);
+    int ok = result != NULL && result_size < INT_MAX;
+    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+                              "out of memory");
+    if (status == MOE_OK) {
+        MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, exchange->root, exchange->comm);
+        if (exchange->rank != exchange->root) {
+            moe_model_t *received = NULL;
+            status = moe_model_load_buffer(&received, result, (size_t)result_size);
+            if (status == MOE_OK)
+                status = copy_parameters(model, received);
+            moe_model_free(received);
+            if (status != MOE_OK)
+                fail(status, "cannot read root's model");
+        }
+    }
+    free(result);
+    return status;
+}
+
+/* Steps 0 to 2: the call's agreement, the local fit and the agreement on its outcome. */
+static moe_status fit_locally(MPI_Comm comm, int rank, int size, int root, moe_fitter_t *fitter,
+                              moe_model_t *model, moe_model_t **local, size_t n, const double *X,
+                              size_t ldx, const double *y, const double *weights,
+                              size_t support)
+{
     char message[MESSAGE_SIZE] = "";
     moe_status status = MOE_OK;
     if (fitter == NULL || model == NULL) {
@@ -158,181 +464,48 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
         snprintf(message, sizeof message, "the fitter must be an \"ot\" fitter, not \"%s\"",
                  moe_fitter_estimator_name(fitter));
     }
-    /* 1. the local fit */
-    moe_model_t *local = NULL;
-    if (status == MOE_OK && (status = moe_model_clone(&local, model)) != MOE_OK)
+    status = agree_on_call(comm, rank, size, root, fitter, model, support, status, message);
+    if (status != MOE_OK)
+        return status;
+    if ((status = moe_model_clone(local, model)) != MOE_OK)
         snprintf(message, sizeof message, "%s", moe_last_error());
     if (status == MOE_OK)
-        status = local_fit(fitter, local, n, X, ldx, y, weights, message);
-    /* 2. agreement */
-    status = agree(comm, rank, status, message);
-    if (status != MOE_OK) {
-        moe_model_free(local);
-        return status;
-    }
-    if (size == 1) {
+        status = local_fit(fitter, *local, n, X, ldx, y, weights, message);
+    return agree(comm, rank, status, message);
+}
+
+moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
+                       size_t n, const double *X, size_t ldx, const double *y,
+                       const double *weights, size_t support)
+{
+    last_error[0] = '\0';
+    int rank = 0, size = 1;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_model_t *local = NULL;
+    moe_status status = fit_locally(comm, rank, size, root, fitter, model, &local, n, X, ldx, y,
+                                    weights, support);
+    if (status == MOE_OK && size == 1) {
         status = copy_parameters(model, local);
-        moe_model_free(local);
-        return status == MOE_OK ? MOE_OK : fail(status, "cannot copy the local fit");
-    }
-    /* 3. the models and the support to root */
-    unsigned long long rows_here = n, model_size = 0;
-    size_t needed = 0;
-    moe_model_save_buffer(local, NULL, 0, &needed);
-    model_size = needed;
-    unsigned char *bytes = malloc(model_size > 0 ? model_size : 1);
-    size_t written = 0;
-    int ok = bytes != NULL && moe_model_save_buffer(local, bytes, model_size, &written) == MOE_OK &&
-             model_size < INT_MAX;
-    unsigned long long *all_rows = malloc((size_t)size * sizeof *all_rows);
-    unsigned long long *all_sizes = malloc((size_t)size * sizeof *all_sizes);
-    size_t *rows_as_size = malloc((size_t)size * sizeof(size_t));
-    size_t *counts = malloc((size_t)size * sizeof(size_t));
-    int *byte_counts = malloc((size_t)size * sizeof(int)), *displacements = malloc((size_t)size * sizeof(int));
-    ok = ok && all_rows && all_sizes && rows_as_size && counts && byte_counts && displacements;
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    unsigned char *gathered = NULL;
-    double *support_rows = NULL, *gathered_support = NULL;
-    moe_model_t **models = NULL;
-    double *shares = NULL;
-    unsigned char *result = NULL;
-    if (status != MOE_OK)
-        goto done;
-    MPI_Allgather(&rows_here, 1, MPI_UNSIGNED_LONG_LONG, all_rows, 1, MPI_UNSIGNED_LONG_LONG,
-                  comm);
-    MPI_Gather(&model_size, 1, MPI_UNSIGNED_LONG_LONG, all_sizes, 1, MPI_UNSIGNED_LONG_LONG, root,
-               comm);
-    size_t total_rows = 0;
-    for (int r = 0; r < size; ++r) {
-        rows_as_size[r] = (size_t)all_rows[r];
-        total_rows += rows_as_size[r];
-    }
-    size_t S = support > 0 ? support : total_rows / (size_t)size;
-    moe_mpi_support_counts((size_t)size, rows_as_size, S, counts);
-    double seed = 0.0;
-    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
-    size_t d = moe_model_n_features(model), width = d + 1, mine = counts[rank];
-    size_t *indices = malloc((mine > 0 ? mine : 1) * sizeof(size_t));
-    support_rows = malloc((mine > 0 ? mine : 1) * width * sizeof(double));
-    ok = indices != NULL && support_rows != NULL &&
-         moe_mpi_support_rows((uint64_t)seed, rank, n, mine, indices) == MOE_OK &&
-         mine * width < INT_MAX;
-    for (size_t i = 0; ok && i < mine; ++i) {
-        for (size_t j = 0; j < d; ++j)
-            support_rows[i * width + j] = X[indices[i] * ldx + j];
-        support_rows[i * width + d] = y[indices[i]];
-    }
-    free(indices);
-    if (rank == root) {
-        size_t total_bytes = 0;
-        for (int r = 0; r < size; ++r) {
-            byte_counts[r] = (int)all_sizes[r];
-            displacements[r] = (int)total_bytes;
-            total_bytes += (size_t)all_sizes[r];
-        }
-        gathered = malloc(total_bytes > 0 ? total_bytes : 1);
-        gathered_support = malloc((S > 0 ? S : 1) * width * sizeof(double));
-        ok = ok && gathered != NULL && gathered_support != NULL && total_bytes < INT_MAX &&
-             S * width < INT_MAX;
-    }
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
-                   "out of memory (or more than 2^31 bytes) for the gather");
-    if (status != MOE_OK)
-        goto done;
-    MPI_Gatherv(bytes, (int)model_size, MPI_UNSIGNED_CHAR, gathered, byte_counts, displacements,
-                MPI_UNSIGNED_CHAR, root, comm);
-    if (rank == root) {
-        size_t at = 0;
-        for (int r = 0; r < size; ++r) {
-            byte_counts[r] = (int)(counts[r] * width);
-            displacements[r] = (int)at;
-            at += counts[r] * width;
-        }
-    }
-    MPI_Gatherv(support_rows, (int)(mine * width), MPI_DOUBLE, gathered_support, byte_counts,
-                displacements, MPI_DOUBLE, root, comm);
-    /* 4. root reduces; everyone learns its status, then the result */
-    int root_status = MOE_OK;
-    char root_message[MESSAGE_SIZE] = "";
-    unsigned long long result_size = 0;
-    if (rank == root) {
-        models = calloc((size_t)size, sizeof *models);
-        shares = malloc((size_t)size * sizeof(double));
-        double *support_X = malloc((S > 0 ? S : 1) * (d > 0 ? d : 1) * sizeof(double));
-        double *support_y = malloc((S > 0 ? S : 1) * sizeof(double));
-        root_status = models && shares && support_X && support_y ? MOE_OK : MOE_ERR_OUT_OF_MEMORY;
-        size_t offset = 0;
-        for (int r = 0; root_status == MOE_OK && r < size; ++r) {
-            root_status = moe_model_load_buffer(&models[r], gathered + offset, (size_t)all_sizes[r]);
-            offset += (size_t)all_sizes[r];
-            shares[r] = (double)rows_as_size[r] / (double)total_rows;
-        }
-        for (size_t i = 0; root_status == MOE_OK && i < S; ++i) {
-            for (size_t j = 0; j < d; ++j)
-                support_X[i * (d > 0 ? d : 1) + j] = gathered_support[i * width + j];
-            support_y[i] = gathered_support[i * width + d];
-        }
-        if (root_status == MOE_OK) {
-            root_status = moe_fitter_aggregate(fitter, model, (size_t)size,
-                                               (const moe_model_t *const *)models, shares, S,
-                                               d > 0 ? support_X : NULL, d, support_y, NULL);
-            if (root_status != MOE_OK)
-                snprintf(root_message, sizeof root_message, "%s", moe_fitter_last_error(fitter));
-        }
-        if (root_status == MOE_OK) {
-            size_t result_bytes = 0;
-            moe_model_save_buffer(model, NULL, 0, &result_bytes);
-            result = malloc(result_bytes);
-            result_size = result_bytes;
-            if (result == NULL ||
-                moe_model_save_buffer(model, result, result_bytes, &result_bytes) != MOE_OK)
-                root_status = MOE_ERR_OUT_OF_MEMORY;
-        }
-        free(support_X);
-        free(support_y);
-    }
-    MPI_Bcast(&root_status, 1, MPI_INT, root, comm);
-    MPI_Bcast(root_message, MESSAGE_SIZE, MPI_CHAR, root, comm);
-    root_message[MESSAGE_SIZE - 1] = '\0';
-    if (root_status != MOE_OK) {
-        status = fail((moe_status)root_status, "the reduction at rank %d failed: %s", root,
-                      root_message);
-        goto done;
-    }
-    MPI_Bcast(&result_size, 1, MPI_UNSIGNED_LONG_LONG, root, comm);
-    if (rank != root)
-        result = malloc(result_size > 0 ? result_size : 1);
-    ok = result != NULL && result_size < INT_MAX;
-    status = agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    if (status != MOE_OK)
-        goto done;
-    MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, root, comm);
-    if (rank != root) {
-        moe_model_t *received = NULL;
-        status = moe_model_load_buffer(&received, result, (size_t)result_size);
-        if (status == MOE_OK)
-            status = copy_parameters(model, received);
-        moe_model_free(received);
         if (status != MOE_OK)
-            fail(status, "cannot read root's model");
+            fail(status, "cannot copy the local fit");
+    } else if (status == MOE_OK) {
+        /* 3. the models and the support to root; 4. its reduction to every rank */
+        fit_exchange exchange;
+        memset(&exchange, 0, sizeof exchange);
+        exchange.comm = comm;
+        exchange.rank = rank;
+        exchange.size = size;
+        exchange.root = root;
+        exchange.d = moe_model_n_features(model);
+        exchange.width = exchange.d + 1;
+        status = exchange_sizes(&exchange, local, n, support);
+        if (status == MOE_OK)
+            status = gather_to_root(&exchange, pick_support(&exchange, fitter, n, X, ldx, y));
+        if (status == MOE_OK)
+            status = broadcast_result(&exchange, fitter, model);
+        exchange_free(&exchange);
     }
-done:
-    if (models != NULL)
-        for (int r = 0; r < size; ++r)
-            moe_model_free(models[r]);
-    free(models);
-    free(shares);
-    free(result);
-    free(gathered);
-    free(gathered_support);
-    free(support_rows);
-    free(bytes);
-    free(all_rows);
-    free(all_sizes);
-    free(rows_as_size);
-    free(counts);
-    free(byte_counts);
-    free(displacements);
     moe_model_free(local);
     return status;
 }

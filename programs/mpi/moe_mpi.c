@@ -28,7 +28,10 @@ static const char usage[] =
     "Gaussian experts only. Exit status: 0 fitted, 1 the fit failed, 2 usage or input error\n"
     "(on every rank).\n";
 
-/* The path of this rank's file, when the path is a pattern. */
+enum { PATH_SIZE = 4096 };
+
+/* The path of this rank's file, when the path is a pattern: 1, or 0 when it is none, -1 for
+   a pattern with another conversion, -2 when the path would not fit in `size` bytes. */
 static int rank_path(const char *pattern, int rank, char *out, size_t size)
 {
     const char *percent = strchr(pattern, '%');
@@ -40,22 +43,38 @@ static int rank_path(const char *pattern, int rank, char *out, size_t size)
         ++at;
     if (*at != 'd' || strchr(at + 1, '%') != NULL)
         return -1;
-    char format[64];
+    /* A width alone may ask for more than the path can hold (or than snprintf can count). */
+    char format[16];
+    if ((size_t)(at - percent) >= sizeof format - 1 || strtoul(percent + 1, NULL, 10) >= size)
+        return -2;
     snprintf(format, sizeof format, "%.*s", (int)(at - percent + 1), percent);
+    /* Each piece goes where the last ended, into what is left: a piece that does not fit
+       (snprintf then gives the length it wanted) ends it. */
+    size_t used = 0;
     int written = snprintf(out, size, "%.*s", (int)(percent - pattern), pattern);
-    written += snprintf(out + written, size - (size_t)written, format, rank);
-    snprintf(out + written, size - (size_t)written, "%s", at + 1);
-    return 1;
+    if (written < 0 || (size_t)written >= size - used)
+        return -2;
+    used += (size_t)written;
+    written = snprintf(out + used, size - used, format, rank);
+    if (written < 0 || (size_t)written >= size - used)
+        return -2;
+    used += (size_t)written;
+    written = snprintf(out + used, size - used, "%s", at + 1);
+    return written < 0 || (size_t)written >= size - used ? -2 : 1;
 }
 
 static int run(int rank, int size, const fit_arguments *a)
 {
     /* Every rank enters the collective whatever happened before it: a rank whose data or
        options failed enters with no fitter, and every rank then returns the failure. */
-    char path[4096];
+    char path[PATH_SIZE];
     int code = 0, pattern = rank_path(a->data, rank, path, sizeof path);
-    if (pattern < 0)
+    if (pattern == -1)
         code = usage_error("%s: a pattern takes one %%d conversion", a->data);
+    else if (pattern == -2)
+        code = usage_error("the path of rank %d from the pattern (%zu bytes) is longer than "
+                           "%d bytes",
+                           rank, strlen(a->data), PATH_SIZE - 1);
     if (code == 0 && strcmp(a->family, "gaussian") != 0)
         code = usage_error("moe-mpi fits Gaussian experts (--family gaussian)");
     fit_arguments local = *a;

@@ -228,6 +228,29 @@ run 1 "cqt with an intercept" "$moe" fit "$work/tensor.csv" --response y --estim
 contains "$work/err" "cqt fits models without intercepts" "cqt says why it refuses an intercept"
 run 1 "cqt with too many experts" "$moe" fit "$work/tensor.csv" --response y --estimator cqt \
     --no-intercept -k 5
+# cqt's model does not depend on OpenBLAS's threads (nor on the tool's): n = 20000 rows of
+# d = 36, where its eigensolver (LAPACK's dsyev rounded otherwise on two threads at any d)
+# and its d x d x 256 products (above OpenBLAS's threading threshold; d not a multiple of
+# 8, where its threads' split rounds otherwise) would differ. OpenBLAS reads
+# OPENBLAS_NUM_THREADS when it loads: one process each.
+awk 'BEGIN { srand(31); d = 36; h = "x1"; for (j = 2; j <= d; j++) h = h ",x" j; print h ",y";
+    for (i = 0; i < 20000; i++) {
+        for (j = 1; j <= d; j++) {
+            x[j] = sqrt(-2 * log(rand())) * cos(6.2831853 * rand()); printf "%.6f,", x[j] }
+        e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+        printf "%.6f\n", ((rand() < 1 / (1 + exp(-2 * x[3]))) ? x[1] : x[2]) + 0.1 * e } }' \
+    >"$work/wide.csv"
+for threads in 1 2; do
+    run 0 "cqt with OPENBLAS_NUM_THREADS=$threads" env OPENBLAS_NUM_THREADS=$threads "$moe" fit \
+        "$work/wide.csv" --response y --estimator cqt --no-intercept -o "$work/wide$threads.moe"
+done
+run 0 "cqt with --threads 2" env OPENBLAS_NUM_THREADS=2 "$moe" fit "$work/wide.csv" \
+    --response y --estimator cqt --no-intercept --threads 2 -o "$work/wide3.moe"
+checks=$((checks + 1))
+cmp -s "$work/wide1.moe" "$work/wide2.moe" ||
+    fail "cqt: OPENBLAS_NUM_THREADS=1 and =2 give different models"
+checks=$((checks + 1))
+cmp -s "$work/wide1.moe" "$work/wide3.moe" || fail "cqt: --threads 2 gives another model"
 run 0 "em with the tensor start" "$moe" fit "$work/tensor.csv" --response y --no-intercept \
     --option init=tensor --json
 contains "$work/out" '"stages": ["tensor", "gate", "joint"]' "em's tensor start in JSON"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # moe-mpi under mpirun: one file split over the ranks, one file per rank (a %d pattern),
-# the summary and model written once, and a missing file on every rank giving status 2
-# everywhere without a hang.
+# the summary and model written once, a missing file on every rank giving status 2
+# everywhere without a hang, and a pattern too long for a path refused.
 #
 #   tests/cli/test_mpi_cli.sh MPIEXEC "FLAGS" PATH/TO/moe-mpi PATH/TO/moe
 set -uo pipefail
@@ -51,6 +51,40 @@ checks=$((checks + 1))
     >out 2>err)
 status=$?
 [[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
+
+# Files of different columns, the second rank's wider: every rank refuses the call with
+# status 2 and the same message (before, root's gather of the wider support rows aborted).
+awk -F, -v OFS=, '{ print $1, $2, (NR == 1 ? "e" : $3), $3, $4 }' "$work/part1.csv" \
+    >"$work/wide1.csv"
+cp "$work/part0.csv" "$work/wide0.csv"
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit "wide%d.csv" --response y \
+    >out 2>err)
+status=$?
+[[ $status -eq 2 ]] || { fail "different columns: exit status $status, not 2";
+    sed 's/^/    /' "$work/err" | head -5; }
+checks=$((checks + 1))
+[[ $(grep -c "the ranks differ in the number of features d (3 and 4)" "$work/err") -eq 2 ]] ||
+    fail "different columns: not the same message on both ranks"
+
+# A pattern whose paths are longer than the tool's buffer (and one whose width alone is):
+# refused with a message, status 2 on every rank, nothing written past the buffer (the
+# sanitizer build aborts on that).
+# (4200: just past the buffer, where the sanitizer's red zone catches the old overrun.)
+long=$(printf 'd%.0s' {1..4200})
+for case in "${long}%d.csv" "part%05000d.csv"; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    (cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit "$case" --response y \
+        >out 2>err)
+    status=$?
+    [[ $status -eq 2 ]] || { fail "a too long path: exit status $status, not 2"; \
+        sed 's/^/    /' "$work/err" | head -5 | cut -c1-200; }
+    checks=$((checks + 1))
+    [[ $(grep -c "is longer than 4095 bytes" "$work/err") -eq 2 ]] ||
+        fail "a too long path: not refused by both ranks"
+done
 
 echo "$checks passed, $failures failed" | sed "s/^$checks passed/$((checks - failures)) passed/"
 [[ $failures -eq 0 ]]

@@ -6,6 +6,11 @@
  *         gets the same model, bit for bit.
  *   bad   the last rank's rows hold a NaN: every rank returns the same error status, names
  *         that rank, and nobody hangs.
+ *   features, experts, support, root, null (mismatch: all five in turn)
+ *         the last rank alone calls with another d, another K, another support, another
+ *         root, or a NULL fitter: every rank returns the same error status and the same
+ *         message, which names what differs (the rank, for the NULL fitter); nobody hangs
+ *         or aborts.
  * Prints "N passed, N failed" on rank 0; exit status 0 when everything passed.
  */
 #include <moe/moe.h>
@@ -44,14 +49,19 @@ static void generate(double *X, double *y)
     }
 }
 
-static moe_model_t *gaussian(void)
+static moe_model_t *gaussian_of(size_t experts, size_t features)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.n_experts = 2;
-    spec.n_features = D;
+    spec.n_experts = experts;
+    spec.n_features = features;
     moe_model_t *model = NULL;
     moe_model_create(&model, &spec);
     return model;
+}
+
+static moe_model_t *gaussian(void)
+{
+    return gaussian_of(2, D);
 }
 
 static moe_fitter_t *ot_fitter(void)
@@ -78,15 +88,60 @@ static size_t model_bytes(const moe_model_t *model, unsigned char *buffer)
     return written;
 }
 
-int main(int argc, char **argv)
+/* Every rank returns `expected`, with rank 0's message, which holds `fragment`. */
+static void expect_same_failure(int rank, moe_status status, moe_status expected,
+                                const char *fragment)
 {
-    MPI_Init(&argc, &argv);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int bad = argc > 1 && strcmp(argv[1], "bad") == 0;
-    double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
-    generate(X, y);
+    expect(rank, status == expected, "every rank returns the expected error status");
+    int codes[2] = {(int)status, -(int)status}, extremes[2];
+    MPI_Allreduce(codes, extremes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    expect(rank, extremes[0] == -extremes[1], "every rank returns the same status");
+    char mine[512], roots[512];
+    snprintf(mine, sizeof mine, "%s", moe_mpi_last_error());
+    memcpy(roots, mine, sizeof roots);
+    MPI_Bcast(roots, (int)sizeof roots, MPI_CHAR, 0, MPI_COMM_WORLD);
+    expect(rank, strcmp(mine, roots) == 0, "every rank returns rank 0's message");
+    expect(rank, strstr(mine, fragment) != NULL, "the message names what is wrong");
+    if (rank == 0)
+        printf("message: %s\n", mine);
+}
+
+/* The last rank alone calls moe_mpi_fit otherwise (`mode`); the call must fail alike. */
+static void mismatch(const char *mode, int rank, int size, const double *X, const double *y)
+{
+    int odd = rank == size - 1;
+    size_t first = 0, count = 0;
+    block(rank, size, &first, &count);
+    size_t experts = odd && strcmp(mode, "experts") == 0 ? 3 : 2;
+    /* The odd rank has the larger d: its support rows would overrun root's buffer. */
+    size_t features = !odd && strcmp(mode, "features") == 0 ? D - 1 : D;
+    size_t support = odd && strcmp(mode, "support") == 0 ? 100 : 0;
+    int root = odd && strcmp(mode, "root") == 0 ? 1 : 0;
+    moe_fitter_t *fitter = ot_fitter();
+    moe_model_t *model = gaussian_of(experts, features);
+    moe_fitter_t *given = odd && strcmp(mode, "null") == 0 ? NULL : fitter;
+    moe_status status = moe_mpi_fit(MPI_COMM_WORLD, root, given, model, count, X + first * D, D,
+                                     y + first, NULL, support);
+    char fragment[64];
+    if (strcmp(mode, "null") == 0)
+        snprintf(fragment, sizeof fragment, "rank %d: fitter or model is NULL", size - 1);
+    else
+        snprintf(fragment, sizeof fragment, "differ in %s",
+                 strcmp(mode, "features") == 0  ? "the number of features d (2 and 3)"
+                 : strcmp(mode, "experts") == 0 ? "the number of experts K (2 and 3)"
+                 : strcmp(mode, "support") == 0 ? "support (0 and 100)"
+                                                : "root (0 and 1)");
+    expect_same_failure(rank, status,
+                        strcmp(mode, "null") == 0 ? MOE_ERR_NULL_POINTER
+                                                  : MOE_ERR_INVALID_ARGUMENT,
+                        fragment);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+}
+
+/* The "fit" and "bad" cases. */
+static void fit_case(int rank, int size, const double *X, const double *y, int bad)
+{
     size_t first = 0, count = 0;
     block(rank, size, &first, &count);
     double *local_y = malloc(count * sizeof(double));
@@ -98,14 +153,10 @@ int main(int argc, char **argv)
     moe_status status =
         moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, count, X + first * D, D, local_y, NULL, 0);
     if (bad) {
-        expect(rank, status == MOE_ERR_NON_FINITE, "a NaN on the last rank is MOE_ERR_NON_FINITE");
+        /* a NaN on the last rank: MOE_ERR_NON_FINITE everywhere, naming that rank */
         char expected[32];
-        snprintf(expected, sizeof expected, "rank %d", size - 1);
-        expect(rank, strstr(moe_mpi_last_error(), expected) != NULL,
-               "the message names the rank whose rows are bad");
-        int codes[2] = {(int)status, -(int)status}, extremes[2];
-        MPI_Allreduce(codes, extremes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        expect(rank, extremes[0] == -extremes[1], "every rank returns the same status");
+        snprintf(expected, sizeof expected, "rank %d: ", size - 1);
+        expect_same_failure(rank, status, MOE_ERR_NON_FINITE, expected);
     } else {
         expect(rank, status == MOE_OK, moe_mpi_last_error());
         unsigned char mine[4096], roots[4096];
@@ -182,6 +233,28 @@ int main(int argc, char **argv)
             moe_fitter_free(reducer);
         }
     }
+    free(local_y);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "fit";
+    double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
+    generate(X, y);
+    static const char *const mismatches[] = {"features", "experts", "support", "root", "null"};
+    if (strcmp(mode, "fit") == 0 || strcmp(mode, "bad") == 0)
+        fit_case(rank, size, X, y, strcmp(mode, "bad") == 0);
+    else if (strcmp(mode, "mismatch") == 0)
+        for (size_t m = 0; m < sizeof mismatches / sizeof mismatches[0]; ++m)
+            mismatch(mismatches[m], rank, size, X, y);
+    else
+        mismatch(mode, rank, size, X, y);
     int sums[2] = {passed, failed}, totals[2];
     MPI_Reduce(sums, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
@@ -190,9 +263,6 @@ int main(int argc, char **argv)
     MPI_Allreduce(&any, &all_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     free(X);
     free(y);
-    free(local_y);
-    moe_model_free(model);
-    moe_fitter_free(fitter);
     MPI_Finalize();
     return all_failed == 0 ? 0 : 1;
 }
