@@ -663,6 +663,9 @@ static Suite *kernel_suite(void)
 {
     Suite *suite = suite_create("kernels");
     TCase *core = tcase_create("core");
+    /* Check's default of 4 s per test is too short for the RNG's 200,000 draws on a loaded
+       machine (two test processes per core under the sanitizers). */
+    tcase_set_timeout(core, 60);
     tcase_add_test(core, log_sum_exp_is_stable);
     tcase_add_test(core, block_products_in_pieces_match_naive);
     tcase_add_test(core, exp_array_matches_libm);
