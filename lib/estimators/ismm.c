@@ -10,17 +10,17 @@
  * that of s and theta, O(K p^2 + (K p)^2) at most, whatever the stream's length.
  *
  * A session (moe_fitter_partial_fit) starts by collecting warm_start rows (by default
- * max(85, 6 x free parameters)); s_0 is their statistic at the starting point and theta_0
+ * max(85, 10 x free parameters)); s_0 is their statistic at the starting point and theta_0
  * its minimiser. The starting point is init's (the search of init = mixed on those rows by
  * default) with, unless the caller gave it (init = model or custom), the gate scaled to
  * separate the rows by at most 10 logits and the variances at the rows' spread of y: a fit
  * to so few rows often separates the gate or collapses an expert, and the stream cannot
- * walk a saturated gate back (restart_bounded says why). With batch_size > 0 rows are cut into batches of that size
- * across calls (the rows of an unfinished batch wait in the state), so any split of a
- * stream into calls gives
- * the same steps, bit for bit; with batch_size = 0 every call is one batch. moe_fitter_fit
- * runs epochs over the data in an order shuffled by the seed, or with batch_size = 0 the
- * deterministic batch MM (gamma = 1 on the whole data: monotone).
+ * walk a saturated gate back (restart_bounded says why). With batch_size > 0 rows are cut
+ * into batches of that size across calls (the rows of an unfinished batch wait in the
+ * state), so any split of a stream into calls gives the same steps, bit for bit; with
+ * batch_size = 0 every call is one batch. moe_fitter_fit runs epochs over the data in an
+ * order shuffled by the seed, or with batch_size = 0 the deterministic batch MM (gamma = 1
+ * on the whole data: monotone).
  *
  * The state (statistics, iterate, Polyak average, waiting rows, step count, options) saves
  * to bytes that moe_fitter_save_state wraps in its checksummed file.
@@ -402,8 +402,8 @@ static double largest_logit_gap(const ismm_shape *shape, const double *gate, con
 /*
  * The start's gate scaled down until it separates no two experts by more than
  * warm_gate_logits on the warm rows, its variances restarted at the rows' spread of y, its
- * experts' coefficients kept. The start is a fit to the warm rows (85 by default), which
- * often separates them: a gate slope of 20 to 3500 where the truth's is 8, and an expert
+ * experts' coefficients kept. The start is a fit to the warm rows (85 in setting 6.1),
+ * which often separates them: a gate slope of 20 to 3500 where the truth's is 8, and an expert
  * whose variance collapsed on the few rows it interpolates. A saturated gate's posteriors
  * equal it, so the surrogate's gate statistic carries almost no gradient and the decreasing
  * steps never walk it back (the stream kept the warm slope for 1e6 rows); a collapsed
