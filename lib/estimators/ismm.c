@@ -403,13 +403,13 @@ static double largest_logit_gap(const ismm_shape *shape, const double *gate, con
  * The start's gate scaled down until it separates no two experts by more than
  * warm_gate_logits on the warm rows, its variances restarted at the rows' spread of y, its
  * experts' coefficients kept. The start is a fit to the warm rows (85 in setting 6.1),
- * which often separates them: a gate slope of 20 to 3500 where the truth's is 8, and an expert
- * whose variance collapsed on the few rows it interpolates. A saturated gate's posteriors
- * equal it, so the surrogate's gate statistic carries almost no gradient and the decreasing
- * steps never walk it back (the stream kept the warm slope for 1e6 rows); a collapsed
- * expert loses its rows and dies. Scaled, the gate keeps the start's direction and stays
- * informative. Measured against the flat gate (the first minimiser one bounded MM step from
- * zero) and bounds of 6 and 14 logits: docs/REPRODUCTIONS.md, "Streaming".
+ * which often separates them: a gate slope of 23 to 190,000 where the truth's is 8, and
+ * an expert whose variance collapsed on the few rows it interpolates. A saturated gate's
+ * posteriors equal it, so the surrogate's gate statistic carries almost no gradient and
+ * the decreasing steps never walk it back (the stream kept the warm slope for 1e6 rows);
+ * a collapsed expert loses its rows and dies. Scaled, the gate keeps the start's direction
+ * and stays informative. Measured against the flat gate (the first minimiser one bounded
+ * MM step from zero) and bounds of 6 and 14 logits: docs/REPRODUCTIONS.md, "Streaming".
  */
 static void restart_bounded(const ismm_shape *shape, const moe_rows *rows, double spread,
                             double *storage)
