@@ -3,20 +3,27 @@
  * streaming estimator"), written against moe/estimator.h.
  *
  * The estimator keeps running statistics s of the surrogate (ismm_statistics.c) and, for
- * every batch, s <- s + gamma_t (Sbar(theta; batch) - s), theta <- argmin of the surrogate at
- * s, with gamma_t = step_scale (t + step_offset)^-step_decay. Memory is that of s and theta,
- * O(K p^2 + (K p)^2) at most, whatever the stream's length.
+ * every batch, s <- s + gamma (Sbar(theta; batch) - s), theta <- argmin of the surrogate at
+ * s. The schedule counts rows: gamma_r = step_scale (r + step_offset)^-step_decay for row r,
+ * and a batch of B rows steps by 1 - prod (1 - gamma_r) over its rows (B = 1: gamma_r), so
+ * that batches of 256 move the statistics as far over a stream as single rows do. Memory is
+ * that of s and theta, O(K p^2 + (K p)^2) at most, whatever the stream's length.
  *
- * A session (moe_fitter_partial_fit) starts by collecting warm_start rows; s_0 is their
- * statistic at the starting point (init: the search of init = mixed on those rows by default) and theta_0 its
- * minimiser. Until then the model is the caller's and the report's stages stay 0. With
- * batch_size > 0 rows are cut into batches of that size across calls (the rows of an
- * unfinished batch wait in the state), so any split of a stream into calls gives the same
- * steps, bit for bit; with batch_size = 0 every call is one batch. The warm start's size and
- * batch_size are the session's from its first call. A call consumes all its rows or, failing
- * or cancelled, none: a snapshot taken before its first step is put back. moe_fitter_fit
- * runs epochs over the data in an order shuffled by the seed, or with batch_size = 0 the
- * deterministic batch MM (gamma = 1 on the whole data: monotone).
+ * A session (moe_fitter_partial_fit) starts by collecting warm_start rows (by default
+ * max(85, 10 x free parameters)); s_0 is their statistic at the starting point and theta_0
+ * its minimiser. Until then the model is the caller's and the report's stages stay 0. The
+ * starting point is init's (the search of init = mixed on those rows by default) with,
+ * unless the caller gave it (init = model or custom), the gate scaled to separate the rows
+ * by at most 10 logits and the variances at the rows' spread of y: a fit to so few rows
+ * often separates the gate or collapses an expert, and the stream cannot walk a saturated
+ * gate back (restart_bounded says why). With batch_size > 0 rows are cut into batches of
+ * that size across calls (the rows of an unfinished batch wait in the state), so any split
+ * of a stream into calls gives the same steps, bit for bit; with batch_size = 0 every call
+ * is one batch. The warm start's size and batch_size are the session's from its first call.
+ * A call consumes all its rows or, failing or cancelled, none: a snapshot taken before its
+ * first step is put back. moe_fitter_fit runs epochs over the data in an order shuffled by
+ * the seed, or with batch_size = 0 the deterministic batch MM (gamma = 1 on the whole data:
+ * monotone).
  *
  * The state (statistics, iterate, Polyak average, waiting rows, step count, options) saves
  * to bytes that moe_fitter_save_state wraps in its checksummed file. Loading trusts none of
@@ -198,13 +205,17 @@ static int same_shape(const ismm_shape *a, const ismm_shape *b)
            a->gaussian == b->gaussian && a->intercept == b->intercept;
 }
 
-/* max(85, twice the free parameters), from the shape alone (a loaded state checks its own). */
+/* Ten rows per free parameter, from the shape alone (a loaded state checks its own): with
+   the default offset the first steps average over about warm^0.6 rows, and at twice the
+   free parameters (85 rows at d = 10, K = 2) an expert's least squares saw fewer rows than
+   its 11 coefficients: single-row streams collapsed an expert's variance on some streams of
+   setting 6.2 (on 1 of 50 with six per parameter). */
 static size_t automatic_warm_rows(const ismm_shape *shape)
 {
     size_t expert = shape->gaussian ? shape->p + 1
                     : shape->rows == 1 ? shape->p
                                        : (shape->rows - 1) * shape->p;
-    size_t rows = 2 * ((shape->K - 1) * shape->p + shape->K * expert);
+    size_t rows = 10 * ((shape->K - 1) * shape->p + shape->K * expert);
     return rows > 85 ? rows : 85;
 }
 
@@ -330,11 +341,28 @@ static moe_status fail_on_row(call *c, size_t row)
                           index);
 }
 
-static double step_size(const ismm_state *state)
+/*
+ * The step of a batch of `rows` rows: the schedule counts rows, so a batch weighs what its
+ * rows would one at a time, 1 - prod_i (1 - gamma_r) over r = t rows + i (every earlier
+ * batch taken to have this one's size, exact when batch_size is fixed). With the schedule
+ * per step, a stream in batches of 256 moved its statistics by sum gamma_t = 15 over 1e5
+ * rows against 250 one row at a time, and the gate, whose bound's curvature exceeds its
+ * Hessian's some 25 times at slope 8, stayed 3 below the truth.
+ */
+static double step_size(const ismm_state *state, size_t rows)
 {
     const ismm_settings *s = &state->settings;
     double offset = s->step_offset >= 0.0 ? s->step_offset : (double)state->warm_rows;
-    double gamma = s->step_scale * pow((double)(state->steps + 1) + offset, -s->step_decay);
+    if (rows < 1)
+        rows = 1;
+    double first = (double)state->steps * (double)rows + offset;
+    double gamma = s->step_scale * pow(first + 1.0, -s->step_decay);
+    if (rows > 1) {
+        double keep = 1.0;
+        for (size_t i = 1; i <= rows && keep > 0.001; ++i)
+            keep *= 1.0 - s->step_scale * pow(first + (double)i, -s->step_decay);
+        gamma = 1.0 - keep;
+    }
     /* gamma = 1 would replace the statistics by one batch's (the collapse of a variance
        on one sample); gamma must stay in (0, 1). */
     if (!(gamma < 0.999))
@@ -431,7 +459,7 @@ static moe_status stochastic_step(call *c, const moe_rows *rows, int record)
 {
     ismm_state *state = c->state;
     double loglik = 0.0, weight = 0.0;
-    moe_status status = update(c, rows, step_size(state), &loglik, &weight);
+    moe_status status = update(c, rows, step_size(state, rows->n), &loglik, &weight);
     if (status != MOE_OK)
         return status;
     state->steps += 1;
@@ -443,13 +471,66 @@ static moe_status stochastic_step(call *c, const moe_rows *rows, int record)
     return status;
 }
 
-/* The warm start on the waiting rows: theta_0 from init, s_0 = Sbar(theta_0; rows), theta =
-   its minimiser. */
+/* The warm start's gate may separate the rows by at most this many logits (a probability
+   of 1 - 5e-5): docs/ARCHITECTURE.md, "The warm start", gives the measurements. */
+static const double warm_gate_logits = 10.0;
+
+/* The largest difference of two experts' gate logits over the rows. */
+static double largest_logit_gap(const ismm_shape *shape, const double *gate, const moe_rows *rows)
+{
+    size_t K = shape->K, p = shape->p, d = shape->d, offset = shape->intercept ? 1 : 0;
+    double largest = 0.0;
+    for (size_t i = 0; i < rows->n; ++i) {
+        const double *x = rows->X != NULL ? rows->X + i * rows->ldx : NULL;
+        double low = INFINITY, high = -INFINITY;
+        for (size_t k = 0; k < K; ++k) {
+            double logit = shape->intercept ? gate[k * p] : 0.0;
+            for (size_t j = 0; j < d; ++j)
+                logit += gate[k * p + offset + j] * x[j];
+            low = logit < low ? logit : low;
+            high = logit > high ? logit : high;
+        }
+        largest = high - low > largest ? high - low : largest;
+    }
+    return largest;
+}
+
+/*
+ * The start's gate scaled down until it separates no two experts by more than
+ * warm_gate_logits on the warm rows, its variances restarted at the rows' spread of y, its
+ * experts' coefficients kept. The start is a fit to the warm rows (85 in setting 6.1),
+ * which often separates them: a gate slope of 23 to 190,000 where the truth's is 8, and
+ * an expert whose variance collapsed on the few rows it interpolates. A saturated gate's
+ * posteriors equal it, so the surrogate's gate statistic carries almost no gradient and
+ * the decreasing steps never walk it back (the stream kept the warm slope for 1e6 rows);
+ * a collapsed expert loses its rows and dies. Scaled, the gate keeps the start's direction
+ * and stays informative. Measured against the flat gate (the first minimiser one bounded
+ * MM step from zero) and bounds of 6 and 14 logits: docs/REPRODUCTIONS.md, "Streaming".
+ */
+static void restart_bounded(const ismm_shape *shape, const moe_rows *rows, double spread,
+                            double *storage)
+{
+    ismm_parameters theta;
+    ismm_parameters_map(shape, storage, &theta);
+    double gap = largest_logit_gap(shape, theta.gate, rows);
+    if (gap > warm_gate_logits)
+        for (size_t i = 0; i < shape->K * shape->p; ++i)
+            theta.gate[i] *= warm_gate_logits / gap;
+    if (shape->gaussian)
+        for (size_t k = 0; k < shape->K; ++k)
+            theta.variances[k] = spread;
+}
+
+/* The warm start on the waiting rows: theta_0 from init (a start of the estimator's own
+   bounded), s_0 = Sbar(theta_0; rows), theta = its minimiser. */
 static moe_status warm_start(call *c, moe_model_t *model, const moe_rows *rows)
 {
     ismm_state *state = c->state;
     const ismm_shape *shape = &state->shape;
-    moe_status status = moe_context_start_rows(c->context, model, 0, rows);
+    long long init = 0;
+    moe_status status = moe_context_get_int(c->context, MOE_OPT_INIT, &init);
+    if (status == MOE_OK)
+        status = moe_context_start_rows(c->context, model, 0, rows);
     if (status == MOE_OK)
         status = read_model(shape, model, state->parameters);
     if (status != MOE_OK)
@@ -466,6 +547,10 @@ static moe_status warm_start(call *c, moe_model_t *model, const moe_rows *rows)
     state->variance_floor = c->variance_floor_relative * (spread > 0.0 ? spread : 1.0);
     if (state->variance_floor <= 0.0)
         state->variance_floor = 1e-300;
+    /* The caller's own start (init = model or custom) is taken as given. */
+    if (init != MOE_INIT_MODEL && init != MOE_INIT_CUSTOM)
+        restart_bounded(shape, rows, spread > state->variance_floor ? spread : 1.0,
+                        state->parameters);
     double loglik = 0.0, weight = 0.0;
     status = update(c, rows, 1.0, &loglik, &weight);
     if (status == MOE_OK)
