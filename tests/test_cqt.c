@@ -790,6 +790,107 @@ START_TEST(noise_never_gives_nan)
 }
 END_TEST
 
+/* The gate's size whatever expert is the reference (the fitter may reorder experts after
+   the fit): min over references j of max over rows i of sqrt((w_i - w_j)' C (w_i - w_j)),
+   C the sample covariance. A radius r bounds it by r. */
+static double gate_size(const moe_model_t *model, const double *X, size_t n, size_t d)
+{
+    size_t K = moe_model_n_experts(model);
+    double *gate = malloc(K * d * sizeof(double)), *mean = calloc(d, sizeof(double));
+    double *covariance = calloc(d * d, sizeof(double)), *difference = malloc(d * sizeof(double));
+    moe_model_get_gate(model, gate, K * d);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t a = 0; a < d; ++a)
+            mean[a] += X[i * d + a] / (double)n;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t a = 0; a < d; ++a)
+            for (size_t b = 0; b < d; ++b)
+                covariance[a * d + b] +=
+                    (X[i * d + a] - mean[a]) * (X[i * d + b] - mean[b]) / (double)n;
+    double smallest = INFINITY;
+    for (size_t reference = 0; reference < K; ++reference) {
+        double largest = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            for (size_t a = 0; a < d; ++a)
+                difference[a] = gate[k * d + a] - gate[reference * d + a];
+            double sum = 0.0;
+            for (size_t a = 0; a < d; ++a)
+                for (size_t b = 0; b < d; ++b)
+                    sum += difference[a] * covariance[a * d + b] * difference[b];
+            if (sqrt(sum) > largest)
+                largest = sqrt(sum);
+        }
+        if (largest < smallest)
+            smallest = largest;
+    }
+    free(gate);
+    free(mean);
+    free(covariance);
+    free(difference);
+    return smallest;
+}
+
+/* ReLU, k = 3, d = 5, sigma = 0.5, n = 10000, gates not orthogonal: stage 1 misses the
+   experts (RegressorFit 0.34) and the soft labels of the wrong experts let the gate stage
+   grow the gate to 9.85 (whitened, from the best reference) without a bound; the default
+   radius (8) holds it. */
+START_TEST(default_radius_bounds_a_runaway_gate)
+{
+    const size_t n = 10000, d = 5;
+    tensor_truth truth;
+    tensor_truth_make(&truth, 3, d, 0.5, MOE_LINK_RELU, 0, 70004);
+    double *X, *y;
+    tensor_truth_sample(&truth, n, 80004, &X, &y);
+    double largest[2];
+    for (int bounded = 0; bounded < 2; ++bounded) {
+        moe_model_t *model = tensor_truth_model(&truth);
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "cqt"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_SEED, 5), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_option(fitter, "n_init", "1"), MOE_OK);
+        if (!bounded)
+            ck_assert_int_eq(moe_fitter_set_option(fitter, "gate_radius", "0"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_OK);
+        largest[bounded] = gate_size(model, X, n, d);
+        moe_fitter_free(fitter);
+        moe_model_free(model);
+    }
+    ck_assert_msg(largest[0] > 9.5, "the unbounded gate no longer runs away (%g)", largest[0]);
+    ck_assert_msg(largest[1] <= 8.0 + 1e-6, "the default radius let a row reach %g", largest[1]);
+    tensor_truth_free(&truth);
+    free(X);
+    free(y);
+}
+END_TEST
+
+/* Fig. 5's sigmoid setting (k = 3, d = 5, sigma = 0.5, n = 10000, gates not orthogonal): the
+   third moment is too noisy to show three components on this seed. The refusal names that
+   cause, not only "fewer experts than K". */
+START_TEST(sigmoid_refusal_names_the_noise)
+{
+    const size_t n = 10000, d = 5;
+    tensor_truth truth;
+    tensor_truth_make(&truth, 3, d, 0.5, MOE_LINK_SIGMOID, 0, 70012);
+    double *X, *y;
+    tensor_truth_sample(&truth, n, 80012, &X, &y);
+    moe_model_t *model = tensor_truth_model(&truth);
+    moe_fitter_t *fitter = NULL;
+    ck_assert_int_eq(moe_fitter_create(&fitter, "cqt"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_SEED, 13), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_option(fitter, "n_init", "1"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, d, y, NULL), MOE_ERR_NUMERICAL);
+    const char *message = moe_fitter_last_error(fitter);
+    ck_assert_msg(strstr(message, "too noisy at this n") != NULL &&
+                      strstr(message, "c3 = 0.0228") != NULL,
+                  "message: %s", message);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    tensor_truth_free(&truth);
+    free(X);
+    free(y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("cqt");
@@ -817,11 +918,13 @@ int main(void)
     tcase_add_test(fits, refinement_and_tensor_start);
     tcase_add_test(fits, cancel_stops_the_gate_stage);
     tcase_add_test(fits, nonlinear_links);
+    tcase_add_test(fits, default_radius_bounds_a_runaway_gate);
     suite_add_tcase(suite, fits);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);
     tcase_add_test(errors, assumptions_broken_give_clear_statuses);
     tcase_add_test(errors, noise_never_gives_nan);
+    tcase_add_test(errors, sigmoid_refusal_names_the_noise);
     suite_add_tcase(suite, errors);
     return run_suite(suite);
 }

@@ -14,6 +14,9 @@
  *   Fig. 3b/c E(A, W) against iterations for cqt then gate EM, and for joint EM (em on every
  *             block, variance fixed at sigma^2) from random starts: k = 3 and 4, d = 10,
  *             n = 8000, sigma = 0.5, gates uniform on the sphere. Also em refined from cqt.
+ *   Figs. 4-5 (--appendix) the same comparison at k = 3, d = 5, sigma = 0.5, gates orthogonal
+ *             to the experts: linear at n = 1000, 5000, 10000 (Fig. 4), sigmoid and ReLU at
+ *             n = 10000 (Fig. 5). Reported, not checked. Fig. 6 (UCI data) is not here.
  *
  * Experts are uniform on the unit sphere, the last gate row is zero, the noise is known to
  * the joint EM (as in the paper) and estimated by cqt. Metrics: RegressorFit = min over
@@ -23,7 +26,8 @@
  *
  * Build (against an installed libmoe; ctest builds it as paper_cqt, label long):
  *   cc -std=c11 -O2 examples/paper/cqt.c $(pkg-config --cflags --libs moe) -lm -o cqt
- * Usage: cqt [--trials T] [--quick] [--seed S]
+ * Usage: cqt [--trials T] [--quick] [--seed S] [--appendix] [--cqt-option name=value]...
+ * (--cqt-option sets a cqt option on every cqt fit, to measure a setting against the default.)
  * Exit status: 0 if the checks printed as [ok] / [FAILED] hold (Table 2's thresholds, Fig.
  * 3a's settling, em refined from cqt no worse than cqt), 1 if not, 2 on an error.
  */
@@ -36,15 +40,20 @@
 #include <string.h>
 
 #define MAX_K 4
-#define D 10
+#define MAX_D 10
+
+/* The experiment's dimension and link: d = 10 and linear for Tables 1-2 and Fig. 3, d = 5 for
+   Figs. 4-5. */
+static size_t dimension = 10;
+static moe_link expert_link = MOE_LINK_IDENTITY;
 
 typedef struct truth {
     size_t k;
     double sigma;
-    double experts[MAX_K * D];
-    double gate[MAX_K * D];
+    double experts[MAX_K * MAX_D];
+    double gate[MAX_K * MAX_D];
     /* Table 1's input mixture (p = 0: x ~ N(0, I)). */
-    double p, mu1[D], mu2[D];
+    double p, mu1[MAX_D], mu2[MAX_D];
 } truth;
 
 static void fail(const char *what, moe_status status, const char *message)
@@ -56,16 +65,16 @@ static void fail(const char *what, moe_status status, const char *message)
 static void normalise(double *v)
 {
     double sum = 0.0;
-    for (int j = 0; j < D; ++j)
+    for (size_t j = 0; j < dimension; ++j)
         sum += v[j] * v[j];
     sum = sqrt(sum);
-    for (int j = 0; j < D; ++j)
+    for (size_t j = 0; j < dimension; ++j)
         v[j] /= sum;
 }
 
 static void sphere(moe_rng *rng, double *v)
 {
-    for (int j = 0; j < D; ++j)
+    for (size_t j = 0; j < dimension; ++j)
         v[j] = moe_rng_normal(rng);
     normalise(v);
 }
@@ -75,30 +84,30 @@ static void make_truth(truth *t, size_t k, double sigma, int orthogonal, moe_rng
     memset(t, 0, sizeof *t);
     t->k = k;
     t->sigma = sigma;
-    double basis[MAX_K * D];
+    double basis[MAX_K * MAX_D];
     for (size_t i = 0; i < k; ++i) {
-        sphere(rng, t->experts + i * D);
-        memcpy(basis + i * D, t->experts + i * D, sizeof(double) * D);
+        sphere(rng, t->experts + i * dimension);
+        memcpy(basis + i * dimension, t->experts + i * dimension, sizeof(double) * dimension);
         for (size_t q = 0; q < i; ++q) {
             double dot = 0.0;
-            for (int j = 0; j < D; ++j)
-                dot += basis[i * D + j] * basis[q * D + j];
-            for (int j = 0; j < D; ++j)
-                basis[i * D + j] -= dot * basis[q * D + j];
+            for (size_t j = 0; j < dimension; ++j)
+                dot += basis[i * dimension + j] * basis[q * dimension + j];
+            for (size_t j = 0; j < dimension; ++j)
+                basis[i * dimension + j] -= dot * basis[q * dimension + j];
         }
-        normalise(basis + i * D);
+        normalise(basis + i * dimension);
     }
     for (size_t i = 0; i + 1 < k; ++i) {
-        double *w = t->gate + i * D;
+        double *w = t->gate + i * dimension;
         sphere(rng, w);
         if (!orthogonal)
             continue;
         for (size_t q = 0; q < k; ++q) {
             double dot = 0.0;
-            for (int j = 0; j < D; ++j)
-                dot += w[j] * basis[q * D + j];
-            for (int j = 0; j < D; ++j)
-                w[j] -= dot * basis[q * D + j];
+            for (size_t j = 0; j < dimension; ++j)
+                dot += w[j] * basis[q * dimension + j];
+            for (size_t j = 0; j < dimension; ++j)
+                w[j] -= dot * basis[q * dimension + j];
         }
         normalise(w);
     }
@@ -107,17 +116,17 @@ static void make_truth(truth *t, size_t k, double sigma, int orthogonal, moe_rng
 static void sample(const truth *t, size_t n, moe_rng *rng, double *X, double *y)
 {
     for (size_t r = 0; r < n; ++r) {
-        double *x = X + r * D;
+        double *x = X + r * dimension;
         const double *mu = NULL;
         if (t->p > 0.0)
             mu = moe_rng_uniform(rng) < t->p ? t->mu1 : t->mu2;
-        for (int j = 0; j < D; ++j)
+        for (size_t j = 0; j < dimension; ++j)
             x[j] = moe_rng_normal(rng) + (mu != NULL ? mu[j] : 0.0);
         double logits[MAX_K], largest = -INFINITY, total = 0.0;
         for (size_t i = 0; i < t->k; ++i) {
             logits[i] = 0.0;
-            for (int j = 0; j < D; ++j)
-                logits[i] += t->gate[i * D + j] * x[j];
+            for (size_t j = 0; j < dimension; ++j)
+                logits[i] += t->gate[i * dimension + j] * x[j];
             if (logits[i] > largest)
                 largest = logits[i];
         }
@@ -129,8 +138,12 @@ static void sample(const truth *t, size_t n, moe_rng *rng, double *X, double *y)
             if ((u -= logits[z]) < 0.0)
                 break;
         double mean = 0.0;
-        for (int j = 0; j < D; ++j)
-            mean += t->experts[z * D + j] * x[j];
+        for (size_t j = 0; j < dimension; ++j)
+            mean += t->experts[z * dimension + j] * x[j];
+        if (expert_link == MOE_LINK_SIGMOID)
+            mean = 1.0 / (1.0 + exp(-mean));
+        else if (expert_link == MOE_LINK_RELU)
+            mean = mean > 0.0 ? mean : 0.0;
         y[r] = mean + t->sigma * moe_rng_normal(rng);
     }
 }
@@ -165,9 +178,9 @@ typedef struct metrics {
 static metrics measure(const truth *t, const moe_model_t *model)
 {
     size_t k = t->k, order[MAX_K];
-    double A[MAX_K * D], W[MAX_K * D];
-    moe_model_get_experts(model, A, k * D);
-    moe_model_get_gate(model, W, k * D);
+    double A[MAX_K * MAX_D], W[MAX_K * MAX_D];
+    moe_model_get_experts(model, A, k * dimension);
+    moe_model_get_gate(model, W, k * dimension);
     metrics m = {-1.0, 0.0, INFINITY};
     for (size_t i = 0; i < k; ++i)
         order[i] = i;
@@ -179,12 +192,13 @@ static metrics measure(const truth *t, const moe_model_t *model)
                 reference = i;
         for (size_t i = 0; i < k; ++i) {
             double dot = 0.0, length = 0.0;
-            for (int j = 0; j < D; ++j) {
-                double a = A[order[i] * D + j];
-                dot += a * t->experts[i * D + j];
+            for (size_t j = 0; j < dimension; ++j) {
+                double a = A[order[i] * dimension + j];
+                dot += a * t->experts[i * dimension + j];
                 length += a * a;
-                double e = a - t->experts[i * D + j];
-                double w = W[order[i] * D + j] - (t->gate[i * D + j] - t->gate[reference * D + j]);
+                double e = a - t->experts[i * dimension + j];
+                double w = W[order[i] * dimension + j] -
+                           (t->gate[i * dimension + j] - t->gate[reference * dimension + j]);
                 expert_error += e * e;
                 gate_error += w * w;
             }
@@ -200,8 +214,8 @@ static metrics measure(const truth *t, const moe_model_t *model)
     } while (next_permutation(order, k));
     if (k == 2) {
         double dot = 0.0, length = 0.0;
-        for (int j = 0; j < D; ++j) {
-            double w = W[j] - W[D + j];
+        for (size_t j = 0; j < dimension; ++j) {
+            double w = W[j] - W[dimension + j];
             dot += w * t->gate[j];
             length += w * w;
         }
@@ -216,8 +230,9 @@ static moe_model_t *new_model(size_t k)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.n_experts = k;
-    spec.n_features = D;
+    spec.n_features = dimension;
     spec.intercept = 0;
+    spec.link = expert_link;
     moe_model_t *model = NULL;
     moe_status status = moe_model_create(&model, &spec);
     if (status != MOE_OK)
@@ -232,6 +247,28 @@ static void set(moe_fitter_t *fitter, const char *name, const char *value)
         fail(name, status, moe_fitter_last_error(fitter));
 }
 
+/* Options given with --cqt-option name=value, set on every cqt fit (to measure defaults). */
+#define MAX_OPTIONS 8
+static size_t cqt_option_count = 0;
+static char cqt_option_text[MAX_OPTIONS][64];
+static const char *cqt_option_names[MAX_OPTIONS], *cqt_option_values[MAX_OPTIONS];
+
+static int add_cqt_option(const char *text)
+{
+    if (cqt_option_count == MAX_OPTIONS || strlen(text) >= sizeof cqt_option_text[0])
+        return 1;
+    char *copy = cqt_option_text[cqt_option_count];
+    strcpy(copy, text);
+    char *equals = strchr(copy, '=');
+    if (equals == NULL)
+        return 1;
+    *equals = '\0';
+    cqt_option_names[cqt_option_count] = copy;
+    cqt_option_values[cqt_option_count] = equals + 1;
+    ++cqt_option_count;
+    return 0;
+}
+
 /* cqt with the gate stage stopped after `iterations` (0: to convergence). */
 static metrics fit_cqt(const truth *t, size_t n, const double *X, const double *y,
                        size_t iterations, int refine, uint64_t seed, moe_status *status_out)
@@ -243,6 +280,8 @@ static metrics fit_cqt(const truth *t, size_t n, const double *X, const double *
     snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
     set(fitter, "seed", text);
     set(fitter, "n_init", "1");
+    for (size_t o = 0; o < cqt_option_count; ++o)
+        set(fitter, cqt_option_names[o], cqt_option_values[o]);
     if (iterations > 0) {
         snprintf(text, sizeof text, "%zu", iterations);
         set(fitter, "max_iter", text);
@@ -250,7 +289,7 @@ static metrics fit_cqt(const truth *t, size_t n, const double *X, const double *
     }
     if (refine)
         set(fitter, "refine", "1");
-    moe_status status = moe_fitter_fit(fitter, model, n, X, D, y, NULL);
+    moe_status status = moe_fitter_fit(fitter, model, n, X, dimension, y, NULL);
     metrics m = {0.0, 0.0, NAN};
     if (status == MOE_OK)
         m = measure(t, model);
@@ -278,20 +317,20 @@ static moe_status random_parameters(void *user, moe_model_t *model, size_t resta
     moe_rng rng;
     moe_rng_seed(&rng, start->seed, 1000 + restart);
     size_t k = start->k;
-    double A[MAX_K * D], W[MAX_K * D] = {0}, variances[MAX_K];
+    double A[MAX_K * MAX_D], W[MAX_K * MAX_D] = {0}, variances[MAX_K];
     for (size_t i = 0; i < k; ++i) {
-        sphere(&rng, A + i * D);
+        sphere(&rng, A + i * dimension);
         variances[i] = start->sigma * start->sigma;
     }
     for (size_t i = 0; i + 1 < k; ++i) {
-        sphere(&rng, W + i * D);
-        double radius = pow(moe_rng_uniform(&rng), 1.0 / D);
-        for (int j = 0; j < D; ++j)
-            W[i * D + j] *= radius;
+        sphere(&rng, W + i * dimension);
+        double radius = pow(moe_rng_uniform(&rng), 1.0 / (double)dimension);
+        for (size_t j = 0; j < dimension; ++j)
+            W[i * dimension + j] *= radius;
     }
-    moe_status status = moe_model_set_experts(model, A, k * D);
+    moe_status status = moe_model_set_experts(model, A, k * dimension);
     if (status == MOE_OK)
-        status = moe_model_set_gate(model, W, k * D);
+        status = moe_model_set_gate(model, W, k * dimension);
     if (status == MOE_OK)
         status = moe_model_set_variances(model, variances, k);
     return status;
@@ -312,7 +351,7 @@ static metrics fit_joint(const truth *t, size_t n, const double *X, const double
     set(fitter, "update_variance", "0");
     set(fitter, "gate_solver", "newton");
     set(fitter, "tol", "0");
-    moe_status status = moe_fitter_fit(fitter, model, n, X, D, y, NULL);
+    moe_status status = moe_fitter_fit(fitter, model, n, X, dimension, y, NULL);
     if (status != MOE_OK)
         fail("em", status, moe_fitter_last_error(fitter));
     metrics m = measure(t, model);
@@ -360,11 +399,77 @@ static void check(int ok, const char *what)
         checks_failed = 1;
 }
 
+/*
+ * Figs. 4 and 5 (the paper's appendix H.1): k = 3, d = 5, sigma = 0.5, E(A, W) against
+ * iterations for cqt then gate EM and for joint EM; Fig. 4 linear at n = 1000, 5000, 10000,
+ * Fig. 5 sigmoid and ReLU at n = 10000. Gates orthogonal to the experts (d = 2k - 1 is the
+ * smallest d that allows it). Reported, not checked (docs/REPRODUCTIONS.md says why).
+ */
+static void appendix_setting(const char *title, moe_link link, size_t n, size_t trials,
+                             uint64_t seed, double *X, double *y)
+{
+    static const size_t iterations[] = {1, 2, 5, 10, 20, 50, 100};
+    expert_link = link;
+    dimension = 5;
+    summary ours[7] = {{0}}, joint[7] = {{0}}, ours_end = {0}, refined = {0};
+    size_t refused = 0, wins = 0;
+    for (size_t trial = 0; trial < trials; ++trial) {
+        moe_rng rng;
+        /* Streams stay distinct across the settings for up to 40 trials. */
+        moe_rng_seed(&rng, seed, 5000 + 1000 * (uint64_t)link + n / 1000 * 10 + trial);
+        truth t;
+        make_truth(&t, 3, 0.5, 1, &rng);
+        sample(&t, n, &rng, X, y);
+        moe_status status = MOE_OK;
+        metrics end = fit_cqt(&t, n, X, y, 0, 0, seed + trial, &status);
+        metrics em = fit_joint(&t, n, X, y, 100, seed + trial);
+        if (status != MOE_OK) {
+            ++refused;
+            printf("    trial %zu: cqt refused (%s)\n", trial, moe_strerror(status));
+            continue;
+        }
+        add(&ours_end, end.error);
+        add(&refined, fit_cqt(&t, n, X, y, 0, 1, seed + trial, NULL).error);
+        wins += end.error < em.error;
+        for (int s = 0; s < 7; ++s) {
+            add(&ours[s], fit_cqt(&t, n, X, y, iterations[s], 0, seed + trial, NULL).error);
+            add(&joint[s], s == 6 ? em.error
+                                  : fit_joint(&t, n, X, y, iterations[s], seed + trial).error);
+        }
+    }
+    printf("\n%s: E(A, W), k = 3, d = 5, sigma = 0.5, n = %zu, %zu trials (mean +- sd)\n", title,
+           n, trials);
+    printf("  %-10s %-16s %-16s\n", "iteration", "cqt + gate EM", "joint EM");
+    for (int s = 0; s < 7; ++s)
+        printf("  %-10zu %.3f +- %.3f    %.3f +- %.3f\n", iterations[s], mean_of(&ours[s]),
+               sd_of(&ours[s]), mean_of(&joint[s]), sd_of(&joint[s]));
+    printf("  converged  %.3f +- %.3f (max %.3f); em refined from cqt %.3f +- %.3f; joint EM "
+           "max at 100: %.3f\n",
+           mean_of(&ours_end), sd_of(&ours_end), ours_end.max, mean_of(&refined),
+           sd_of(&refined), joint[6].max);
+    printf("  cqt below joint EM at the end in %zu of %zu fitted trials; cqt refused %zu\n", wins,
+           trials - refused, refused);
+}
+
+static void appendix(size_t trials, uint64_t seed)
+{
+    double *X = malloc(10000 * 5 * sizeof(double)), *y = malloc(10000 * sizeof(double));
+    if (X == NULL || y == NULL)
+        exit(2);
+    static const size_t sizes[] = {1000, 5000, 10000};
+    for (int s = 0; s < 3; ++s)
+        appendix_setting("Fig. 4 (linear)", MOE_LINK_IDENTITY, sizes[s], trials, seed, X, y);
+    appendix_setting("Fig. 5 (sigmoid)", MOE_LINK_SIGMOID, 10000, trials, seed, X, y);
+    appendix_setting("Fig. 5 (ReLU)", MOE_LINK_RELU, 10000, trials, seed, X, y);
+    free(X);
+    free(y);
+}
+
 int main(int argc, char **argv)
 {
     size_t trials = 10;
     uint64_t seed = 1;
-    int quick = 0;
+    int quick = 0, appendix_only = 0;
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--trials") == 0 && a + 1 < argc)
             trials = (size_t)strtoul(argv[++a], NULL, 10);
@@ -372,8 +477,14 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++a], NULL, 10);
         else if (strcmp(argv[a], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[a], "--appendix") == 0)
+            appendix_only = 1;
+        else if (strcmp(argv[a], "--cqt-option") == 0 && a + 1 < argc &&
+                 add_cqt_option(argv[a + 1]) == 0)
+            ++a;
         else {
-            fprintf(stderr, "usage: cqt [--trials T] [--quick] [--seed S]\n");
+            fprintf(stderr, "usage: cqt [--trials T] [--quick] [--seed S] [--appendix] "
+                            "[--cqt-option name=value]...\n");
             return 2;
         }
     }
@@ -381,7 +492,11 @@ int main(int argc, char **argv)
         trials = 3;
     if (trials < 1)
         trials = 1;
-    double *X = malloc(8000 * D * sizeof(double)), *y = malloc(8000 * sizeof(double));
+    if (appendix_only) {
+        appendix(trials, seed);
+        return 0;
+    }
+    double *X = malloc(8000 * dimension * sizeof(double)), *y = malloc(8000 * sizeof(double));
     if (X == NULL || y == NULL)
         return 2;
 
@@ -429,13 +544,13 @@ int main(int argc, char **argv)
             sphere(&rng, t.mu1);
             sphere(&rng, t.mu2);
             sample(&t, 2000, &rng, X, y);
-            double mean[D] = {0};
+            double mean[MAX_D] = {0};
             for (size_t r = 0; r < 2000; ++r)
-                for (int j = 0; j < D; ++j)
-                    mean[j] += X[r * D + j] / 2000.0;
+                for (size_t j = 0; j < dimension; ++j)
+                    mean[j] += X[r * dimension + j] / 2000.0;
             for (size_t r = 0; r < 2000; ++r)
-                for (int j = 0; j < D; ++j)
-                    X[r * D + j] -= mean[j];
+                for (size_t j = 0; j < dimension; ++j)
+                    X[r * dimension + j] -= mean[j];
             moe_status status = MOE_OK;
             metrics m = fit_cqt(&t, 2000, X, y, 0, 0, seed + trial, &status);
             if (status != MOE_OK) {

@@ -46,14 +46,22 @@ typedef struct cqt_settings {
     cqt_method method;      /* decomposition */
     size_t restarts, iterations;
     cqt_gate_method gate;
-    double radius;          /* 0: no bound */
+    double radius;          /* whitened bound on each free gate row; 0: no bound */
     double change_tol;
     int natural_scale;
     int refine;
 } cqt_settings;
 
+/*
+ * The gate's radius bounds each free row's logit standard deviation. Without one, experts
+ * that stage 1 got wrong can leave soft labels a gate separates, and the gate stage then
+ * grows a row without bound. 8 was measured (docs/REPRODUCTIONS.md, "The gate's radius"):
+ * the paper's R = 1, and 2, clip true gates (the truth re-referenced to the fitted reference
+ * expert has rows up to 2R, and on gates three times the paper's E rose up to fourfold); in
+ * 340 fits of 11 settings 8 changed only the one whose gate ran away.
+ */
 static const cqt_settings default_settings = {
-    0.0, CQT_PRESET_EXACT, CQT_POWER, 30, 50, CQT_GATE_EM, 0.0, 1e-5, 0, 0,
+    0.0, CQT_PRESET_EXACT, CQT_POWER, 30, 50, CQT_GATE_EM, 8.0, 1e-5, 0, 0,
 };
 
 /* ---- Options ------------------------------------------------------------------------------ */
@@ -165,6 +173,30 @@ static void tensor_result_free(tensor_result *result)
     free(result->theta);
 }
 
+/*
+ * A third moment that does not show K components: fewer experts than K, or a moment too noisy
+ * at this n. The second is what the nonlinear links meet: their transforms keep c3 times the
+ * weights of signal (the identity's c3 is 6, the sigmoid's 0.023), and at sigma = 0.5 a row
+ * of P3(y) He3 / c3 has about 4 times the identity's standard deviation for the sigmoid and
+ * 3 times for ReLU (docs/REPRODUCTIONS.md, Figs. 4-5).
+ */
+static moe_status weak_tensor(moe_fit_context *context, const moe_model_t *model,
+                              const cqt_settings *settings, const char *what)
+{
+    cqt_constants constants;
+    char message[512], unused[64];
+    double sigma2 = settings->sigma > 0.0 ? settings->sigma * settings->sigma : 0.0;
+    if (cqt_constants_for(moe_model_link(model), settings->preset, sigma2, &constants, unused,
+                          sizeof unused) != 0)
+        constants.c3 = NAN;
+    snprintf(message, sizeof message,
+             "%s: either the data have fewer than K experts, or the third moment is too noisy "
+             "at this n to show K (its signal is c3 = %.3g times the mixing weights, against 6 "
+             "for the identity link): more rows or less noise are needed, or a smaller K",
+             what, constants.c3);
+    return moe_context_fail(context, MOE_ERR_NUMERICAL, message);
+}
+
 /* Stage 1 and the decomposition; the experts (and the shared variance) into model. */
 static moe_status experts_from_tensor(moe_fit_context *context, moe_model_t *model,
                                       const cqt_settings *settings, double variance_floor,
@@ -217,20 +249,18 @@ static moe_status experts_from_tensor(moe_fit_context *context, moe_model_t *mod
         free(tensor);
     }
     if (found < K)
-        status = moe_context_fail(context, MOE_ERR_NUMERICAL,
-                                  "cqt: the whitened third moment has fewer than K positive "
-                                  "components: the data do not show K experts with these "
-                                  "assumptions (K too large, wrong link or noise level)");
+        status = weak_tensor(context, model, settings,
+                             "cqt: the whitened third moment has fewer than K positive "
+                             "components");
     for (size_t i = 0; status == MOE_OK && i < K; ++i) {
         const double *theta = result->theta + i * K;
         /* lambda = 1 / sqrt(pi): a weight below 1e-6 is not a component. */
         if (!(result->lambda[i] < 1e3)) {
-            char message[256];
-            snprintf(message, sizeof message,
-                     "cqt: a component of the third moment has no weight (lambda = %g): "
-                     "fewer than K experts in the data",
+            char what[128];
+            snprintf(what, sizeof what,
+                     "cqt: a component of the third moment has no weight (lambda = %g)",
                      result->lambda[i]);
-            status = moe_context_fail(context, MOE_ERR_NUMERICAL, message);
+            status = weak_tensor(context, model, settings, what);
             break;
         }
         double length = 0.0;

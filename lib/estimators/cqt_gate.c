@@ -281,11 +281,13 @@ moe_status cqt_gate_fit(moe_fit_context *context, moe_model_t *model, const cqt_
     if (status == MOE_OK)
         status = moe_model_get_experts(model, work.experts, K * d);
 
-    /* The start: a uniform point of the whitened ball (radius 1 without a domain). */
+    /* The start: a uniform point of the whitened unit ball (the theory's domain, R = 1),
+       or of the domain when that is smaller. A wide domain is a bound on runaways, not a
+       place to start from: logits of standard deviation 8 would start with hard labels. */
     if (status == MOE_OK && options->method == CQT_GATE_MOMENTS)
         status = moment_gate(context, model, stage, &rows, work.gate);
     else if (status == MOE_OK) {
-        double radius = options->radius > 0.0 ? options->radius : 1.0;
+        double radius = options->radius > 0.0 && options->radius < 1.0 ? options->radius : 1.0;
         for (size_t k = 0; k + 1 < K; ++k) {
             double length = 0.0;
             for (size_t j = 0; j < d; ++j) {
