@@ -15,6 +15,7 @@
 
 #include <moe/mpi.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,89 @@ static int rank_path(const char *pattern, int rank, char *out, size_t size)
     return written < 0 || (size_t)written >= size - used ? -2 : 1;
 }
 
+/* The standard errors of the fit's objective over every rank's rows (as moe fit's), or NULL
+   with a note. Collective. */
+static double *standard_errors_of(int rank, const moe_model_t *model, moe_fitter_t *fitter,
+                                  const table *data, size_t first, size_t count,
+                                  double *gate_l2, double *expert_ridge)
+{
+    if (moe_fitter_get_double(fitter, MOE_OPT_GATE_L2, gate_l2) != MOE_OK ||
+        moe_fitter_get_double(fitter, MOE_OPT_EXPERT_RIDGE, expert_ridge) != MOE_OK)
+        *gate_l2 = *expert_ridge = 0.0;
+    size_t P = moe_model_n_free_params(model);
+    if (P > 4000) {
+        if (rank == 0)
+            fprintf(stderr, "moe-mpi: note: no standard errors: more than 4000 free "
+                            "parameters\n");
+        return NULL;
+    }
+    double *covariance = malloc((P > 0 ? P * P : 1) * sizeof(double));
+    double *errors = malloc((P > 0 ? P : 1) * sizeof(double));
+    /* Every rank enters the collective; one without room passes no buffer and fails it. */
+    int room = covariance != NULL && errors != NULL;
+    moe_status status = moe_mpi_vcov(MPI_COMM_WORLD, model, count,
+                                     data->X + first * data->d, data->d, data->y + first, NULL,
+                                     *gate_l2, *expert_ridge, room ? covariance : NULL, P * P);
+    if (status == MOE_OK) {
+        for (size_t j = 0; j < P; ++j)
+            errors[j] = sqrt(covariance[j * P + j]);
+    } else {
+        if (rank == 0)
+            fprintf(stderr, "moe-mpi: note: no standard errors: %s\n", moe_mpi_last_error());
+        free(errors);
+        errors = NULL;
+    }
+    free(covariance);
+    return errors;
+}
+
+/* The fit's measures over every rank's rows (collective), then rank 0's summary, warning
+   and model file. */
+static int summarize(int rank, const fit_arguments *a, moe_model_t *model, moe_fitter_t *fitter,
+                     const table *data, size_t first, size_t count)
+{
+    moe_mpi_report measures = MOE_MPI_REPORT_INIT;
+    moe_mpi_get_report(&measures);
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    int have_criteria = moe_mpi_criteria(MPI_COMM_WORLD, model, count, data->X + first * data->d,
+                                         data->d, data->y + first, NULL, &criteria) == MOE_OK;
+    double gate_l2 = 0.0, expert_ridge = 0.0;
+    double *errors = standard_errors_of(rank, model, fitter, data, first, count, &gate_l2,
+                                        &expert_ridge);
+    int code = 0;
+    if (rank == 0) {
+        if (measures.shards_differ)
+            fprintf(stderr,
+                    "moe-mpi: warning: the reduced model explains rank %d's rows %.3g nats "
+                    "per row worse than that rank's own fit (allowed: %.3g): the ranks' "
+                    "rows look like samples of different distributions (a file sorted by a "
+                    "column, split in blocks?), and the result is unreliable: shuffle the "
+                    "rows (--shuffle) or the files\n",
+                    measures.worst_rank, measures.worst_gap, measures.allowance);
+        fit_name_model(model, data, NULL, 0);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        report.seconds = measures.seconds;
+        size_t rows = have_criteria ? (size_t)criteria.n_obs : data->n;
+        fit_summary summary = {have_criteria ? &criteria : NULL, NULL, &report, "ot (MPI)",
+                               rows, errors, a->intervals, gate_l2, expert_ridge};
+        if (a->json)
+            print_summary_json(stdout, model, &summary);
+        else {
+            print_summary(stdout, model, &summary);
+            printf("ranks: %d; the result on a rank's rows against that rank's own fit: at "
+                   "most %.4g nats per row worse (rank %d)\n",
+                   measures.ranks, measures.worst_gap, measures.worst_rank);
+        }
+        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
+    }
+    free(errors);
+    return code;
+}
+
 static int run(int rank, int size, const fit_arguments *a)
 {
     /* Every rank enters the collective whatever happened before it: a rank whose data or
@@ -76,7 +160,7 @@ static int run(int rank, int size, const fit_arguments *a)
                            "%d bytes",
                            rank, strlen(a->data), PATH_SIZE - 1);
     if (code == 0 && strcmp(a->family, "gaussian") != 0)
-        code = usage_error("moe-mpi fits Gaussian experts (--family gaussian)");
+        code = usage_error("only Gaussian experts (--family gaussian)");
     fit_arguments local = *a;
     local.data = pattern > 0 ? path : a->data;
     training_data t;
@@ -114,22 +198,8 @@ static int run(int rank, int size, const fit_arguments *a)
                    ? EXIT_USAGE
                    : EXIT_FIT_PROBLEM;
     }
-    if (code == 0 && rank == 0) {
-        fit_name_model(model, data, NULL, 0);
-        moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
-        fit_summary summary = {NULL, NULL, &report, "ot (MPI)", data->n, NULL, 0, 0.0, 0.0};
-        if (a->json)
-            print_summary_json(stdout, model, &summary);
-        else {
-            print_summary(stdout, model, &summary);
-            printf("ranks: %d\n", size);
-        }
-        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
-            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
-            code = EXIT_FIT_PROBLEM;
-        }
-    }
+    if (code == 0)
+        code = summarize(rank, a, model, fitter, data, first, count);
     moe_model_free(model);
     moe_fitter_free(fitter);
     free_training_data(&t);
@@ -138,6 +208,7 @@ static int run(int rank, int size, const fit_arguments *a)
 
 int main(int argc, char **argv)
 {
+    program_name = "moe-mpi";
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
