@@ -132,6 +132,27 @@ MOE_MPI_API moe_status moe_mpi_vcov(MPI_Comm comm, const moe_model_t *model, siz
                                     const double *weights, double gate_l2, double expert_ridge,
                                     double *covariance, size_t length);
 
+/*
+ * Rows redistributed at random across the ranks, before moe_mpi_fit, so that every rank's
+ * rows are a random sample of all of them (rows sorted by a covariate and split in blocks
+ * are not: see moe_mpi_report.shards_differ). Each of a rank's n rows (d values each, X with
+ * leading dimension ldx, y, weights or NULL for ones) goes to a rank drawn uniformly from
+ * the seed with the rank as the stream; a rank receives its rows in the order of their
+ * source rank, then of their index there: the same seed and number of ranks give the same
+ * rows everywhere. Collective, two calls as the buffer convention of moe/common.h: X_out
+ * NULL and capacity 0 on every rank store in *rows_out the rows this rank will receive;
+ * then X_out (capacity rows of d values, leading dimension d), y_out (capacity values) and
+ * weights_out (capacity values, or NULL on every rank: weights not wanted) receive them.
+ * Every rank returns the same status: MOE_ERR_BUFFER_TOO_SMALL (with *rows_out stored) when
+ * some rank's capacity is short, MOE_ERR_INVALID_ARGUMENT when the ranks differ in d, in
+ * asking for the size or in passing weights_out; a failing rank's status and message
+ * otherwise (NULL pointers, ldx < d, more than 2^31 values to send).
+ */
+MOE_MPI_API moe_status moe_mpi_shuffle(MPI_Comm comm, uint64_t seed, size_t n, size_t d,
+                                       const double *X, size_t ldx, const double *y,
+                                       const double *weights, size_t capacity, double *X_out,
+                                       double *y_out, double *weights_out, size_t *rows_out);
+
 /* The message of the last failing moe_mpi_* call on this thread ("" if none). */
 MOE_MPI_API const char *moe_mpi_last_error(void);
 

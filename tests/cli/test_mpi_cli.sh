@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # moe-mpi under mpirun: one file split over the ranks, one file per rank (a %d pattern),
 # the summary and model written once, a missing file on every rank giving status 2
-# everywhere without a hang, and a pattern too long for a path refused.
+# everywhere without a hang, and a pattern too long for a path refused; the summary's
+# log-likelihood, criteria, standard errors and time over every rank's rows, the warning on
+# blocks of sorted rows, --shuffle, and errors one line per rank.
 #
 #   tests/cli/test_mpi_cli.sh MPIEXEC "FLAGS" PATH/TO/moe-mpi PATH/TO/moe
 set -uo pipefail
@@ -130,6 +132,28 @@ for order in sorted random; do
         fi
     done
 done
+# --shuffle: the sorted rows redistributed at random: no warning, about the log-likelihood of
+# one process, and the same model from the same seed.
+loglik_of() { sed -n 's/^log-likelihood \([-0-9.]*\) .*/\1/p' "$1"; }
+# shellcheck disable=SC2086
+(cd "$work" && $mpiexec $flags -np 1 "$tool" fit sorted.csv --response y -k 2 >one 2>err)
+for run in 1 2; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    (cd "$work" && $mpiexec $flags -np 2 "$tool" fit sorted.csv --response y -k 2 --shuffle \
+        -o shuffled$run.moe >out 2>err) || fail "--shuffle: exit status $?"
+    checks=$((checks + 1))
+    ! grep -q "warning" "$work/err" || fail "--shuffle: a warning"
+    checks=$((checks + 1))
+    awk -v a="$(loglik_of "$work/out")" -v b="$(loglik_of "$work/one")" \
+        'BEGIN { d = a - b; exit (a != "" && d * d < (0.01 * b) ^ 2) ? 0 : 1 }' ||
+        fail "--shuffle: log-likelihood $(loglik_of "$work/out"), one process's" \
+            "$(loglik_of "$work/one")"
+done
+checks=$((checks + 1))
+cmp -s "$work/shuffled1.moe" "$work/shuffled2.moe" ||
+    fail "--shuffle: another model from the same seed"
+
 # The JSON summary holds the log-likelihood, the criteria, the standard errors and the time.
 checks=$((checks + 1))
 # shellcheck disable=SC2086

@@ -15,6 +15,8 @@
  *         equal the single-process values on all rows (1e-9), for rows in random order
  *         (no shard warning) and sorted by a covariate (the warning).
  *   errors   the statistics' error paths: the same status and message on every rank.
+ *   shuffle  moe_mpi_shuffle moves every row once, intact, in its documented order, the same
+ *         for the same seed; sorted rows shuffled fit without the shard warning; its errors.
  * Prints "N passed, N failed" on rank 0; exit status 0 when everything passed.
  */
 #include <moe/moe.h>
@@ -249,6 +251,104 @@ static void statistics_case(int rank, int size, const double *X, const double *y
     free(response);
 }
 
+/* The "shuffle" case: moe_mpi_shuffle moves every row intact (its weight its index), once,
+   in the documented order and the same again; it spreads the rows; the sorted two-regime
+   rows shuffled fit without the warning; and its errors are every rank's. */
+static void shuffle_case(int rank, int size, const double *X, const double *y)
+{
+    enum { M = 3000, R = 600 };
+    int last = rank == size - 1;
+    size_t first = (size_t)rank * M / (size_t)size;
+    size_t count = (size_t)(rank + 1) * M / (size_t)size - first, rows = 0, again = 0;
+    double *index = malloc(count * sizeof(double));
+    for (size_t i = 0; i < count; ++i)
+        index[i] = (double)(first + i);
+    moe_status status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first,
+                                        index, 0, NULL, NULL, NULL, &rows);
+    expect(rank, status == MOE_OK, "the size query");
+    double *X_out = malloc((rows + 1) * D * sizeof(double));
+    double *y_out = malloc((rows + 1) * sizeof(double)), *w_out = malloc((rows + 1) * sizeof(double));
+    double *w_again = malloc((rows + 1) * sizeof(double));
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index,
+                             rows, X_out, y_out, w_out, &again);
+    expect(rank, status == MOE_OK && again == rows, moe_mpi_last_error());
+    int intact = 1, ordered = 1;
+    double sums[3] = {(double)rows, 0.0, 0.0};
+    for (size_t i = 0; i < rows; ++i) {
+        size_t at = (size_t)w_out[i];
+        intact = intact && y_out[i] == y[at] &&
+                 memcmp(X_out + i * D, X + at * D, D * sizeof(double)) == 0;
+        ordered = ordered && (i == 0 || w_out[i] > w_out[i - 1]);
+        sums[1] += w_out[i];
+        sums[2] += w_out[i] * w_out[i];
+    }
+    expect(rank, intact, "every row arrives intact");
+    expect(rank, ordered, "in the order of the source rank, then of the index");
+    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    expect(rank, sums[0] == M && sums[1] == (double)M * (M - 1) / 2 &&
+                     sums[2] == (double)(M - 1) * M * (2 * M - 1) / 6,
+           "every row arrives once");
+    double share = (double)M / size, spread = 5.0 * sqrt(share);
+    expect(rank, fabs((double)rows - share) < spread, "the rows spread over the ranks");
+    moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index, rows, X_out,
+                    y_out, w_again, &again);
+    expect(rank, memcmp(w_out, w_again, rows * sizeof(double)) == 0,
+           "the same seed, the same rows");
+    /* The sorted two-regime rows, shuffled: no warning any more. */
+    double *x = malloc(R * sizeof(double)), *response = malloc(R * sizeof(double));
+    regimes(R, 1, x, response);
+    size_t from = (size_t)rank * R / (size_t)size;
+    size_t mine = (size_t)(rank + 1) * R / (size_t)size - from;
+    moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, 0, NULL, NULL,
+                    NULL, &rows);
+    double *shuffled_x = malloc((rows + 1) * sizeof(double));
+    double *shuffled_y = malloc((rows + 1) * sizeof(double));
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, rows,
+                             shuffled_x, shuffled_y, NULL, &rows);
+    moe_fitter_t *fitter = ot_fitter();
+    moe_model_t *model = gaussian_of(2, 1);
+    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    status = moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, rows, shuffled_x, 1, shuffled_y, NULL,
+                         0);
+    moe_mpi_get_report(&report);
+    expect(rank, status == MOE_OK && !report.shards_differ, "the shuffled sorted rows: no warning");
+    if (rank == 0)
+        printf("regimes, sorted then shuffled: log-likelihood %.6f, worst gap %.4f (allowed "
+               "%.4f)\n",
+               report.loglik, report.worst_gap, report.allowance);
+    /* errors */
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             last ? 1 : again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_BUFFER_TOO_SMALL, "needed");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, last ? D - 1 : D, X + first * D, D,
+                             y + first, NULL, again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "differ in d");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             last ? 0 : again, last ? NULL : X_out, last ? NULL : y_out, NULL,
+                             &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "asking for the size");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             again, X_out, y_out, last ? w_out : NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "passing weights_out");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             again, X_out, y_out, NULL, last ? NULL : &rows);
+    expect_same_failure(rank, status, MOE_ERR_NULL_POINTER, "is NULL");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, last ? 1 : D, y + first,
+                             NULL, again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_DIMENSION, "ldx 1 is below d 3");
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    free(x);
+    free(response);
+    free(shuffled_x);
+    free(shuffled_y);
+    free(index);
+    free(X_out);
+    free(y_out);
+    free(w_out);
+    free(w_again);
+}
+
 /* The "errors" case: every rank returns the same status and message when one rank's (or
    every rank's) arguments are wrong; a rank without rows adds nothing. */
 static void statistics_errors(int rank, int size, const double *X, const double *y)
@@ -426,6 +526,8 @@ int main(int argc, char **argv)
     static const char *const mismatches[] = {"features", "experts", "support", "root", "null"};
     if (strcmp(mode, "statistics") == 0)
         statistics_case(rank, size, X, y);
+    else if (strcmp(mode, "shuffle") == 0)
+        shuffle_case(rank, size, X, y);
     else if (strcmp(mode, "errors") == 0)
         statistics_errors(rank, size, X, y);
     else if (strcmp(mode, "fit") == 0 || strcmp(mode, "bad") == 0)
