@@ -21,7 +21,11 @@ int command_predict(int argc, char **argv);
 int command_info(int argc, char **argv);
 int command_plot(int argc, char **argv);
 
-/* Print "moe: message" to stderr; returns EXIT_USAGE (for input and usage errors). */
+/* The name error messages start with: "moe", or "moe-mpi" in that tool. */
+extern const char *program_name;
+
+/* Print "moe: message" (program_name) to stderr in one write; returns EXIT_USAGE (for input
+   and usage errors). */
 int usage_error(const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

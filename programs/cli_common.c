@@ -6,13 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *program_name = "moe";
+
 int usage_error(const char *format, ...)
 {
-    va_list arguments;
+    /* The line goes out in one write: moe-mpi's ranks share stderr, and a line written in
+       pieces interleaves with another rank's ("moe: moe: a.csv: ...a.csv: ..."). */
+    va_list arguments, again;
     va_start(arguments, format);
-    fputs("moe: ", stderr);
-    vfprintf(stderr, format, arguments);
-    fputc('\n', stderr);
+    va_copy(again, arguments);
+    int length = vsnprintf(NULL, 0, format, arguments);
+    size_t name = strlen(program_name) + 2; /* "name: " */
+    char *line = length >= 0 ? malloc(name + (size_t)length + 2) : NULL;
+    if (line != NULL) {
+        snprintf(line, name + 1, "%s: ", program_name);
+        vsnprintf(line + name, (size_t)length + 1, format, again);
+        memcpy(line + name + (size_t)length, "\n", 2);
+        fputs(line, stderr);
+        free(line);
+    } else {
+        fprintf(stderr, "%s: ", program_name);
+        vfprintf(stderr, format, again);
+        fputc('\n', stderr);
+    }
+    va_end(again);
     va_end(arguments);
     return EXIT_USAGE;
 }

@@ -12,7 +12,9 @@
  */
 #include "moe/mpi.h"
 
+#include <lapacke.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +24,8 @@
 enum { MESSAGE_SIZE = 512 };
 
 static _Thread_local char last_error[MESSAGE_SIZE];
+/* The last successful moe_mpi_fit's measures (version 0: none yet). */
+static _Thread_local moe_mpi_report last_report;
 
 const char *moe_mpi_last_error(void)
 {
@@ -474,11 +478,89 @@ static moe_status fit_locally(MPI_Comm comm, int rank, int size, int root, moe_f
     return agree(comm, rank, status, message);
 }
 
+/* A log-likelihood on this rank's rows, NaN when it has none (then so is the sum). */
+static double rows_loglik(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                          const double *y, const double *weights)
+{
+    double loglik = 0.0;
+    if (n > 0 && moe_model_loglik(model, n, X, ldx, y, weights, &loglik) != MOE_OK)
+        loglik = NAN;
+    return loglik;
+}
+
+static double rows_weight(size_t n, const double *weights)
+{
+    if (weights == NULL)
+        return (double)n;
+    double total = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        total += weights[i];
+    return total;
+}
+
+/* The report of a successful fit: the result against the local fits on every rank's rows
+   (the gap per row: how much better a rank's own fit explains its rows). */
+static void measure_fit(MPI_Comm comm, int rank, int size, const moe_model_t *model,
+                        const moe_model_t *local, size_t n, const double *X, size_t ldx,
+                        const double *y, const double *weights, double start)
+{
+    double mine[3] = {rows_weight(n, weights), rows_loglik(model, n, X, ldx, y, weights),
+                      size > 1 ? rows_loglik(local, n, X, ldx, y, weights) : 0.0};
+    if (size == 1)
+        mine[2] = mine[1];
+    double sums[3];
+    MPI_Allreduce(mine, sums, 3, MPI_DOUBLE, MPI_SUM, comm);
+    /* A local fit explains its own rows better than any other model by about P / 2 nats
+       (its in-sample optimism), more on few rows: the allowance P / n_r per row keeps small
+       random shards from looking different (docs: MOE_MPI_SHARD_GAP). */
+    double gap = mine[0] > 0.0 ? (mine[2] - mine[1]) / mine[0] : 0.0;
+    double allowance = MOE_MPI_SHARD_GAP +
+                       (mine[0] > 0.0 ? (double)moe_model_n_free_params(model) / mine[0] : 0.0);
+    struct {
+        double excess;
+        int rank;
+    } excess = {gap - allowance, rank}, worst;
+    if (isnan(excess.excess)) /* NaN loses every comparison: a rank without a likelihood wins */
+        excess.excess = INFINITY;
+    MPI_Allreduce(&excess, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+    double worst_measures[2] = {gap, allowance};
+    MPI_Bcast(worst_measures, 2, MPI_DOUBLE, worst.rank, comm);
+    double seconds = MPI_Wtime() - start, slowest = seconds;
+    MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    report.ranks = size;
+    report.n_obs = sums[0];
+    report.loglik = sums[1];
+    report.local_loglik = sums[2];
+    report.worst_gap = size > 1 ? worst_measures[0] : 0.0;
+    report.allowance = worst_measures[1];
+    report.worst_rank = size > 1 ? worst.rank : 0;
+    report.shards_differ = size > 1 && !(worst.excess <= 0.0);
+    report.seconds = slowest;
+    last_report = report;
+}
+
+moe_status moe_mpi_get_report(moe_mpi_report *report)
+{
+    if (report == NULL)
+        return fail(MOE_ERR_NULL_POINTER, "report is NULL");
+    if (report->version < 1 || report->version > MOE_MPI_REPORT_VERSION)
+        return fail(MOE_ERR_UNSUPPORTED, "report version %u is not supported (set "
+                    "MOE_MPI_REPORT_VERSION)", report->version);
+    if (last_report.version == 0)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "no moe_mpi_fit succeeded on this thread");
+    unsigned int version = report->version;
+    *report = last_report;
+    report->version = version;
+    return MOE_OK;
+}
+
 moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_t *model,
                        size_t n, const double *X, size_t ldx, const double *y,
                        const double *weights, size_t support)
 {
     last_error[0] = '\0';
+    double start = MPI_Wtime();
     int rank = 0, size = 1;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
@@ -506,6 +588,323 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
             status = broadcast_result(&exchange, fitter, model);
         exchange_free(&exchange);
     }
+    if (status == MOE_OK)
+        measure_fit(comm, rank, size, model, local, n, X, ldx, y, weights, start);
     moe_model_free(local);
+    return status;
+}
+
+/* Statistics of one model over every rank's rows -------------------------------------- */
+
+/* Every rank's status agreed (the smallest failing rank's), then that every rank's model has
+   the same number of free parameters, so the allreduces that follow match in size. */
+static moe_status agree_on_statistics(MPI_Comm comm, moe_status status, const char *message,
+                                      const moe_model_t *model)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    status = agree(comm, rank, status, message);
+    if (status != MOE_OK)
+        return status;
+    unsigned long long P = moe_model_n_free_params(model), extremes[2] = {P, ~P};
+    MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    if (extremes[0] != ~extremes[1])
+        return fail(MOE_ERR_INVALID_ARGUMENT,
+                    "the ranks' models differ in their free parameters (%llu and %llu): every "
+                    "rank must pass the same model",
+                    ~extremes[1], extremes[0]);
+    return MOE_OK;
+}
+
+static int usable_communicator(MPI_Comm comm)
+{
+    int rank = 0;
+    return comm != MPI_COMM_NULL && MPI_Comm_rank(comm, &rank) == MPI_SUCCESS;
+}
+
+moe_status moe_mpi_criteria(MPI_Comm comm, const moe_model_t *model, size_t n, const double *X,
+                            size_t ldx, const double *y, const double *weights,
+                            moe_criteria *criteria)
+{
+    last_error[0] = '\0';
+    if (!usable_communicator(comm))
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_status status = MOE_OK;
+    char message[MESSAGE_SIZE] = "";
+    moe_criteria local = MOE_CRITERIA_INIT;
+    if (model == NULL || criteria == NULL) {
+        status = MOE_ERR_NULL_POINTER;
+        snprintf(message, sizeof message, "model or criteria is NULL");
+    } else if (criteria->version < 1 || criteria->version > MOE_CRITERIA_VERSION) {
+        status = MOE_ERR_UNSUPPORTED;
+        snprintf(message, sizeof message, "criteria version %u is not supported",
+                 criteria->version);
+    } else if (n > 0 && (status = moe_model_criteria(model, n, X, ldx, y, weights, &local)) !=
+                            MOE_OK) {
+        snprintf(message, sizeof message, "%s", moe_last_error());
+    }
+    status = agree_on_statistics(comm, status, message, model);
+    if (status != MOE_OK)
+        return status;
+    double sums[3] = {local.loglik, local.entropy, local.n_obs};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, comm);
+    double n_params = (double)moe_model_n_free_params(model);
+    double bic = -2.0 * sums[0] + n_params * log(sums[2]);
+    if (!(sums[2] > 0.0))
+        return fail(MOE_ERR_EMPTY_INPUT, "no rows on any rank");
+    if (!isfinite(bic) || !isfinite(bic + 2.0 * sums[1]))
+        return fail(MOE_ERR_NUMERICAL, "the information criteria overflow (log-likelihood %g)",
+                    sums[0]);
+    criteria->loglik = sums[0];
+    criteria->n_params = n_params;
+    criteria->n_obs = sums[2];
+    criteria->aic = -2.0 * sums[0] + 2.0 * n_params;
+    criteria->bic = bic;
+    criteria->icl = bic + 2.0 * sums[1];
+    criteria->entropy = sums[1];
+    return MOE_OK;
+}
+
+moe_status moe_mpi_information(MPI_Comm comm, const moe_model_t *model, size_t n,
+                               const double *X, size_t ldx, const double *y,
+                               const double *weights, double gate_l2, double expert_ridge,
+                               double *information, size_t length)
+{
+    last_error[0] = '\0';
+    if (!usable_communicator(comm))
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_status status = MOE_OK;
+    char message[MESSAGE_SIZE] = "";
+    size_t P = model != NULL ? moe_model_n_free_params(model) : 0;
+    if (model == NULL || information == NULL) {
+        status = MOE_ERR_NULL_POINTER;
+        snprintf(message, sizeof message, "model or information is NULL");
+    } else if (P > 0 && length / P < P) {
+        status = MOE_ERR_DIMENSION;
+        snprintf(message, sizeof message, "the output holds %zu values, %zu x %zu needed",
+                 length, P, P);
+    } else if (P * P > INT_MAX) {
+        status = MOE_ERR_UNSUPPORTED;
+        snprintf(message, sizeof message, "%zu free parameters: too many to sum by MPI", P);
+    } else if (n == 0) {
+        memset(information, 0, P * P * sizeof(double));
+    } else if ((status = moe_model_information_penalized(model, n, X, ldx, y, weights, gate_l2,
+                                                         expert_ridge, information, length)) !=
+               MOE_OK) {
+        snprintf(message, sizeof message, "%s", moe_last_error());
+    }
+    status = agree_on_statistics(comm, status, message, model);
+    if (status == MOE_OK && P > 0)
+        MPI_Allreduce(MPI_IN_PLACE, information, (int)(P * P), MPI_DOUBLE, MPI_SUM, comm);
+    return status;
+}
+
+/* The inverse of a P x P information matrix, in place, or MOE_ERR_NUMERICAL. */
+static moe_status invert_information(size_t P, double *matrix, char *message)
+{
+    lapack_int info = P > 0 ? LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', (lapack_int)P, matrix,
+                                             (lapack_int)P)
+                            : 0;
+    if (info == 0 && P > 0)
+        info = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'U', (lapack_int)P, matrix, (lapack_int)P);
+    if (info != 0) {
+        snprintf(message, MESSAGE_SIZE,
+                 "the observed information is not positive definite (parameter %d): an "
+                 "expert without data, separation, or a point that is not a maximum; "
+                 "standard errors are not defined",
+                 (int)info);
+        return MOE_ERR_NUMERICAL;
+    }
+    for (size_t a = 0; a < P; ++a)
+        for (size_t b = 0; b < a; ++b)
+            matrix[a * P + b] = matrix[b * P + a];
+    for (size_t i = 0; i < P * P; ++i)
+        if (!isfinite(matrix[i])) {
+            snprintf(message, MESSAGE_SIZE, "the covariance is not finite");
+            return MOE_ERR_NUMERICAL;
+        }
+    return MOE_OK;
+}
+
+moe_status moe_mpi_vcov(MPI_Comm comm, const moe_model_t *model, size_t n, const double *X,
+                        size_t ldx, const double *y, const double *weights, double gate_l2,
+                        double expert_ridge, double *covariance, size_t length)
+{
+    moe_status status = moe_mpi_information(comm, model, n, X, ldx, y, weights, gate_l2,
+                                            expert_ridge, covariance, length);
+    if (status != MOE_OK)
+        return status;
+    /* Rank 0 alone inverts: every rank then holds the same bits and the same status. */
+    int rank = 0, code = MOE_OK;
+    MPI_Comm_rank(comm, &rank);
+    size_t P = moe_model_n_free_params(model);
+    char message[MESSAGE_SIZE] = "";
+    if (rank == 0)
+        code = (int)invert_information(P, covariance, message);
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code != MOE_OK) {
+        MPI_Bcast(message, MESSAGE_SIZE, MPI_CHAR, 0, comm);
+        message[MESSAGE_SIZE - 1] = '\0';
+        return fail((moe_status)code, "%s", message);
+    }
+    if (P > 0)
+        MPI_Bcast(covariance, (int)(P * P), MPI_DOUBLE, 0, comm);
+    return MOE_OK;
+}
+
+/* Rows redistributed at random ---------------------------------------------------------- */
+
+/* What moe_mpi_shuffle's ranks share: each row's rank, the counts each way. */
+typedef struct shuffle_plan {
+    MPI_Comm comm;
+    int rank, size;
+    size_t n, d;
+    int *destinations;                         /* n: the rank each row goes to */
+    unsigned long long *sent, *received;       /* size: rows to and from each rank */
+    size_t rows_in;
+    int *layout;                               /* 4 x size: counts, displacements each way */
+    double *packed;                            /* n x max(d, 1): a block in ranks' order */
+} shuffle_plan;
+
+static void plan_free(shuffle_plan *plan)
+{
+    free(plan->destinations);
+    free(plan->sent);
+    free(plan->received);
+    free(plan->layout);
+    free(plan->packed);
+}
+
+/* Local checks and each row's rank, then the counts exchanged. */
+static moe_status plan_shuffle(shuffle_plan *plan, uint64_t seed, const double *X, size_t ldx,
+                               const double *y, size_t *rows_out)
+{
+    size_t n = plan->n, size = (size_t)plan->size;
+    char message[MESSAGE_SIZE] = "";
+    moe_status status = MOE_OK;
+    plan->destinations = malloc((n > 0 ? n : 1) * sizeof(int));
+    plan->sent = calloc(size, sizeof *plan->sent);
+    plan->received = calloc(size, sizeof *plan->received);
+    plan->layout = malloc(4 * size * sizeof(int));
+    plan->packed = malloc((n > 0 ? n : 1) * (plan->d > 0 ? plan->d : 1) * sizeof(double));
+    if (rows_out == NULL || (n > 0 && (y == NULL || (plan->d > 0 && X == NULL)))) {
+        status = MOE_ERR_NULL_POINTER;
+        snprintf(message, sizeof message, "rows_out, X or y is NULL");
+    } else if (n > 0 && plan->d > 0 && ldx < plan->d) {
+        status = MOE_ERR_DIMENSION;
+        snprintf(message, sizeof message, "ldx %zu is below d %zu", ldx, plan->d);
+    } else if (!plan->destinations || !plan->sent || !plan->received || !plan->layout ||
+               !plan->packed) {
+        status = MOE_ERR_OUT_OF_MEMORY;
+        snprintf(message, sizeof message, "out of memory");
+    }
+    status = agree(plan->comm, plan->rank, status, message);
+    if (status != MOE_OK)
+        return status;
+    moe_rng rng;
+    moe_rng_seed(&rng, seed, 0x73687566ULL + (uint64_t)plan->rank); /* "shuf" */
+    for (size_t i = 0; i < n; ++i) {
+        plan->destinations[i] = (int)moe_rng_below(&rng, size);
+        ++plan->sent[plan->destinations[i]];
+    }
+    MPI_Alltoall(plan->sent, 1, MPI_UNSIGNED_LONG_LONG, plan->received, 1,
+                 MPI_UNSIGNED_LONG_LONG, plan->comm);
+    for (size_t r = 0; r < size; ++r)
+        plan->rows_in += (size_t)plan->received[r];
+    *rows_out = plan->rows_in;
+    return MOE_OK;
+}
+
+/* The ranks agree on d, on asking for the size and on wanting weights; then on every rank's
+   room for its rows. */
+static moe_status agree_on_shuffle(const shuffle_plan *plan, int query, int weighted,
+                                   size_t capacity, int has_outputs)
+{
+    unsigned long long values[6] = {plan->d, (unsigned long long)query,
+                                    (unsigned long long)weighted};
+    for (int i = 0; i < 3; ++i)
+        values[3 + i] = ~values[i];
+    MPI_Allreduce(MPI_IN_PLACE, values, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, plan->comm);
+    static const char *const what[3] = {"d", "asking for the size (X_out NULL, capacity 0)",
+                                        "passing weights_out"};
+    for (int i = 0; i < 3; ++i)
+        if (values[i] != ~values[3 + i])
+            return fail(MOE_ERR_INVALID_ARGUMENT, "the ranks differ in %s (%llu and %llu)",
+                        what[i], ~values[3 + i], values[i]);
+    if (query)
+        return MOE_OK;
+    char message[MESSAGE_SIZE] = "";
+    moe_status status = MOE_OK;
+    size_t width = plan->d + 1 + (weighted ? 1 : 0);
+    if (!has_outputs) {
+        status = MOE_ERR_NULL_POINTER;
+        snprintf(message, sizeof message, "X_out or y_out is NULL");
+    } else if (capacity < plan->rows_in) {
+        status = MOE_ERR_BUFFER_TOO_SMALL;
+        snprintf(message, sizeof message, "room for %zu rows, %zu needed", capacity,
+                 plan->rows_in);
+    } else if (plan->rows_in > INT_MAX / width || plan->n > INT_MAX / width) {
+        status = MOE_ERR_UNSUPPORTED;
+        snprintf(message, sizeof message, "more than 2^31 values to send or receive");
+    }
+    return agree(plan->comm, plan->rank, status, message);
+}
+
+/* One column block (width values a row; rows NULL: ones) of every rank's rows to their
+   ranks. */
+static void send_rows(const shuffle_plan *plan, size_t width, const double *rows, size_t ld,
+                      double *out)
+{
+    size_t size = (size_t)plan->size;
+    int *counts = plan->layout, *displacements = counts + size, *in_counts = counts + 2 * size,
+        *in_displacements = counts + 3 * size;
+    size_t at = 0, in_at = 0;
+    for (size_t r = 0; r < size; ++r) {
+        counts[r] = (int)(plan->sent[r] * width);
+        displacements[r] = (int)at;
+        in_counts[r] = (int)(plan->received[r] * width);
+        in_displacements[r] = (int)in_at;
+        at += (size_t)counts[r];
+        in_at += (size_t)in_counts[r];
+    }
+    /* Row by row into its rank's block, in index order. */
+    for (size_t i = 0; i < plan->n; ++i) {
+        int r = plan->destinations[i];
+        for (size_t j = 0; j < width; ++j)
+            plan->packed[displacements[r] + (int)j] = rows != NULL ? rows[i * ld + j] : 1.0;
+        displacements[r] += (int)width;
+    }
+    for (size_t r = 0; r < size; ++r)
+        displacements[r] -= counts[r];
+    MPI_Alltoallv(plan->packed, counts, displacements, MPI_DOUBLE, out, in_counts,
+                  in_displacements, MPI_DOUBLE, plan->comm);
+}
+
+moe_status moe_mpi_shuffle(MPI_Comm comm, uint64_t seed, size_t n, size_t d, const double *X,
+                           size_t ldx, const double *y, const double *weights, size_t capacity,
+                           double *X_out, double *y_out, double *weights_out, size_t *rows_out)
+{
+    last_error[0] = '\0';
+    shuffle_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.comm = comm;
+    plan.n = n;
+    plan.d = d;
+    if (comm == MPI_COMM_NULL || MPI_Comm_rank(comm, &plan.rank) != MPI_SUCCESS ||
+        MPI_Comm_size(comm, &plan.size) != MPI_SUCCESS)
+        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_status status = plan_shuffle(&plan, seed, X, ldx, y, rows_out);
+    int query = X_out == NULL && y_out == NULL && capacity == 0;
+    if (status == MOE_OK)
+        status = agree_on_shuffle(&plan, query, weights_out != NULL, capacity,
+                                  y_out != NULL && (X_out != NULL || d == 0));
+    if (status == MOE_OK && !query) {
+        if (d > 0)
+            send_rows(&plan, d, X, ldx, X_out);
+        send_rows(&plan, 1, y, 1, y_out);
+        if (weights_out != NULL)
+            send_rows(&plan, 1, weights, 1, weights_out);
+    }
+    plan_free(&plan);
     return status;
 }

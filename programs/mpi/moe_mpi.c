@@ -7,14 +7,16 @@
  * With a printf-style %d (or %02d, ...) in the path every rank reads its own file (the rank
  * number formatted in); otherwise every rank reads the one file and keeps its block of rows.
  * Every rank fits its rows with em, the root reduces them by optimal transport, and every
- * rank holds the result; rank 0 alone prints the summary and writes the model. Takes moe
- * fit's options (Gaussian experts only); the ot fitter's own options go through --option.
+ * rank holds the result; rank 0 alone prints the summary (the log-likelihood, criteria and
+ * standard errors over every rank's rows) and writes the model. Takes moe fit's options
+ * (Gaussian experts only) and --shuffle; the ot fitter's own options go through --option.
  * Exit status as moe fit's, the same on every rank.
  */
 #include "../cli.h"
 
 #include <moe/mpi.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,13 @@ static const char usage[] =
     "path holds %d, else its block of the one file), the root reduces the local models by\n"
     "optimal transport (the ot estimator), and rank 0 prints the summary and writes -o.\n"
     "Gaussian experts only. Exit status: 0 fitted, 1 the fit failed, 2 usage or input error\n"
-    "(on every rank).\n";
+    "(on every rank).\n"
+    "\n"
+    "  --shuffle   redistribute the rows at random across the ranks first (from --seed;\n"
+    "              the same seed and number of ranks give the same fit): for rows that are\n"
+    "              not in random order, e.g. sorted by a column. Without it, moe-mpi warns\n"
+    "              when the result explains some rank's rows much worse than that rank's\n"
+    "              own fit does (the ranks' rows are then not samples of one distribution).\n";
 
 enum { PATH_SIZE = 4096 };
 
@@ -63,7 +71,128 @@ static int rank_path(const char *pattern, int rank, char *out, size_t size)
     return written < 0 || (size_t)written >= size - used ? -2 : 1;
 }
 
-static int run(int rank, int size, const fit_arguments *a)
+/* The rows a rank fits: its block or file, or what moe_mpi_shuffle gave it (owned). */
+typedef struct rank_rows {
+    size_t n, d;
+    const double *X, *y;
+    double *owned_X, *owned_y;
+} rank_rows;
+
+/* --shuffle: every rank's rows redistributed at random (the fitter's seed), collective.
+   Returns 0, or an exit code after a message (every rank fails alike). */
+static int shuffle_rows(int rank, const moe_fitter_t *fitter, rank_rows *rows)
+{
+    double seed = 0.0;
+    if (fitter != NULL)
+        moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    size_t received = 0;
+    moe_status status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, rows->d,
+                                        rows->X, rows->d, rows->y, NULL, 0, NULL, NULL, NULL,
+                                        &received);
+    if (status == MOE_OK) {
+        rows->owned_X = malloc((received > 0 ? received : 1) * (rows->d + 1) * sizeof(double));
+        rows->owned_y = malloc((received > 0 ? received : 1) * sizeof(double));
+        /* A rank without room asks for the size again: every rank then fails alike. */
+        int room = rows->owned_X != NULL && rows->owned_y != NULL;
+        status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, rows->d, rows->X,
+                                 rows->d, rows->y, NULL, room ? received : 0,
+                                 room ? rows->owned_X : NULL, room ? rows->owned_y : NULL, NULL,
+                                 &received);
+    }
+    if (status != MOE_OK) {
+        if (fitter != NULL) /* a rank without one has said why */
+            fprintf(stderr, "moe-mpi: rank %d: cannot shuffle the rows: %s\n", rank,
+                    moe_mpi_last_error());
+        return status == MOE_ERR_OUT_OF_MEMORY ? EXIT_FIT_PROBLEM : EXIT_USAGE;
+    }
+    rows->n = received;
+    rows->X = rows->owned_X;
+    rows->y = rows->owned_y;
+    return 0;
+}
+
+/* The standard errors of the fit's objective over every rank's rows (as moe fit's), or NULL
+   with a note. Collective. */
+static double *standard_errors_of(int rank, const moe_model_t *model, moe_fitter_t *fitter,
+                                  const rank_rows *rows, double *gate_l2, double *expert_ridge)
+{
+    if (moe_fitter_get_double(fitter, MOE_OPT_GATE_L2, gate_l2) != MOE_OK ||
+        moe_fitter_get_double(fitter, MOE_OPT_EXPERT_RIDGE, expert_ridge) != MOE_OK)
+        *gate_l2 = *expert_ridge = 0.0;
+    size_t P = moe_model_n_free_params(model);
+    if (P > 4000) {
+        if (rank == 0)
+            fprintf(stderr, "moe-mpi: note: no standard errors: more than 4000 free "
+                            "parameters\n");
+        return NULL;
+    }
+    double *covariance = malloc((P > 0 ? P * P : 1) * sizeof(double));
+    double *errors = malloc((P > 0 ? P : 1) * sizeof(double));
+    /* Every rank enters the collective; one without room passes no buffer and fails it. */
+    int room = covariance != NULL && errors != NULL;
+    moe_status status = moe_mpi_vcov(MPI_COMM_WORLD, model, rows->n, rows->X, rows->d, rows->y,
+                                     NULL, *gate_l2, *expert_ridge, room ? covariance : NULL,
+                                     P * P);
+    if (status == MOE_OK) {
+        for (size_t j = 0; j < P; ++j)
+            errors[j] = sqrt(covariance[j * P + j]);
+    } else {
+        if (rank == 0)
+            fprintf(stderr, "moe-mpi: note: no standard errors: %s\n", moe_mpi_last_error());
+        free(errors);
+        errors = NULL;
+    }
+    free(covariance);
+    return errors;
+}
+
+/* The fit's measures over every rank's rows (collective), then rank 0's summary, warning
+   and model file. */
+static int summarize(int rank, const fit_arguments *a, moe_model_t *model, moe_fitter_t *fitter,
+                     const table *data, const rank_rows *rows)
+{
+    moe_mpi_report measures = MOE_MPI_REPORT_INIT;
+    moe_mpi_get_report(&measures);
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    int have_criteria = moe_mpi_criteria(MPI_COMM_WORLD, model, rows->n, rows->X, rows->d,
+                                         rows->y, NULL, &criteria) == MOE_OK;
+    double gate_l2 = 0.0, expert_ridge = 0.0;
+    double *errors = standard_errors_of(rank, model, fitter, rows, &gate_l2, &expert_ridge);
+    int code = 0;
+    if (rank == 0) {
+        if (measures.shards_differ)
+            fprintf(stderr,
+                    "moe-mpi: warning: the reduced model explains rank %d's rows %.3g nats "
+                    "per row worse than that rank's own fit (allowed: %.3g): the ranks' "
+                    "rows look like samples of different distributions (a file sorted by a "
+                    "column, split in blocks?), and the result is unreliable: shuffle the "
+                    "rows (--shuffle) or the files\n",
+                    measures.worst_rank, measures.worst_gap, measures.allowance);
+        fit_name_model(model, data, NULL, 0);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        report.seconds = measures.seconds;
+        size_t rows = have_criteria ? (size_t)criteria.n_obs : data->n;
+        fit_summary summary = {have_criteria ? &criteria : NULL, NULL, &report, "ot (MPI)",
+                               rows, errors, a->intervals, gate_l2, expert_ridge};
+        if (a->json)
+            print_summary_json(stdout, model, &summary);
+        else {
+            print_summary(stdout, model, &summary);
+            printf("ranks: %d; the result on a rank's rows against that rank's own fit: at "
+                   "most %.4g nats per row worse (rank %d)\n",
+                   measures.ranks, measures.worst_gap, measures.worst_rank);
+        }
+        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
+            code = EXIT_FIT_PROBLEM;
+        }
+    }
+    free(errors);
+    return code;
+}
+
+static int run(int rank, int size, const fit_arguments *a, int shuffle)
 {
     /* Every rank enters the collective whatever happened before it: a rank whose data or
        options failed enters with no fitter, and every rank then returns the failure. */
@@ -76,7 +205,7 @@ static int run(int rank, int size, const fit_arguments *a)
                            "%d bytes",
                            rank, strlen(a->data), PATH_SIZE - 1);
     if (code == 0 && strcmp(a->family, "gaussian") != 0)
-        code = usage_error("moe-mpi fits Gaussian experts (--family gaussian)");
+        code = usage_error("only Gaussian experts (--family gaussian)");
     fit_arguments local = *a;
     local.data = pattern > 0 ? path : a->data;
     training_data t;
@@ -104,9 +233,16 @@ static int run(int rank, int size, const fit_arguments *a)
     if (code == 0)
         code = fit_set_options(fitter, a);
     int ready = code == 0;
-    moe_status status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model,
-                                    ready ? count : 0, ready ? data->X + first * data->d : NULL,
-                                    ready ? data->d : 0, ready ? data->y + first : NULL, NULL, 0);
+    rank_rows rows = {ready ? count : 0, ready ? data->d : 0,
+                      ready ? data->X + first * data->d : NULL, ready ? data->y + first : NULL,
+                      NULL, NULL};
+    int shuffled = shuffle ? shuffle_rows(rank, ready ? fitter : NULL, &rows) : 0;
+    if (shuffled != 0) /* on every rank: none enters the fit */
+        code = code != 0 ? code : shuffled;
+    moe_status status = MOE_OK;
+    if (shuffled == 0)
+        status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model, rows.n, rows.X,
+                             rows.d, rows.y, NULL, 0);
     if (ready && status != MOE_OK) {
         fprintf(stderr, "moe-mpi: rank %d: the fit failed: %s\n", rank, moe_mpi_last_error());
         code = status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
@@ -114,22 +250,10 @@ static int run(int rank, int size, const fit_arguments *a)
                    ? EXIT_USAGE
                    : EXIT_FIT_PROBLEM;
     }
-    if (code == 0 && rank == 0) {
-        fit_name_model(model, data, NULL, 0);
-        moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
-        fit_summary summary = {NULL, NULL, &report, "ot (MPI)", data->n, NULL, 0, 0.0, 0.0};
-        if (a->json)
-            print_summary_json(stdout, model, &summary);
-        else {
-            print_summary(stdout, model, &summary);
-            printf("ranks: %d\n", size);
-        }
-        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
-            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
-            code = EXIT_FIT_PROBLEM;
-        }
-    }
+    if (code == 0)
+        code = summarize(rank, a, model, fitter, data, &rows);
+    free(rows.owned_X);
+    free(rows.owned_y);
     moe_model_free(model);
     moe_fitter_free(fitter);
     free_training_data(&t);
@@ -138,6 +262,7 @@ static int run(int rank, int size, const fit_arguments *a)
 
 int main(int argc, char **argv)
 {
+    program_name = "moe-mpi";
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -148,9 +273,18 @@ int main(int argc, char **argv)
             fputs(usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
         code = argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;
     } else {
+        /* --shuffle is moe-mpi's own: taken out before moe fit's options are read. */
+        int shuffle = 0, kept = 1;
+        for (int i = 1; i < argc; ++i) {
+            if (strcmp(argv[i], "--shuffle") == 0)
+                shuffle = 1;
+            else
+                argv[kept++] = argv[i];
+        }
+        argc = kept;
         fit_arguments arguments;
         int parsed = parse_fit_arguments(argc - 1, argv + 1, &arguments, 0);
-        code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments);
+        code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments, shuffle);
         free(arguments.options);
     }
     /* The same exit status on every rank. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # moe-mpi under mpirun: one file split over the ranks, one file per rank (a %d pattern),
 # the summary and model written once, a missing file on every rank giving status 2
-# everywhere without a hang, and a pattern too long for a path refused.
+# everywhere without a hang, and a pattern too long for a path refused; the summary's
+# log-likelihood, criteria, standard errors and time over every rank's rows, the warning on
+# blocks of sorted rows, --shuffle, and errors one line per rank.
 #
 #   tests/cli/test_mpi_cli.sh MPIEXEC "FLAGS" PATH/TO/moe-mpi PATH/TO/moe
 set -uo pipefail
@@ -85,6 +87,91 @@ for case in "${long}%d.csv" "part%05000d.csv"; do
     [[ $(grep -c "is longer than 4095 bytes" "$work/err") -eq 2 ]] ||
         fail "a too long path: not refused by both ranks"
 done
+
+# Two regimes along x (flat with sd 1 below 30, falling with sd 4 above), as in the motorcycle
+# data: the rows sorted by x (split in blocks, each rank sees one regime) or in random order.
+regimes() { # ROWS SEED sorted|random
+    awk -v n="$1" -v seed="$2" -v order="$3" 'BEGIN { srand(seed); print "x,y";
+        for (i = 0; i < n; i++) {
+            x = order == "sorted" ? 60 * (i + rand()) / n : 60 * rand();
+            e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+            printf "%.6f,%.6f\n", x, (x < 30 ? 2 + 0.1 * x + e : 40 - x + 4 * e) } }'
+}
+number() { # FILE PATTERN: the number after PATTERN on its first line
+    awk -v p="$2" 'index($0, p) && !done { s = substr($0, index($0, p) + length(p));
+        sub(/^[ :]*/, "", s); split(s, w, /[ ,}]/); print w[1]; done = 1 }' "$1"
+}
+regimes 600 11 sorted >"$work/sorted.csv"
+# The summary of a fit on two ranks: the log-likelihood and criteria over every rank's rows,
+# the standard errors, the real time; the warning on the sorted file's blocks alone.
+for order in sorted random; do
+    [[ $order == random ]] && regimes 600 11 random >"$work/random.csv"
+    for ranks in 2 3; do
+        checks=$((checks + 1))
+        # shellcheck disable=SC2086
+        (cd "$work" && $mpiexec $flags -np $ranks "$tool" fit $order.csv --response y -k 2 \
+            >out 2>err) || fail "$order, $ranks ranks: exit status $?"
+        checks=$((checks + 1))
+        grep -q "^log-likelihood .* AIC .* BIC .* ICL .*(n = 600)" "$work/out" ||
+            fail "$order, $ranks ranks: no log-likelihood and criteria over the 600 rows"
+        checks=$((checks + 1))
+        grep -q "^standard errors (observed information)" "$work/out" ||
+            { [[ $order == sorted ]] && grep -q "no standard errors: the observed information" \
+                "$work/err"; } ||
+            fail "$order, $ranks ranks: no standard errors"
+        checks=$((checks + 1))
+        seconds=$(sed -n 's/^fit: .*, \([0-9.]*\) s$/\1/p' "$work/out")
+        awk -v s="$seconds" 'BEGIN { exit s > 0 ? 0 : 1 }' ||
+            fail "$order, $ranks ranks: the time is '$seconds' s"
+        checks=$((checks + 1))
+        warnings=$(grep -c "moe-mpi: warning: the reduced model explains rank" "$work/err")
+        if [[ $order == sorted ]]; then
+            [[ $warnings -eq 1 ]] || fail "sorted, $ranks ranks: $warnings warnings, not 1"
+        else
+            [[ $warnings -eq 0 ]] || fail "random, $ranks ranks: a warning"
+        fi
+    done
+done
+# --shuffle: the sorted rows redistributed at random: no warning, about the log-likelihood of
+# one process, and the same model from the same seed.
+loglik_of() { sed -n 's/^log-likelihood \([-0-9.]*\) .*/\1/p' "$1"; }
+# shellcheck disable=SC2086
+(cd "$work" && $mpiexec $flags -np 1 "$tool" fit sorted.csv --response y -k 2 >one 2>err)
+for run in 1 2; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    (cd "$work" && $mpiexec $flags -np 2 "$tool" fit sorted.csv --response y -k 2 --shuffle \
+        -o shuffled$run.moe >out 2>err) || fail "--shuffle: exit status $?"
+    checks=$((checks + 1))
+    ! grep -q "warning" "$work/err" || fail "--shuffle: a warning"
+    checks=$((checks + 1))
+    awk -v a="$(loglik_of "$work/out")" -v b="$(loglik_of "$work/one")" \
+        'BEGIN { d = a - b; exit (a != "" && d * d < (0.01 * b) ^ 2) ? 0 : 1 }' ||
+        fail "--shuffle: log-likelihood $(loglik_of "$work/out"), one process's" \
+            "$(loglik_of "$work/one")"
+done
+checks=$((checks + 1))
+cmp -s "$work/shuffled1.moe" "$work/shuffled2.moe" ||
+    fail "--shuffle: another model from the same seed"
+
+# The JSON summary holds the log-likelihood, the criteria, the standard errors and the time.
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && $mpiexec $flags -np 2 "$tool" fit random.csv --response y -k 2 --json >out 2>err)
+for field in '"loglik"' '"aic"' '"bic"' '"icl"' '"se"'; do
+    grep -q "$field: " "$work/out" || fail "JSON: no $field"
+done
+awk -v s="$(number "$work/out" '"seconds"')" 'BEGIN { exit s > 0 ? 0 : 1 }' ||
+    fail "JSON: the time is not above 0"
+
+# An error on every rank: each rank's message is one line with the tool's name once (before,
+# the ranks' "moe: " and messages, written in pieces, interleaved: "moe: moe: ...").
+: >"$work/empty.csv"
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && timeout 120 $mpiexec $flags -np 4 "$tool" fit empty.csv --response y >out 2>err)
+[[ $(grep -c "^moe-mpi: empty.csv: the file is empty (no header)$" "$work/err") -eq 4 ]] ||
+    { fail "errors: not one line per rank, each with one prefix"; head -5 "$work/err"; }
 
 echo "$checks passed, $failures failed" | sed "s/^$checks passed/$((checks - failures)) passed/"
 [[ $failures -eq 0 ]]

@@ -11,6 +11,12 @@
  *         root, or a NULL fitter: every rank returns the same error status and the same
  *         message, which names what differs (the rank, for the NULL fitter); nobody hangs
  *         or aborts.
+ *   statistics  moe_mpi_fit's report, moe_mpi_criteria, moe_mpi_information and moe_mpi_vcov
+ *         equal the single-process values on all rows (1e-9), for rows in random order
+ *         (no shard warning) and sorted by a covariate (the warning).
+ *   errors   the statistics' error paths: the same status and message on every rank.
+ *   shuffle  moe_mpi_shuffle moves every row once, intact, in its documented order, the same
+ *         for the same seed; sorted rows shuffled fit without the shard warning; its errors.
  * Prints "N passed, N failed" on rank 0; exit status 0 when everything passed.
  */
 #include <moe/moe.h>
@@ -139,6 +145,276 @@ static void mismatch(const char *mode, int rank, int size, const double *X, cons
     moe_fitter_free(fitter);
 }
 
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* Every rank fits the rows [first, first + count) of X, y (M rows in all): moe_mpi_fit's
+   report, moe_mpi_criteria and moe_mpi_vcov equal the single-process values on all M rows
+   with the result. Returns whether the report says the shards differ. */
+static int check_statistics(int rank, size_t M, size_t d, const double *X, const double *y,
+                            size_t first, size_t count, const char *split)
+{
+    char what[160];
+    moe_fitter_t *fitter = ot_fitter();
+    moe_model_t *model = gaussian_of(2, d);
+    moe_status status =
+        moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, count, X + first * d, d, y + first, NULL, 0);
+    snprintf(what, sizeof what, "%s: the fit: %s", split, moe_mpi_last_error());
+    expect(rank, status == MOE_OK, what);
+    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    expect(rank, moe_mpi_get_report(&report) == MOE_OK, "the report of the fit");
+    double loglik = 0.0;
+    moe_model_loglik(model, M, X, d, y, NULL, &loglik);
+    snprintf(what, sizeof what, "%s: the report's log-likelihood %.17g is all rows' %.17g", split,
+             report.loglik, loglik);
+    expect(rank, close_to(report.loglik, loglik) && report.n_obs == (double)M, what);
+    expect(rank, report.seconds > 0.0, "the report's time is above 0");
+    moe_criteria mine = MOE_CRITERIA_INIT, all = MOE_CRITERIA_INIT;
+    status = moe_mpi_criteria(MPI_COMM_WORLD, model, count, X + first * d, d, y + first, NULL,
+                              &mine);
+    moe_model_criteria(model, M, X, d, y, NULL, &all);
+    expect(rank, status == MOE_OK && mine.n_obs == all.n_obs && mine.n_params == all.n_params &&
+                     close_to(mine.loglik, all.loglik) && close_to(mine.aic, all.aic) &&
+                     close_to(mine.bic, all.bic) && close_to(mine.icl, all.icl) &&
+                     close_to(mine.entropy, all.entropy),
+           "moe_mpi_criteria equals moe_model_criteria on all rows");
+    size_t P = moe_model_n_free_params(model);
+    double *ours = malloc(P * P * sizeof(double)), *theirs = malloc(P * P * sizeof(double));
+    /* Penalties too: N times the penalty is a sum over the rows as well. */
+    moe_status summed = moe_mpi_information(MPI_COMM_WORLD, model, count, X + first * d, d,
+                                            y + first, NULL, 0.01, 0.02, ours, P * P);
+    moe_model_information_penalized(model, M, X, d, y, NULL, 0.01, 0.02, theirs, P * P);
+    int same = summed == MOE_OK;
+    for (size_t i = 0; same && i < P * P; ++i)
+        same = close_to(ours[i], theirs[i]);
+    expect(rank, same, "moe_mpi_information equals moe_model_information_penalized");
+    status = moe_mpi_vcov(MPI_COMM_WORLD, model, count, X + first * d, d, y + first, NULL, 0.0,
+                          0.0, ours, P * P);
+    moe_status single = moe_model_vcov(model, M, X, d, y, NULL, theirs, P * P);
+    same = status == single;
+    for (size_t i = 0; same && status == MOE_OK && i < P * P; ++i)
+        same = fabs(ours[i] - theirs[i]) <= 1e-9 * sqrt(fabs(theirs[i / P * (P + 1)] *
+                                                             theirs[i % P * (P + 1)]));
+    if (d == D) /* the generated data: the result is near a maximum, the vcov defined */
+        expect(rank, status == MOE_OK, "moe_mpi_vcov on the generated data");
+    snprintf(what, sizeof what, "%s: moe_mpi_vcov (%d) equals moe_model_vcov (%d)", split,
+             (int)status, (int)single);
+    expect(rank, same, what);
+    if (rank == 0)
+        printf("%s: log-likelihood %.6f, local fits %.6f, worst gap %.4f nats per row (rank "
+               "%d), %.3f s\n",
+               split, report.loglik, report.local_loglik, report.worst_gap, report.worst_rank,
+               report.seconds);
+    free(ours);
+    free(theirs);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    return report.shards_differ;
+}
+
+/* Two regimes along x ~ U(0, 60): flat with sd 1 below 30, falling with sd 4 above (like
+   the motorcycle data); `sorted`: the rows in the order of x, so that blocks of them see one
+   regime each and are not samples of one distribution. */
+static void regimes(size_t M, int sorted, double *x, double *y)
+{
+    moe_rng rng;
+    moe_rng_seed(&rng, 5, 0);
+    for (size_t i = 0; i < M; ++i) {
+        x[i] = sorted ? 60.0 * ((double)i + moe_rng_uniform(&rng)) / (double)M
+                      : 60.0 * moe_rng_uniform(&rng);
+        double e = moe_rng_normal(&rng);
+        y[i] = x[i] < 30.0 ? 2.0 + 0.1 * x[i] + e : 40.0 - x[i] + 4.0 * e;
+    }
+}
+
+/* The "statistics" case: a block split of rows in random order (the generated data), then
+   of two-regime rows in random order and sorted by their covariate. */
+static void statistics_case(int rank, int size, const double *X, const double *y)
+{
+    enum { M = 3000, R = 600 };
+    size_t first = (size_t)rank * M / (size_t)size;
+    size_t count = (size_t)(rank + 1) * M / (size_t)size - first;
+    expect(rank, !check_statistics(rank, M, D, X, y, first, count, "random rows"),
+           "no warning on rows in random order");
+    double *x = malloc(R * sizeof(double)), *response = malloc(R * sizeof(double));
+    first = (size_t)rank * R / (size_t)size;
+    count = (size_t)(rank + 1) * R / (size_t)size - first;
+    regimes(R, 0, x, response);
+    expect(rank, !check_statistics(rank, R, 1, x, response, first, count, "regimes, random"),
+           "no warning on two regimes in random order");
+    regimes(R, 1, x, response);
+    expect(rank, check_statistics(rank, R, 1, x, response, first, count, "regimes, sorted"),
+           "the warning on two regimes sorted by x");
+    free(x);
+    free(response);
+}
+
+/* The "shuffle" case: moe_mpi_shuffle moves every row intact (its weight its index), once,
+   in the documented order and the same again; it spreads the rows; the sorted two-regime
+   rows shuffled fit without the warning; and its errors are every rank's. */
+static void shuffle_case(int rank, int size, const double *X, const double *y)
+{
+    enum { M = 3000, R = 600 };
+    int last = rank == size - 1;
+    size_t first = (size_t)rank * M / (size_t)size;
+    size_t count = (size_t)(rank + 1) * M / (size_t)size - first, rows = 0, again = 0;
+    double *index = malloc(count * sizeof(double));
+    for (size_t i = 0; i < count; ++i)
+        index[i] = (double)(first + i);
+    moe_status status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first,
+                                        index, 0, NULL, NULL, NULL, &rows);
+    expect(rank, status == MOE_OK, "the size query");
+    double *X_out = malloc((rows + 1) * D * sizeof(double));
+    double *y_out = malloc((rows + 1) * sizeof(double)), *w_out = malloc((rows + 1) * sizeof(double));
+    double *w_again = malloc((rows + 1) * sizeof(double));
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index,
+                             rows, X_out, y_out, w_out, &again);
+    expect(rank, status == MOE_OK && again == rows, moe_mpi_last_error());
+    int intact = 1, ordered = 1;
+    double sums[3] = {(double)rows, 0.0, 0.0};
+    for (size_t i = 0; i < rows; ++i) {
+        size_t at = (size_t)w_out[i];
+        intact = intact && y_out[i] == y[at] &&
+                 memcmp(X_out + i * D, X + at * D, D * sizeof(double)) == 0;
+        ordered = ordered && (i == 0 || w_out[i] > w_out[i - 1]);
+        sums[1] += w_out[i];
+        sums[2] += w_out[i] * w_out[i];
+    }
+    expect(rank, intact, "every row arrives intact");
+    expect(rank, ordered, "in the order of the source rank, then of the index");
+    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    expect(rank, sums[0] == M && sums[1] == (double)M * (M - 1) / 2 &&
+                     sums[2] == (double)(M - 1) * M * (2 * M - 1) / 6,
+           "every row arrives once");
+    double share = (double)M / size, spread = 5.0 * sqrt(share);
+    expect(rank, fabs((double)rows - share) < spread, "the rows spread over the ranks");
+    moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index, rows, X_out,
+                    y_out, w_again, &again);
+    expect(rank, memcmp(w_out, w_again, rows * sizeof(double)) == 0,
+           "the same seed, the same rows");
+    /* The sorted two-regime rows, shuffled: no warning any more. */
+    double *x = malloc(R * sizeof(double)), *response = malloc(R * sizeof(double));
+    regimes(R, 1, x, response);
+    size_t from = (size_t)rank * R / (size_t)size;
+    size_t mine = (size_t)(rank + 1) * R / (size_t)size - from;
+    moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, 0, NULL, NULL,
+                    NULL, &rows);
+    double *shuffled_x = malloc((rows + 1) * sizeof(double));
+    double *shuffled_y = malloc((rows + 1) * sizeof(double));
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, rows,
+                             shuffled_x, shuffled_y, NULL, &rows);
+    moe_fitter_t *fitter = ot_fitter();
+    moe_model_t *model = gaussian_of(2, 1);
+    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    status = moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, rows, shuffled_x, 1, shuffled_y, NULL,
+                         0);
+    moe_mpi_get_report(&report);
+    expect(rank, status == MOE_OK && !report.shards_differ, "the shuffled sorted rows: no warning");
+    if (rank == 0)
+        printf("regimes, sorted then shuffled: log-likelihood %.6f, worst gap %.4f (allowed "
+               "%.4f)\n",
+               report.loglik, report.worst_gap, report.allowance);
+    /* errors */
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             last ? 1 : again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_BUFFER_TOO_SMALL, "needed");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, last ? D - 1 : D, X + first * D, D,
+                             y + first, NULL, again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "differ in d");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             last ? 0 : again, last ? NULL : X_out, last ? NULL : y_out, NULL,
+                             &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "asking for the size");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             again, X_out, y_out, last ? w_out : NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "passing weights_out");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, NULL,
+                             again, X_out, y_out, NULL, last ? NULL : &rows);
+    expect_same_failure(rank, status, MOE_ERR_NULL_POINTER, "is NULL");
+    status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, last ? 1 : D, y + first,
+                             NULL, again, X_out, y_out, NULL, &rows);
+    expect_same_failure(rank, status, MOE_ERR_DIMENSION, "ldx 1 is below d 3");
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    free(x);
+    free(response);
+    free(shuffled_x);
+    free(shuffled_y);
+    free(index);
+    free(X_out);
+    free(y_out);
+    free(w_out);
+    free(w_again);
+}
+
+/* The "errors" case: every rank returns the same status and message when one rank's (or
+   every rank's) arguments are wrong; a rank without rows adds nothing. */
+static void statistics_errors(int rank, int size, const double *X, const double *y)
+{
+    int last = rank == size - 1;
+    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    expect(rank, moe_mpi_get_report(NULL) == MOE_ERR_NULL_POINTER, "get_report(NULL)");
+    expect(rank, moe_mpi_get_report(&report) == MOE_ERR_INVALID_ARGUMENT,
+           "get_report before any fit");
+    report.version = 0;
+    expect(rank, moe_mpi_get_report(&report) == MOE_ERR_UNSUPPORTED, "get_report version 0");
+    moe_model_t *model = gaussian(), *other = gaussian_of(3, D);
+    size_t P = moe_model_n_free_params(model), rows = 500, first = (size_t)rank * rows;
+    double *matrix = malloc(P * P * sizeof(double));
+    moe_criteria criteria = MOE_CRITERIA_INIT;
+    moe_status status = moe_mpi_criteria(MPI_COMM_WORLD, last ? NULL : model, rows,
+                                         X + first * D, D, y + first, NULL, &criteria);
+    char fragment[64];
+    snprintf(fragment, sizeof fragment, "rank %d: model or criteria is NULL", size - 1);
+    expect_same_failure(rank, status, MOE_ERR_NULL_POINTER, fragment);
+    criteria.version = 0;
+    status = moe_mpi_criteria(MPI_COMM_WORLD, model, rows, X + first * D, D, y + first, NULL,
+                              &criteria);
+    expect_same_failure(rank, status, MOE_ERR_UNSUPPORTED, "criteria version 0");
+    criteria.version = MOE_CRITERIA_VERSION;
+    status = moe_mpi_criteria(MPI_COMM_WORLD, model, 0, NULL, D, NULL, NULL, &criteria);
+    expect_same_failure(rank, status, MOE_ERR_EMPTY_INPUT, "no rows on any rank");
+    /* a NaN among the last rank's rows */
+    double *bad_y = malloc(rows * sizeof(double));
+    memcpy(bad_y, y + first, rows * sizeof(double));
+    bad_y[7] = last ? NAN : bad_y[7];
+    status = moe_mpi_information(MPI_COMM_WORLD, model, rows, X + first * D, D, bad_y, NULL, 0.0,
+                                 0.0, matrix, P * P);
+    snprintf(fragment, sizeof fragment, "rank %d: ", size - 1);
+    expect_same_failure(rank, status, MOE_ERR_NON_FINITE, fragment);
+    status = moe_mpi_information(MPI_COMM_WORLD, model, rows, X + first * D, D, y + first, NULL,
+                                 0.0, 0.0, matrix, last ? P : P * P);
+    expect_same_failure(rank, status, MOE_ERR_DIMENSION, "needed");
+    size_t Q = moe_model_n_free_params(other);
+    double *wider = malloc(Q * Q * sizeof(double));
+    status = moe_mpi_information(MPI_COMM_WORLD, last ? other : model, rows, X + first * D, D,
+                                 y + first, NULL, 0.0, 0.0, last ? wider : matrix,
+                                 last ? Q * Q : P * P);
+    free(wider);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "differ in their free parameters");
+    status = moe_mpi_vcov(MPI_COMM_WORLD, model, rows, X + first * D, D, y + first, NULL, 0.0,
+                          0.0, NULL, P * P);
+    expect_same_failure(rank, status, MOE_ERR_NULL_POINTER, "is NULL");
+    /* no rows anywhere: an information of zeros, not positive definite */
+    status = moe_mpi_vcov(MPI_COMM_WORLD, model, 0, NULL, D, NULL, NULL, 0.0, 0.0, matrix, P * P);
+    expect_same_failure(rank, status, MOE_ERR_NUMERICAL, "not positive definite");
+    /* the last rank without rows: the others' rows alone */
+    status = moe_mpi_criteria(MPI_COMM_WORLD, model, last ? 0 : rows, X + first * D, D, y + first,
+                              NULL, &criteria);
+    moe_criteria all = MOE_CRITERIA_INIT;
+    moe_model_criteria(model, rows * (size_t)(size - 1), X, D, y, NULL, &all);
+    expect(rank, size == 1 || (status == MOE_OK && criteria.n_obs == all.n_obs &&
+                               close_to(criteria.loglik, all.loglik) &&
+                               close_to(criteria.icl, all.icl)),
+           "a rank without rows adds nothing");
+    free(bad_y);
+    free(matrix);
+    moe_model_free(model);
+    moe_model_free(other);
+}
+
 /* The "fit" and "bad" cases. */
 static void fit_case(int rank, int size, const double *X, const double *y, int bad)
 {
@@ -248,7 +524,13 @@ int main(int argc, char **argv)
     double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
     generate(X, y);
     static const char *const mismatches[] = {"features", "experts", "support", "root", "null"};
-    if (strcmp(mode, "fit") == 0 || strcmp(mode, "bad") == 0)
+    if (strcmp(mode, "statistics") == 0)
+        statistics_case(rank, size, X, y);
+    else if (strcmp(mode, "shuffle") == 0)
+        shuffle_case(rank, size, X, y);
+    else if (strcmp(mode, "errors") == 0)
+        statistics_errors(rank, size, X, y);
+    else if (strcmp(mode, "fit") == 0 || strcmp(mode, "bad") == 0)
         fit_case(rank, size, X, y, strcmp(mode, "bad") == 0);
     else if (strcmp(mode, "mismatch") == 0)
         for (size_t m = 0; m < sizeof mismatches / sizeof mismatches[0]; ++m)
