@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "repaired.h"
 #include "state_rows.h"
 
 #define REQUIRE(condition)                                                                     \
@@ -131,18 +132,6 @@ static void check_bytes(const uint8_t *data, size_t size)
     free(saved);
 }
 
-/* CRC-32 (IEEE, reflected), bit by bit: the harness's own, not the library's. */
-static uint32_t crc32_of(const unsigned char *bytes, size_t size)
-{
-    uint32_t crc = 0xFFFFFFFFu;
-    for (size_t i = 0; i < size; ++i) {
-        crc ^= bytes[i];
-        for (int bit = 0; bit < 8; ++bit)
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Each input twice: as it is, and with its size field and checksum made right, so that
@@ -150,19 +139,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_bytes(data, size);
-    enum { HEADER = 24, CHECKSUM = 4 };
-    if (size < HEADER + CHECKSUM)
-        return 0;
-    unsigned char *repaired = malloc(size);
-    if (repaired == NULL)
-        return 0;
-    memcpy(repaired, data, size);
-    for (int b = 0; b < 8; ++b)
-        repaired[16 + b] = (unsigned char)((uint64_t)size >> (8 * b));
-    uint32_t crc = crc32_of(repaired, size - CHECKSUM);
-    for (int b = 0; b < 4; ++b)
-        repaired[size - CHECKSUM + (size_t)b] = (unsigned char)(crc >> (8 * b));
-    check_bytes(repaired, size);
-    free(repaired);
+    fuzz_check_repaired(data, size, 24 + 4, check_bytes);
     return 0;
 }
