@@ -13,6 +13,7 @@
  * them from the ranks).
  */
 #include "estimators/ot.h"
+#include "estimators/start_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,10 @@ typedef struct ot_settings {
     ot_method method;
     ot_gate_targets gate_targets;
     size_t restarts;
+    size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: its rows' share */
 } ot_settings;
 
-static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1};
+static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1, 0};
 
 static int parse_count(const char *text, size_t low, size_t high, size_t *value)
 {
@@ -51,6 +53,8 @@ static moe_status ot_set_option(void *opaque, const char *name, const char *valu
         bad = parse_count(value, 0, (size_t)1 << 40, &next.support);
     else if (strcmp(name, "reduction_restarts") == 0)
         bad = parse_count(value, 1, 10000, &next.restarts);
+    else if (strcmp(name, "search_shards") == 0)
+        bad = parse_count(value, 0, 1u << 20, &next.search_shards);
     else if (strcmp(name, "reduction") == 0) {
         if (strcmp(value, "transport") == 0)
             next.method = OT_TRANSPORT;
@@ -195,6 +199,14 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
             part->w[i] = weights != NULL ? weights[row] : 1.0;
         }
         status = moe_fitter_create(&part->fitter, "em");
+        /* A local fit sees a share of the rows: its start search takes that share of a
+           full search's budget, so a shard's whole fit shrinks with its rows (the search
+           is a fixed cost otherwise, and it was most of a shard's time: bench/RESULTS.md). */
+        if (status == MOE_OK)
+            moe_fitter_set_search_share(part->fitter,
+                                        settings->search_shards > 0
+                                            ? 1.0 / (double)settings->search_shards
+                                            : (double)part->n / (double)n);
         for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
             double value = 0.0;
             status = moe_context_get_double(context, passed_on[o], &value);

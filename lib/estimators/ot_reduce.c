@@ -19,6 +19,8 @@
  */
 #include "estimators/ot.h"
 #include "estimators/model_copy.h"
+#include "common/data.h"
+#include "common/linalg.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -200,21 +202,29 @@ static void initial_experts(const pool *pl, moe_rng *rng, double *beta, double *
     free(distance);
 }
 
-/* Assignments and the objective at the current experts. */
+/* Assignments and the objective at the current experts. KL(N(a, u) || N(b, v)) is
+   c(u, v) + (b - a)^2 / 2v with c(u, v) = (log(v / u) + u / v - 1) / 2 the same for every
+   support row: the logarithms are taken once per (local, reduced) pair (offsets: L x K). */
 static double assign(const pool *pl, const double *beta, const double *variance,
-                     unsigned short *label, double *means)
+                     unsigned short *label, double *means, double *offsets)
 {
     size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)K, (int)p, 1.0, pl->design,
                 (int)p, beta, (int)p, 0.0, means, (int)K);
-    double objective = 0.0;
     for (size_t l = 0; l < L; ++l)
+        for (size_t k = 0; k < K; ++k)
+            offsets[l * K + k] = 0.5 * (log(variance[k] / pl->variance_hat[l]) +
+                                        pl->variance_hat[l] / variance[k] - 1.0);
+    double objective = 0.0;
+    for (size_t l = 0; l < L; ++l) {
+        const double *offset = offsets + l * K;
         for (size_t s = 0; s < S; ++s) {
-            double best = INFINITY;
+            double best = INFINITY, local = pl->local_mean[l * S + s];
+            const double *mean = means + s * K;
             unsigned short arg = 0;
             for (size_t k = 0; k < K; ++k) {
-                double cost = kl(pl->local_mean[l * S + s], pl->variance_hat[l], means[s * K + k],
-                                 variance[k]);
+                double difference = mean[k] - local;
+                double cost = offset[k] + 0.5 * difference * difference / variance[k];
                 if (cost < best) { /* ties go to the lowest k */
                     best = cost;
                     arg = (unsigned short)k;
@@ -223,68 +233,119 @@ static double assign(const pool *pl, const double *beta, const double *variance,
             label[l * S + s] = arg;
             objective += pl->mass[l * S + s] * best;
         }
+    }
     return objective;
 }
 
-/* The majoriser's minimiser; experts that receive no mass are reported (1 + their count). */
+/* The reduction's workspace for the majoriser's minimiser (update). */
+typedef struct update_space {
+    double *D, *T;       /* S x K: D_k(s) and T_k(s) */
+    double *grams;       /* K x p x p */
+    double *rhs;         /* p x K */
+    double *scratch;     /* moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K) */
+    double *means;       /* S x K: x_s' beta_k at the new experts */
+    double *sums, *totals; /* K each */
+    unsigned char *solved; /* K: the expert's system was solved */
+    double *offsets;       /* L x K: assign's constant part of the costs */
+} update_space;
+
+static void update_space_free(update_space *space)
+{
+    free(space->D);
+    free(space->T);
+    free(space->grams);
+    free(space->rhs);
+    free(space->scratch);
+    free(space->means);
+    free(space->sums);
+    free(space->totals);
+    free(space->solved);
+    free(space->offsets);
+}
+
+static int update_space_alloc(update_space *space, size_t L, size_t S, size_t K, size_t p)
+{
+    space->offsets = malloc(L * K * sizeof(double));
+    space->D = malloc(S * K * sizeof(double));
+    space->T = malloc(S * K * sizeof(double));
+    space->grams = malloc(K * p * p * sizeof(double));
+    space->rhs = malloc(p * K * sizeof(double));
+    space->scratch = malloc(moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K) * sizeof(double));
+    space->means = malloc(S * K * sizeof(double));
+    space->sums = malloc(K * sizeof(double));
+    space->totals = malloc(K * sizeof(double));
+    space->solved = malloc(K);
+    return space->D && space->T && space->grams && space->rhs && space->scratch &&
+           space->means && space->sums && space->totals && space->solved &&
+           space->offsets;
+}
+
+/*
+ * The majoriser's minimiser; experts that receive no mass are reported (1 + their count).
+ * One pass over the plan gathers D and T for all experts, the K weighted Grams and right-hand
+ * sides are products over the support rows (the library's Gram kernel), and the variances
+ * take the new experts' means from one product.
+ */
 static size_t update(const pool *pl, const unsigned short *label, double *beta, double *variance,
-                     double floor, size_t *dead)
+                     double floor, size_t *dead, update_space *space)
 {
     size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
-    double *gram = calloc(p * p, sizeof(double)), *rhs = calloc(p, sizeof(double));
-    double *D = calloc(S, sizeof(double)), *T = calloc(S, sizeof(double));
+    double *D = space->D, *T = space->T;
+    memset(D, 0, S * K * sizeof(double));
+    memset(T, 0, S * K * sizeof(double));
+    for (size_t l = 0; l < L; ++l)
+        for (size_t s = 0; s < S; ++s) {
+            size_t k = label[l * S + s];
+            double w = pl->mass[l * S + s];
+            D[s * K + k] += w;
+            T[s * K + k] += w * pl->local_mean[l * S + s];
+        }
+    memset(space->grams, 0, K * p * p * sizeof(double));
+    memset(space->rhs, 0, p * K * sizeof(double));
+    for (size_t start = 0; start < S; start += MOE_BLOCK_ROWS) {
+        size_t rows = S - start < MOE_BLOCK_ROWS ? S - start : MOE_BLOCK_ROWS;
+        moe_weighted_grams_add(rows, p, K, pl->design + start * p, D + start * K,
+                               space->scratch, space->grams);
+    }
+    moe_product_atb_add(S, p, K, pl->design, T, space->rhs);
     size_t ridge = 0;
+    unsigned char *solved = space->solved;
     *dead = 0;
     for (size_t k = 0; k < K; ++k) {
-        memset(D, 0, S * sizeof(double));
-        memset(T, 0, S * sizeof(double));
-        for (size_t l = 0; l < L; ++l)
-            for (size_t s = 0; s < S; ++s)
-                if (label[l * S + s] == k) {
-                    double w = pl->mass[l * S + s];
-                    D[s] += w;
-                    T[s] += w * pl->local_mean[l * S + s];
-                }
         double total = 0.0;
-        memset(gram, 0, p * p * sizeof(double));
-        memset(rhs, 0, p * sizeof(double));
-        for (size_t s = 0; s < S; ++s) {
-            if (D[s] == 0.0)
-                continue;
-            total += D[s];
-            const double *x = pl->design + s * p;
-            for (size_t a = 0; a < p; ++a) {
-                rhs[a] += x[a] * T[s];
-                for (size_t b = 0; b < p; ++b)
-                    gram[a * p + b] += D[s] * x[a] * x[b];
-            }
-        }
+        for (size_t s = 0; s < S; ++s)
+            total += D[s * K + k];
+        space->totals[k] = total;
+        solved[k] = 0;
         if (!(total > 1e-300)) {
             ++*dead;
             continue;
         }
+        double *gram = space->grams + k * p * p;
+        moe_symmetrize_upper(p, gram);
+        double *right = space->scratch; /* p doubles, free after the Grams */
+        for (size_t a = 0; a < p; ++a)
+            right[a] = space->rhs[a * K + k];
         int ridge_used = 0;
-        if (moe_solve_symmetric(p, gram, rhs, &ridge_used) != MOE_OK)
+        if (moe_solve_symmetric(p, gram, right, &ridge_used) != MOE_OK)
             continue;
         ridge += ridge_used != 0;
-        memcpy(beta + k * p, rhs, p * sizeof(double));
-        double sum = 0.0;
-        for (size_t l = 0; l < L; ++l)
-            for (size_t s = 0; s < S; ++s)
-                if (label[l * S + s] == k) {
-                    double mean = 0.0;
-                    for (size_t a = 0; a < p; ++a)
-                        mean += pl->design[s * p + a] * beta[k * p + a];
-                    double e = mean - pl->local_mean[l * S + s];
-                    sum += pl->mass[l * S + s] * (pl->variance_hat[l] + e * e);
-                }
-        double v = sum / total;
-        variance[k] = v > floor ? v : floor;
+        memcpy(beta + k * p, right, p * sizeof(double));
+        solved[k] = 1;
     }
-    free(gram);
-    free(rhs);
-    free(D);
-    free(T);
+    moe_product_abt(S, K, p, pl->design, beta, space->means);
+    memset(space->sums, 0, K * sizeof(double));
+    for (size_t l = 0; l < L; ++l)
+        for (size_t s = 0; s < S; ++s) {
+            size_t k = label[l * S + s];
+            double e = space->means[s * K + k] - pl->local_mean[l * S + s];
+            space->sums[k] += pl->mass[l * S + s] * (pl->variance_hat[l] + e * e);
+        }
+    for (size_t k = 0; k < K; ++k)
+        if (solved[k]) {
+            double v = space->sums[k] / space->totals[k];
+            variance[k] = v > floor ? v : floor;
+        }
     return ridge;
 }
 
@@ -330,8 +391,11 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     double *beta = malloc(K * p * sizeof(double)), *variance = malloc(K * sizeof(double));
     double *best_beta = malloc(K * p * sizeof(double)), *best_variance = malloc(K * sizeof(double));
     double *means = malloc(S * K * sizeof(double)), *targets = malloc(S * K * sizeof(double));
+    update_space space;
+    int space_ready = update_space_alloc(&space, L, S, K, p);
     moe_status status = MOE_OK;
-    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets)
+    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets ||
+        !space_ready)
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
     double smallest = INFINITY;
     for (size_t i = 0; i < L; ++i)
@@ -345,7 +409,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
         initial_experts(pl, &rng, beta, variance);
         double previous = INFINITY, objective = INFINITY;
         for (size_t t = 0; status == MOE_OK; ++t) {
-            objective = assign(pl, beta, variance, label, means);
+            objective = assign(pl, beta, variance, label, means, space.offsets);
             double scale = (double)S + fabs(objective);
             if (objective > previous + 1e-12 * scale)
                 moe_context_note_decrease(context, (objective - previous) / scale);
@@ -355,7 +419,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
                 break;
             previous = objective;
             size_t dead = 0;
-            size_t ridge = update(pl, label, beta, variance, floor, &dead);
+            size_t ridge = update(pl, label, beta, variance, floor, &dead, &space);
             moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
             if (dead > 0) {
                 for (size_t k = 0; k < K; ++k) {
@@ -378,7 +442,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     }
     if (status == MOE_OK) {
         /* The plan at the reduced experts, and its marginals as the gate's targets. */
-        assign(pl, best_beta, best_variance, label, means);
+        assign(pl, best_beta, best_variance, label, means, space.offsets);
         memset(targets, 0, S * K * sizeof(double));
         for (size_t l = 0; l < L; ++l)
             for (size_t s = 0; s < S; ++s)
@@ -437,6 +501,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     free(best_variance);
     free(means);
     free(targets);
+    update_space_free(&space);
     return status;
 }
 

@@ -18,6 +18,13 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
 /* How many distinct candidates the search kept (0 before it ran). */
 size_t moe_start_search_count(const moe_fit_context *context);
 
+/*
+ * A fitter whose data are a share (0 < share <= 1) of a larger fit's rows, as ot's local fits
+ * are: its start search costs about that share of a full search (fewer starts and survivors;
+ * the sample that ranks them keeps its size). 0 or 1: the full search.
+ */
+void moe_fitter_set_search_share(moe_fitter_t *fitter, double share);
+
 /* Free the candidates (the context's release does it). */
 void moe_start_search_release(moe_fit_context *context);
 
