@@ -323,13 +323,15 @@ START_TEST(dead_components_and_refusals)
 }
 END_TEST
 
-/* The reduction's experts and variances as the scalar loops of 0.1.0 computed them (per
-   pair means and Grams; now products of the whole support per expert): the products change
-   rounding only. */
+/* The reduction's experts and variances as the scalar loops of 0.1.0 computed them (a mean
+   per (component, support row) pair, Grams and costs' logarithms per row; now products of
+   the whole support per expert and one logarithm per pair of components), from the same
+   start: the products change rounding only. (The values were computed by this file's
+   reduction with 0.1.0's assign and update put back.) */
 static const double scalar_experts[2 * P] = {
-    -1.7533080276740836, 0.10417645642454697, -0.64942803635401647, 0.44818450272629756,
-    2.1338427551710546,  0.81289339249882697, 4.1920416511863445,   -1.7502099392241686};
-static const double scalar_variances[2] = {14.227758016880776, 2.0806045626157936};
+    -4.1094908279882221, 0.62439407074308828, 0.53862590678528321, 0.50020251880430311,
+    2.7955842849203125,  -0.16155919641757613, 1.1501525552374738, -0.91047851340883046};
+static const double scalar_variances[2] = {5.3553928134272875, 8.449556395264052};
 
 START_TEST(reduction_matches_the_scalar_path)
 {
@@ -340,7 +342,7 @@ START_TEST(reduction_matches_the_scalar_path)
     for (int m = 0; m < 3; ++m)
         locals[m] = random_model(3, &rng);
     moe_model_t *target = gaussian(2);
-    const char *const options[] = {"seed", "5", "tol", "1e-14", "max_iter", "40", NULL};
+    const char *const options[] = {"seed", "5", "tol", "1e-14", "local_tol", "0", "max_iter", "40", NULL};
     moe_fitter_t *fitter = ot_fitter(options);
     ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)locals,
                                           NULL, 300, X, D, NULL, NULL),
