@@ -7,15 +7,18 @@
  * N rows and a held-out test set of N / 5 rows from the same truth, several seeds. For each
  * seed, repetition and M, alternated in one process: the global em on all training rows
  * (defaults, one thread), then the M shards' local fits one by one (each as ot fits it: an
- * "ot" fitter with one shard and search_shards = M, which is ot's local em with its share of
- * the search) and their reduction by moe_fitter_aggregate on a support of N / M training
- * rows. The modelled speed-up of M machines is the global time over the slowest shard's time
- * plus the reduction's; the gaps are the global fit's log-likelihood per row minus the
+ * "ot" fitter with one shard, which is ot's local em with its search scaled to its rows and
+ * local_tol) and their reduction by moe_fitter_aggregate on a support of training rows
+ * (ot's default: N / M, at most 25 per free parameter, at least 2000). The modelled
+ * speed-up of M machines is the global time over the slowest shard's time plus the
+ * reduction's; the gaps are the global fit's log-likelihood per row minus the
  * reduced model's (held-out and training rows; positive: the reduction is worse).
  *
  * usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] [--features d]
- *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64] [--full-search]
- * (--full-search: the local fits search as a global fit does, ot's behaviour before 0.2)
+ *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64]
+ *                 [--full-search] [--paper-support] [--support S] [--reduction-restarts R]
+ * (--full-search: the local fits search as a global fit does, as ot's did in 0.1.0;
+ * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -198,8 +201,12 @@ typedef struct outcome {
     size_t reduction_iterations;
 } outcome;
 
-/* search_shards of the local fits: 0 for ot's (M), 1 for a full search (--full-search). */
+/* search_shards of the local fits: 0 for ot's (by the shard's rows), 1 for a full search
+   (--full-search). */
 static size_t local_search = 0;
+/* Support rows of the reduction: 0, ot's default (N / M, at most 25 per free parameter, at
+   least 2000); 1, N / M (--paper-support); else that many. */
+static size_t support_rows = 0;
 /* The reduction's option reduction_restarts ("": ot's default). */
 static const char *reduction_restarts = "";
 
@@ -209,7 +216,7 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     outcome result = {0};
     char seed_text[32], machines[32];
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
-    snprintf(machines, sizeof machines, "%zu", local_search > 0 ? local_search : M);
+    snprintf(machines, sizeof machines, "%zu", local_search);
     moe_model_t *global = empty_model(data);
     moe_fitter_t *em = NULL;
     moe_fitter_create(&em, "em");
@@ -232,10 +239,13 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
         moe_fitter_free(local);
     }
     /* The support: N / M training rows, every M-th (the rows are in random order). */
-    size_t S = data->n / M;
+    size_t p = data->d + 1, cap = 25 * ((2 * data->K - 1) * p + data->K);
+    size_t S = support_rows == 0 ? (cap > 2000 ? cap : 2000) : support_rows;
+    if (support_rows == 1 || S > data->n / M)
+        S = data->n / M;
     double *support_X = malloc(S * data->d * sizeof(double));
     for (size_t s = 0; s < S; ++s)
-        memcpy(support_X + s * data->d, data->X + (s * M + M / 2) * data->d,
+        memcpy(support_X + s * data->d, data->X + (s * (data->n / S) + M / 2) * data->d,
                data->d * sizeof(double));
     moe_model_t *reduced = empty_model(data);
     moe_fitter_t *ot = NULL;
@@ -290,6 +300,10 @@ int main(int argc, char **argv)
             local_search = 1;
             continue;
         }
+        if (strcmp(argv[a], "--paper-support") == 0) {
+            support_rows = 1;
+            continue;
+        }
         const char *value = a + 1 < argc ? argv[a + 1] : NULL;
         if (value == NULL)
             goto usage;
@@ -305,6 +319,8 @@ int main(int argc, char **argv)
             features = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--shards") == 0)
             n_shards = parse_shards(value, shard_counts, 16);
+        else if (strcmp(argv[a], "--support") == 0)
+            support_rows = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--reduction-restarts") == 0)
             reduction_restarts = value;
         else if (strcmp(argv[a], "--layout") == 0)

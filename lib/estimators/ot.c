@@ -3,10 +3,11 @@
  * "Distributed learning"), written against the public headers.
  *
  * fit: the rows are split into `shards` parts by a permutation from the seed; each part is
- * fitted by a local em (its own fitter, with this fitter's options), the parts at once on
- * the threads; the local models are then reduced into the working model (ot_reduce.c) on a
- * support sample of N / shards rows drawn from all the rows with the same seed. One shard
- * returns its local fit as it is.
+ * fitted by a local em (its own fitter, with this fitter's options, its start search scaled
+ * to its share of the rows and its tol at least local_tol), the parts at once on the
+ * threads; the local models are then reduced into the working model (ot_reduce.c) on a
+ * support sample of N / shards rows (at most 25 per free parameter, at least 2000) drawn
+ * from all the rows with the same seed. One shard returns its local fit as it is.
  *
  * aggregate (moe_fitter_aggregate): the reduction of the caller's models on the caller's
  * support rows: what a coordinator does with models fitted elsewhere (libmoe_mpi gathers
@@ -28,7 +29,7 @@ typedef struct ot_settings {
     ot_method method;
     ot_gate_targets gate_targets;
     size_t restarts;
-    size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: its rows' share */
+    size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: by its rows */
     double local_tolerance; /* the local fits' and the reduction's tol is at least this (0: the
                                fitter's tol) */
 } ot_settings;
@@ -141,6 +142,26 @@ static moe_status ot_aggregate(void *state, moe_fit_context *context)
                      &options);
 }
 
+/*
+ * The default support: N / M rows (the paper's), but no more than SUPPORT_ROWS_PER_PARAMETER
+ * per free parameter of the model (at least SUPPORT_ROWS). A reduction MM iteration visits
+ * L S = K M S (component, row) pairs, K N at S = N / M: an E-step's worth over all rows
+ * whatever M, which made the reduction as slow as the global fit. The reduction fits
+ * model-made targets (the local experts' means and gates at the support rows), not noisy
+ * responses, so a support of a few thousand rows pins it as well (bench/RESULTS.md); the
+ * start search's sample has the same size for the same reason.
+ */
+#define SUPPORT_ROWS 2000
+#define SUPPORT_ROWS_PER_PARAMETER 25
+
+static size_t default_support(const moe_model_t *model, size_t n, size_t M)
+{
+    size_t cap = SUPPORT_ROWS_PER_PARAMETER * moe_model_n_free_params(model);
+    if (cap < SUPPORT_ROWS)
+        cap = SUPPORT_ROWS;
+    return n / M < cap ? n / M : cap;
+}
+
 /* The pinned options a local em takes from this fitter. */
 static const moe_option passed_on[] = {
     MOE_OPT_MAX_ITER,      MOE_OPT_TOLERANCE,       MOE_OPT_N_INIT,          MOE_OPT_SEED,
@@ -209,14 +230,14 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
             part->w[i] = weights != NULL ? weights[row] : 1.0;
         }
         status = moe_fitter_create(&part->fitter, "em");
-        /* A local fit sees a share of the rows: its start search takes that share of a
-           full search's budget, so a shard's whole fit shrinks with its rows (the search
-           is a fixed cost otherwise, and it was most of a shard's time: bench/RESULTS.md). */
+        /* A local fit's start search takes a budget in proportion to its rows, so that a
+           shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
+           was most of a small shard's time: bench/RESULTS.md). */
         if (status == MOE_OK)
             moe_fitter_set_search_share(part->fitter,
                                         settings->search_shards > 0
                                             ? 1.0 / (double)settings->search_shards
-                                            : (double)part->n / (double)n);
+                                            : moe_search_share_for_rows(part->n));
         for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
             double value = 0.0;
             status = moe_context_get_double(context, passed_on[o], &value);
@@ -277,7 +298,7 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
         free(buffer);
     } else if (status == MOE_OK) {
         /* The support: N / M rows (or the option) drawn from all rows, without replacement. */
-        size_t S = settings->support > 0 ? settings->support : n / M;
+        size_t S = settings->support > 0 ? settings->support : default_support(model, n, M);
         if (S > n)
             S = n;
         if (S == 0)

@@ -28,6 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Support rows per block of the passes over the plan: their per-row sums (K doubles each,
+   four arrays) stay in the cache while every component's row of the plan goes by. */
+#define PLAN_BLOCK_ROWS 512
+
 typedef struct pool {
     size_t L, K, p, S;
     double *beta_hat;  /* L x p */
@@ -273,9 +277,12 @@ static double assign(const pool *pl, const double *beta, const double *variance,
             offsets[l * K + k] = 0.5 * (log(variance[k] / pl->variance_hat[l]) +
                                         pl->variance_hat[l] / variance[k] - 1.0);
     double objective = 0.0;
+    /* By blocks of support rows, so that their means stay in the cache across components. */
+    for (size_t first = 0; first < S; first += PLAN_BLOCK_ROWS)
     for (size_t l = 0; l < L; ++l) {
         const double *offset = offsets + l * K;
-        for (size_t s = 0; s < S; ++s) {
+        size_t last = S - first < PLAN_BLOCK_ROWS ? S : first + PLAN_BLOCK_ROWS;
+        for (size_t s = first; s < last; ++s) {
             double best = INFINITY, local = pl->local_mean[l * S + s];
             const double *mean = means + s * K;
             unsigned short arg = 0;
@@ -362,11 +369,13 @@ static size_t update(const pool *pl, const unsigned short *label, const double *
     memset(T, 0, S * K * sizeof(double));
     memset(squares, 0, S * K * sizeof(double));
     memset(spread, 0, S * K * sizeof(double));
+    for (size_t first = 0; first < S; first += PLAN_BLOCK_ROWS)
     for (size_t l = 0; l < L; ++l) {
         const unsigned short *row_label = label + l * S;
         const double *row_mass = pl->mass + l * S, *row_mean = pl->local_mean + l * S;
         double local_variance = pl->variance_hat[l];
-        for (size_t s = 0; s < S; ++s) {
+        size_t last = S - first < PLAN_BLOCK_ROWS ? S : first + PLAN_BLOCK_ROWS;
+        for (size_t s = first; s < last; ++s) {
             size_t at = s * K + row_label[s];
             double w = row_mass[s], departure = row_mean[s] - means[at];
             D[at] += w;

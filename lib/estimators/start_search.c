@@ -106,6 +106,18 @@ void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
     fitter->search_share = share > 0.0 && share < 1.0 ? share : 0.0;
 }
 
+/* A local fit's search may cost about as much as LOCAL_SEARCH_ITERATIONS EM iterations on
+   its rows: with fewer, a large shard started from poorer end points and its EM on all its
+   rows took ten times longer than the search saved (bench/RESULTS.md); with more, a small
+   shard's fit was mostly its search. */
+#define LOCAL_SEARCH_ITERATIONS 20
+
+double moe_search_share_for_rows(size_t rows)
+{
+    double share = LOCAL_SEARCH_ITERATIONS * (double)rows / (SHORT_BUDGET + SURVIVOR_BUDGET);
+    return share < 1.0 ? share : 1.0;
+}
+
 /* The budget's share: 1 but for a fitter given a share of a fit's rows. */
 static double search_share(const moe_fit_context *context)
 {
