@@ -110,7 +110,7 @@ void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
    its rows: with fewer, a large shard started from poorer end points and its EM on all its
    rows took ten times longer than the search saved (bench/RESULTS.md); with more, a small
    shard's fit was mostly its search. */
-#define LOCAL_SEARCH_ITERATIONS 20
+#define LOCAL_SEARCH_ITERATIONS 10
 
 double moe_search_share_for_rows(size_t rows)
 {
