@@ -1,10 +1,11 @@
 /*
  * ot: distributed learning by optimal-transport aggregation (docs/ARCHITECTURE.md,
- * "Distributed learning"), written against the public headers.
+ * "Distributed learning"), written against the public headers (and start_search.h, for the
+ * local fits' search budget).
  *
  * fit: the rows are split into `shards` parts by a permutation from the seed; each part is
- * fitted by a local em (its own fitter, with this fitter's options, its start search scaled
- * to its share of the rows and its tol at least local_tol), the parts at once on the
+ * fitted by a local em (its own fitter, with this fitter's options, its start search's budget
+ * in proportion to its rows and its tol at least local_tol), the parts at once on the
  * threads; the local models are then reduced into the working model (ot_reduce.c) on a
  * support sample of N / shards rows (at most 25 per free parameter, at least 2000) drawn
  * from all the rows with the same seed. One shard returns its local fit as it is.
