@@ -407,6 +407,9 @@ START_TEST(local_search_shrinks_with_the_rows)
     for (int i = 0; i < 2 * P; ++i)
         ck_assert_double_eq_tol(local[i], experts[1][i], 1e-3);
     EXPECT_STATUS(moe_fitter_set_option(ot, "search_shards", "-1"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "2"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "x"), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(moe_fitter_set_option(ot, "local_tol", "0"), MOE_OK);
     moe_model_free(model);
     moe_fitter_free(ot);
     free(X);
