@@ -6,6 +6,7 @@
  */
 #include "support/runner.h"
 #include "support/synthetic.h"
+#include "estimators/start_search.h"
 
 #include <check.h>
 #include <math.h>
@@ -322,6 +323,100 @@ START_TEST(dead_components_and_refusals)
 }
 END_TEST
 
+/* The reduction's experts and variances as the scalar loops of 0.1.0 computed them (a mean
+   per (component, support row) pair, Grams and costs' logarithms per row; now products of
+   the whole support per expert and one logarithm per pair of components), from the same
+   start: the products change rounding only. (The values were computed by this file's
+   reduction with 0.1.0's assign and update put back.) */
+static const double scalar_experts[2 * P] = {
+    -4.1094908279882221, 0.62439407074308828, 0.53862590678528321, 0.50020251880430311,
+    2.7955842849203125,  -0.16155919641757613, 1.1501525552374738, -0.91047851340883046};
+static const double scalar_variances[2] = {5.3553928134272875, 8.449556395264052};
+
+START_TEST(reduction_matches_the_scalar_path)
+{
+    test_rng rng = {41};
+    double *X, *y;
+    sample(300, 9, &X, &y);
+    moe_model_t *locals[3];
+    for (int m = 0; m < 3; ++m)
+        locals[m] = random_model(3, &rng);
+    moe_model_t *target = gaussian(2);
+    const char *const options[] = {"seed", "5", "tol", "1e-14", "local_tol", "0", "max_iter", "40", NULL};
+    moe_fitter_t *fitter = ot_fitter(options);
+    ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)locals,
+                                          NULL, 300, X, D, NULL, NULL),
+                     MOE_OK);
+    double experts[2 * P], variances[2];
+    moe_model_get_experts(target, experts, 2 * P);
+    moe_model_get_variances(target, variances, 2);
+    if (getenv("OT_GOLDEN") != NULL) {
+        for (int i = 0; i < 2 * P; ++i)
+            printf("%.17g, ", experts[i]);
+        printf("\n%.17g, %.17g\n", variances[0], variances[1]);
+    }
+    for (int i = 0; i < 2 * P; ++i)
+        ck_assert_msg(fabs(experts[i] - scalar_experts[i]) <= 1e-12 * (1.0 + fabs(scalar_experts[i])),
+                      "expert coefficient %d: %.17g, the scalar path %.17g", i, experts[i],
+                      scalar_experts[i]);
+    for (int k = 0; k < 2; ++k)
+        ck_assert_msg(fabs(variances[k] - scalar_variances[k]) <= 1e-12 * scalar_variances[k],
+                      "variance %d: %.17g, the scalar path %.17g", k, variances[k],
+                      scalar_variances[k]);
+    moe_fitter_free(fitter);
+    moe_model_free(target);
+    for (int m = 0; m < 3; ++m)
+        moe_model_free(locals[m]);
+    free(X);
+    free(y);
+}
+END_TEST
+
+/* A local fit's start search costs its share of a full one (rows times EM iterations of
+   the short runs): the search was a fixed cost, most of a small shard's fit. ot's
+   search_shards sets the share its local fits take. */
+START_TEST(local_search_shrinks_with_the_rows)
+{
+    double *X, *y;
+    sample(24000, 11, &X, &y);
+    double cost[2];
+    double experts[2][2 * P];
+    for (int scaled = 0; scaled < 2; ++scaled) {
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        if (scaled)
+            moe_fitter_set_search_share(fitter, 1.0 / 8.0);
+        moe_model_t *model = gaussian(2);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
+        cost[scaled] = fitter->search_cost;
+        moe_model_get_experts(model, experts[scaled], 2 * P);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
+    ck_assert_msg(cost[0] > 0.0 && cost[1] <= 0.5 * cost[0],
+                  "the search on a share of 1/8 cost %g rows x iterations, the full one %g",
+                  cost[1], cost[0]);
+    /* ot with one shard and the search of one of eight is that local fit (on the rows in
+       ot's shuffled order: the same optimum). */
+    const char *const options[] = {"shards", "1", "search_shards", "8", NULL};
+    moe_fitter_t *ot = ot_fitter(options);
+    moe_model_t *model = gaussian(2);
+    ck_assert_int_eq(moe_fitter_fit(ot, model, 24000, X, D, y, NULL), MOE_OK);
+    double local[2 * P];
+    moe_model_get_experts(model, local, 2 * P);
+    for (int i = 0; i < 2 * P; ++i)
+        ck_assert_double_eq_tol(local[i], experts[1][i], 1e-3);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "search_shards", "-1"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "2"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "x"), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(moe_fitter_set_option(ot, "local_tol", "0"), MOE_OK);
+    moe_model_free(model);
+    moe_fitter_free(ot);
+    free(X);
+    free(y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("ot");
@@ -332,6 +427,8 @@ int main(void)
     tcase_add_test(cases, fits_approach_the_truth);
     tcase_add_test(cases, baselines);
     tcase_add_test(cases, dead_components_and_refusals);
+    tcase_add_test(cases, reduction_matches_the_scalar_path);
+    tcase_add_test(cases, local_search_shrinks_with_the_rows);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

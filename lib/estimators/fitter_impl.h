@@ -43,6 +43,11 @@ struct moe_fitter {
     double *trace;         /* winning restart's trace (a session: every call's) */
     size_t trace_length;
     moe_session session;
+    /* init = mixed: the start search's budget as a share of a full fit's (0: all of it;
+       ot's local fits take their share of the rows, estimators/start_search.c), and the
+       rows times EM iterations the last search ran (its cost, for the tests). */
+    double search_share;
+    double search_cost;
     char message[MOE_MESSAGE_SIZE];
 };
 

@@ -1,18 +1,21 @@
 /*
  * ot: distributed learning by optimal-transport aggregation (docs/ARCHITECTURE.md,
- * "Distributed learning"), written against the public headers.
+ * "Distributed learning"), written against the public headers (and start_search.h, for the
+ * local fits' search budget).
  *
  * fit: the rows are split into `shards` parts by a permutation from the seed; each part is
- * fitted by a local em (its own fitter, with this fitter's options), the parts at once on
- * the threads; the local models are then reduced into the working model (ot_reduce.c) on a
- * support sample of N / shards rows drawn from all the rows with the same seed. One shard
- * returns its local fit as it is.
+ * fitted by a local em (its own fitter, with this fitter's options, its start search's budget
+ * in proportion to its rows and its tol at least local_tol), the parts at once on the
+ * threads; the local models are then reduced into the working model (ot_reduce.c) on a
+ * support sample of N / shards rows (at most 25 per free parameter, at least 2000) drawn
+ * from all the rows with the same seed. One shard returns its local fit as it is.
  *
  * aggregate (moe_fitter_aggregate): the reduction of the caller's models on the caller's
  * support rows: what a coordinator does with models fitted elsewhere (libmoe_mpi gathers
  * them from the ranks).
  */
 #include "estimators/ot.h"
+#include "estimators/start_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +30,16 @@ typedef struct ot_settings {
     ot_method method;
     ot_gate_targets gate_targets;
     size_t restarts;
+    size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: by its rows */
+    double local_tolerance; /* the local fits' and the reduction's tol is at least this (0: the
+                               fitter's tol) */
 } ot_settings;
 
-static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1};
+/* The local fits and the reduction's MM stop at the paper's tolerance, 1e-6, unless tol is
+   looser: a shard's em can creep for hundreds of iterations at a few 1e-7 nats per row per
+   iteration, far below what its rows can tell apart, while the global em's default tol of
+   1e-8 is kept for single fits (bench/RESULTS.md). */
+static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1, 0, 1e-6};
 
 static int parse_count(const char *text, size_t low, size_t high, size_t *value)
 {
@@ -51,6 +61,11 @@ static moe_status ot_set_option(void *opaque, const char *name, const char *valu
         bad = parse_count(value, 0, (size_t)1 << 40, &next.support);
     else if (strcmp(name, "reduction_restarts") == 0)
         bad = parse_count(value, 1, 10000, &next.restarts);
+    else if (strcmp(name, "search_shards") == 0)
+        bad = parse_count(value, 0, 1u << 20, &next.search_shards);
+    else if (strcmp(name, "local_tol") == 0)
+        bad = moe_option_parse_real(value, &next.local_tolerance) != MOE_OK ||
+              !(next.local_tolerance >= 0.0 && next.local_tolerance <= 1.0);
     else if (strcmp(name, "reduction") == 0) {
         if (strcmp(value, "transport") == 0)
             next.method = OT_TRANSPORT;
@@ -104,7 +119,8 @@ static moe_status reduction_options(moe_fit_context *context, const ot_settings 
     options->gate_targets = settings->gate_targets;
     options->max_iter = (size_t)max_iter;
     options->restarts = settings->restarts;
-    options->tolerance = tolerance;
+    options->tolerance = tolerance > settings->local_tolerance ? tolerance
+                                                                : settings->local_tolerance;
     options->seed = (uint64_t)seed;
     return status;
 }
@@ -125,6 +141,26 @@ static moe_status ot_aggregate(void *state, moe_fit_context *context)
         return status;
     return ot_reduce(context, moe_context_model(context), count, models, weights, &support,
                      &options);
+}
+
+/*
+ * The default support: N / M rows (the paper's), but no more than SUPPORT_ROWS_PER_PARAMETER
+ * per free parameter of the model (at least SUPPORT_ROWS). A reduction MM iteration visits
+ * L S = K M S (component, row) pairs, K N at S = N / M: an E-step's worth over all rows
+ * whatever M, which made the reduction as slow as the global fit. The reduction fits
+ * model-made targets (the local experts' means and gates at the support rows), not noisy
+ * responses, so a support of a few thousand rows pins it as well (bench/RESULTS.md); the
+ * start search's sample has the same size for the same reason.
+ */
+#define SUPPORT_ROWS 2000
+#define SUPPORT_ROWS_PER_PARAMETER 25
+
+static size_t default_support(const moe_model_t *model, size_t n, size_t M)
+{
+    size_t cap = SUPPORT_ROWS_PER_PARAMETER * moe_model_n_free_params(model);
+    if (cap < SUPPORT_ROWS)
+        cap = SUPPORT_ROWS;
+    return n / M < cap ? n / M : cap;
 }
 
 /* The pinned options a local em takes from this fitter. */
@@ -195,9 +231,19 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
             part->w[i] = weights != NULL ? weights[row] : 1.0;
         }
         status = moe_fitter_create(&part->fitter, "em");
+        /* A local fit's start search takes a budget in proportion to its rows, so that a
+           shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
+           was most of a small shard's time: bench/RESULTS.md). */
+        if (status == MOE_OK)
+            moe_fitter_set_search_share(part->fitter,
+                                        settings->search_shards > 0
+                                            ? 1.0 / (double)settings->search_shards
+                                            : moe_search_share_for_rows(part->n));
         for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
             double value = 0.0;
             status = moe_context_get_double(context, passed_on[o], &value);
+            if (passed_on[o] == MOE_OPT_TOLERANCE && value < settings->local_tolerance)
+                value = settings->local_tolerance;
             if (status == MOE_OK)
                 status = moe_fitter_set_double(part->fitter, passed_on[o], value);
         }
@@ -253,7 +299,7 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
         free(buffer);
     } else if (status == MOE_OK) {
         /* The support: N / M rows (or the option) drawn from all rows, without replacement. */
-        size_t S = settings->support > 0 ? settings->support : n / M;
+        size_t S = settings->support > 0 ? settings->support : default_support(model, n, M);
         if (S > n)
             S = n;
         if (S == 0)

@@ -19,12 +19,18 @@
  */
 #include "estimators/ot.h"
 #include "estimators/model_copy.h"
+#include "common/data.h"
+#include "common/linalg.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Support rows per block of the passes over the plan: their per-row sums (K doubles each,
+   four arrays) stay in the cache while every component's row of the plan goes by. */
+#define PLAN_BLOCK_ROWS 512
 
 typedef struct pool {
     size_t L, K, p, S;
@@ -33,6 +39,9 @@ typedef struct pool {
     double *mass;      /* L x S: pih_l(x_s) */
     double *local_mean;/* L x S: x_s' betah_l */
     double *design;    /* S x p */
+    double *metric;    /* p x p: the support's mean x x', so that (a - b)' metric (a - b) is
+                          the mean squared difference of two experts' means over the support */
+    double *carried;   /* L: the mass a component carries over the support, sum_s pih_l(x_s) */
 } pool;
 
 static void pool_free(pool *pl)
@@ -42,6 +51,8 @@ static void pool_free(pool *pl)
     free(pl->mass);
     free(pl->local_mean);
     free(pl->design);
+    free(pl->metric);
+    free(pl->carried);
 }
 
 static moe_status fail(moe_fit_context *context, moe_status status, const char *message)
@@ -69,6 +80,8 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
     pl->mass = malloc(L * S * sizeof(double));
     pl->local_mean = malloc(L * S * sizeof(double));
     pl->design = malloc(S * p * sizeof(double));
+    pl->metric = malloc(p * p * sizeof(double));
+    pl->carried = malloc(L * sizeof(double));
     double *proba = NULL;
     size_t largest = 0;
     for (size_t m = 0; m < count; ++m)
@@ -76,7 +89,7 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
             largest = moe_model_n_experts(models[m]);
     proba = malloc(S * largest * sizeof(double));
     if (!pl->beta_hat || !pl->variance_hat || !pl->mass || !pl->local_mean || !pl->design ||
-        !proba) {
+        !pl->metric || !pl->carried || !proba) {
         free(proba);
         return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction's pool");
     }
@@ -107,8 +120,17 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
         return fail(context, status, "cannot read a local model");
     /* local means: (L x p) x (p x S) */
     if (S > 0)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L, (int)S, (int)p, 1.0,
-                    pl->beta_hat, (int)p, pl->design, (int)p, 0.0, pl->local_mean, (int)S);
+        moe_product_abt(L, S, p, pl->beta_hat, pl->design, pl->local_mean);
+    memset(pl->metric, 0, p * p * sizeof(double));
+    if (S > 0)
+        moe_rank_update(S, p, 1.0 / (double)S, pl->design, pl->metric);
+    moe_symmetrize_upper(p, pl->metric);
+    for (size_t i = 0; i < L; ++i) {
+        double sum = 0.0;
+        for (size_t s = 0; s < S; ++s)
+            sum += pl->mass[i * S + s];
+        pl->carried[i] = sum;
+    }
     return MOE_OK;
 }
 
@@ -120,50 +142,86 @@ static double kl(double mean_from, double variance_from, double mean_to, double 
                   difference * difference / variance_to - 1.0);
 }
 
-/* k-means++ then Lloyd on the pooled coefficient vectors: the MM's starting experts. */
-static void initial_experts(const pool *pl, moe_rng *rng, double *beta, double *variance)
+/* The mean squared difference of the means of experts a and b over the support. */
+static double support_distance(const pool *pl, const double *a, const double *b,
+                               double *difference)
+{
+    size_t p = pl->p;
+    for (size_t j = 0; j < p; ++j)
+        difference[j] = a[j] - b[j];
+    double sum = 0.0;
+    for (size_t i = 0; i < p; ++i) {
+        double row = 0.0;
+        for (size_t j = 0; j < p; ++j)
+            row += pl->metric[i * p + j] * difference[j];
+        sum += difference[i] * row;
+    }
+    return sum > 0.0 ? sum : 0.0;
+}
+
+/* A component drawn with probability proportional to score (the first when all are 0). */
+static size_t draw(const double *score, size_t count, moe_rng *rng)
+{
+    double total = 0.0;
+    for (size_t l = 0; l < count; ++l)
+        total += score[l];
+    if (!(total > 0.0))
+        return moe_rng_below(rng, count);
+    double u = moe_rng_uniform(rng) * total;
+    size_t chosen = 0;
+    while (chosen + 1 < count && (u -= score[chosen]) > 0.0)
+        ++chosen;
+    return chosen;
+}
+
+/*
+ * The MM's starting experts: k-means++ then Lloyd on the pooled components, each weighted by
+ * the mass it carries over the support, with the distance of their means over the support
+ * (the KL cost's mean term). Unweighted and in raw coefficients, a local expert that carries
+ * almost nothing (a poor local optimum's spare expert) was as likely a seed as any, and
+ * coefficients of different scales counted alike: at 64 shards one start in a few ended far
+ * from the global fit (bench/RESULTS.md).
+ */
+static moe_status initial_experts(const pool *pl, moe_rng *rng, double *beta, double *variance)
 {
     size_t L = pl->L, K = pl->K, p = pl->p;
     size_t *label = calloc(L, sizeof(size_t));
-    double *distance = malloc(L * sizeof(double));
-    size_t first = moe_rng_below(rng, L);
+    double *score = malloc(L * sizeof(double)), *difference = malloc(p * sizeof(double));
+    double *weight = malloc(K * sizeof(double));
+    if (!label || !score || !difference || !weight) {
+        free(label);
+        free(score);
+        free(difference);
+        free(weight);
+        return MOE_ERR_OUT_OF_MEMORY;
+    }
+    size_t first = draw(pl->carried, L, rng);
     memcpy(beta, pl->beta_hat + first * p, p * sizeof(double));
     for (size_t c = 1; c < K; ++c) {
-        double total = 0.0;
         for (size_t l = 0; l < L; ++l) {
             double best = INFINITY;
             for (size_t j = 0; j < c; ++j) {
-                double sum = 0.0;
-                for (size_t a = 0; a < p; ++a) {
-                    double e = pl->beta_hat[l * p + a] - beta[j * p + a];
-                    sum += e * e;
-                }
-                best = sum < best ? sum : best;
+                double distance = support_distance(pl, pl->beta_hat + l * p, beta + j * p,
+                                                   difference);
+                best = distance < best ? distance : best;
             }
-            distance[l] = best;
-            total += best;
+            score[l] = pl->carried[l] * best;
         }
-        size_t chosen = moe_rng_below(rng, L);
-        if (total > 0.0) {
-            double u = moe_rng_uniform(rng) * total;
-            for (chosen = 0; chosen + 1 < L && (u -= distance[chosen]) > 0.0; ++chosen)
-                ;
-        }
+        size_t chosen = draw(score, L, rng);
         memcpy(beta + c * p, pl->beta_hat + chosen * p, p * sizeof(double));
     }
+    for (size_t k = 0; k < K; ++k)
+        variance[k] = pl->variance_hat[first];
     for (int iteration = 0; iteration < 100; ++iteration) {
         int moved = 0;
         for (size_t l = 0; l < L; ++l) {
             double best = INFINITY;
             size_t arg = 0;
             for (size_t c = 0; c < K; ++c) {
-                double sum = 0.0;
-                for (size_t a = 0; a < p; ++a) {
-                    double e = pl->beta_hat[l * p + a] - beta[c * p + a];
-                    sum += e * e;
-                }
-                if (sum < best) {
-                    best = sum;
+                double distance = support_distance(pl, pl->beta_hat + l * p, beta + c * p,
+                                                   difference);
+                if (distance < best) {
+                    best = distance;
                     arg = c;
                 }
             }
@@ -172,49 +230,65 @@ static void initial_experts(const pool *pl, moe_rng *rng, double *beta, double *
         }
         if (!moved)
             break;
+        memset(beta, 0, K * p * sizeof(double));
+        memset(variance, 0, K * sizeof(double));
+        memset(weight, 0, K * sizeof(double));
+        for (size_t l = 0; l < L; ++l) {
+            size_t c = label[l];
+            for (size_t a = 0; a < p; ++a)
+                beta[c * p + a] += pl->carried[l] * pl->beta_hat[l * p + a];
+            variance[c] += pl->carried[l] * pl->variance_hat[l];
+            weight[c] += pl->carried[l];
+        }
         for (size_t c = 0; c < K; ++c) {
-            size_t members = 0;
-            double *centre = beta + c * p;
-            double sum_variance = 0.0;
-            memset(centre, 0, p * sizeof(double));
-            for (size_t l = 0; l < L; ++l)
-                if (label[l] == c) {
-                    for (size_t a = 0; a < p; ++a)
-                        centre[a] += pl->beta_hat[l * p + a];
-                    sum_variance += pl->variance_hat[l];
-                    ++members;
-                }
-            if (members == 0) {
-                /* An empty cluster takes a random pooled component. */
-                size_t l = moe_rng_below(rng, L);
-                memcpy(centre, pl->beta_hat + l * p, p * sizeof(double));
+            if (!(weight[c] > 0.0)) {
+                /* An empty cluster takes a component drawn by its mass. */
+                size_t l = draw(pl->carried, L, rng);
+                memcpy(beta + c * p, pl->beta_hat + l * p, p * sizeof(double));
                 variance[c] = pl->variance_hat[l];
                 continue;
             }
             for (size_t a = 0; a < p; ++a)
-                centre[a] /= (double)members;
-            variance[c] = sum_variance / (double)members;
+                beta[c * p + a] /= weight[c];
+            variance[c] /= weight[c];
         }
     }
     free(label);
-    free(distance);
+    free(score);
+    free(difference);
+    free(weight);
+    return MOE_OK;
 }
 
-/* Assignments and the objective at the current experts. */
+/* Assignments and the objective at the current experts. KL(N(a, u) || N(b, v)) is
+   c(u, v) + (b - a)^2 / 2v with c(u, v) = (log(v / u) + u / v - 1) / 2 the same for every
+   support row: the logarithms are taken once per (local, reduced) pair (offsets: L x K, then
+   K more for 1 / 2v). */
 static double assign(const pool *pl, const double *beta, const double *variance,
-                     unsigned short *label, double *means)
+                     unsigned short *label, double *means, double *offsets)
 {
     size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S, (int)K, (int)p, 1.0, pl->design,
-                (int)p, beta, (int)p, 0.0, means, (int)K);
-    double objective = 0.0;
+    moe_product_abt(S, K, p, pl->design, beta, means);
+    double *scale = offsets + L * K; /* K: 1 / 2v_k */
+    for (size_t k = 0; k < K; ++k)
+        scale[k] = 0.5 / variance[k];
     for (size_t l = 0; l < L; ++l)
-        for (size_t s = 0; s < S; ++s) {
-            double best = INFINITY;
+        for (size_t k = 0; k < K; ++k)
+            offsets[l * K + k] = 0.5 * (log(variance[k] / pl->variance_hat[l]) +
+                                        pl->variance_hat[l] / variance[k] - 1.0);
+    double objective = 0.0;
+    /* By blocks of support rows, so that their means stay in the cache across components. */
+    for (size_t first = 0; first < S; first += PLAN_BLOCK_ROWS)
+    for (size_t l = 0; l < L; ++l) {
+        const double *offset = offsets + l * K;
+        size_t last = S - first < PLAN_BLOCK_ROWS ? S : first + PLAN_BLOCK_ROWS;
+        for (size_t s = first; s < last; ++s) {
+            double best = INFINITY, local = pl->local_mean[l * S + s];
+            const double *mean = means + s * K;
             unsigned short arg = 0;
             for (size_t k = 0; k < K; ++k) {
-                double cost = kl(pl->local_mean[l * S + s], pl->variance_hat[l], means[s * K + k],
-                                 variance[k]);
+                double difference = mean[k] - local;
+                double cost = offset[k] + scale[k] * difference * difference;
                 if (cost < best) { /* ties go to the lowest k */
                     best = cost;
                     arg = (unsigned short)k;
@@ -223,68 +297,142 @@ static double assign(const pool *pl, const double *beta, const double *variance,
             label[l * S + s] = arg;
             objective += pl->mass[l * S + s] * best;
         }
+    }
     return objective;
 }
 
-/* The majoriser's minimiser; experts that receive no mass are reported (1 + their count). */
-static size_t update(const pool *pl, const unsigned short *label, double *beta, double *variance,
-                     double floor, size_t *dead)
+/* The reduction's workspace for the majoriser's minimiser (update). */
+typedef struct update_space {
+    double *D, *T;       /* S x K: D_k(s) and the departures' sum (update) */
+    double *squares, *spread; /* S x K: the departures' squares, the local variances */
+    double *grams;       /* K x p x p */
+    double *rhs;         /* p x K */
+    double *scratch;     /* moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K) */
+    double *means;       /* S x K: x_s' beta_k at the new experts */
+    double *sums, *totals; /* K each */
+    unsigned char *solved; /* K: the expert's system was solved */
+    double *offsets;       /* L x K: assign's constant part of the costs, then K scales */
+} update_space;
+
+static void update_space_free(update_space *space)
+{
+    free(space->D);
+    free(space->T);
+    free(space->squares);
+    free(space->spread);
+    free(space->grams);
+    free(space->rhs);
+    free(space->scratch);
+    free(space->means);
+    free(space->sums);
+    free(space->totals);
+    free(space->solved);
+    free(space->offsets);
+}
+
+static int update_space_alloc(update_space *space, size_t L, size_t S, size_t K, size_t p)
+{
+    space->offsets = malloc((L + 1) * K * sizeof(double));
+    space->D = malloc(S * K * sizeof(double));
+    space->T = malloc(S * K * sizeof(double));
+    space->squares = malloc(S * K * sizeof(double));
+    space->spread = malloc(S * K * sizeof(double));
+    space->grams = malloc(K * p * p * sizeof(double));
+    space->rhs = malloc(p * K * sizeof(double));
+    space->scratch = malloc(moe_weighted_grams_scratch(MOE_BLOCK_ROWS, p, K) * sizeof(double));
+    space->means = malloc(S * K * sizeof(double));
+    space->sums = malloc(K * sizeof(double));
+    space->totals = malloc(K * sizeof(double));
+    space->solved = malloc(K);
+    return space->D && space->T && space->squares && space->spread && space->grams && space->rhs && space->scratch &&
+           space->means && space->sums && space->totals && space->solved &&
+           space->offsets;
+}
+
+/*
+ * The majoriser's minimiser; experts that receive no mass are reported (1 + their count).
+ * One pass over the plan gathers, per support row and reduced expert, the mass D, the
+ * masses' sum of the local means' departures from the current expert's mean c (so T = D c +
+ * that), their sum of squares and their local variances: the K weighted Grams and right-hand
+ * sides are then products over the support rows (the library's Gram kernel), and the new
+ * variances come from these sums without a second pass over the plan (sum w (m - mu)^2 =
+ * D (m - c)^2 - 2 (m - c) sum w (mu - c) + sum w (mu - c)^2, well conditioned as m - c is
+ * the step). means: S x K, the current experts' means (assign's).
+ */
+static size_t update(const pool *pl, const unsigned short *label, const double *means,
+                     double *beta, double *variance, double floor, size_t *dead,
+                     update_space *space)
 {
     size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
-    double *gram = calloc(p * p, sizeof(double)), *rhs = calloc(p, sizeof(double));
-    double *D = calloc(S, sizeof(double)), *T = calloc(S, sizeof(double));
+    double *D = space->D, *T = space->T, *squares = space->squares, *spread = space->spread;
+    memset(D, 0, S * K * sizeof(double));
+    memset(T, 0, S * K * sizeof(double));
+    memset(squares, 0, S * K * sizeof(double));
+    memset(spread, 0, S * K * sizeof(double));
+    for (size_t first = 0; first < S; first += PLAN_BLOCK_ROWS)
+    for (size_t l = 0; l < L; ++l) {
+        const unsigned short *row_label = label + l * S;
+        const double *row_mass = pl->mass + l * S, *row_mean = pl->local_mean + l * S;
+        double local_variance = pl->variance_hat[l];
+        size_t last = S - first < PLAN_BLOCK_ROWS ? S : first + PLAN_BLOCK_ROWS;
+        for (size_t s = first; s < last; ++s) {
+            size_t at = s * K + row_label[s];
+            double w = row_mass[s], departure = row_mean[s] - means[at];
+            D[at] += w;
+            T[at] += w * departure;
+            squares[at] += w * departure * departure;
+            spread[at] += w * local_variance;
+        }
+    }
+    memset(space->grams, 0, K * p * p * sizeof(double));
+    memset(space->rhs, 0, p * K * sizeof(double));
+    for (size_t start = 0; start < S; start += MOE_BLOCK_ROWS) {
+        size_t rows = S - start < MOE_BLOCK_ROWS ? S - start : MOE_BLOCK_ROWS;
+        moe_weighted_grams_add(rows, p, K, pl->design + start * p, D + start * K,
+                               space->scratch, space->grams);
+    }
+    /* the right-hand sides from T = D c + the departures' sum */
+    for (size_t i = 0; i < S * K; ++i)
+        space->means[i] = D[i] * means[i] + T[i];
+    moe_product_atb_add(S, p, K, pl->design, space->means, space->rhs);
     size_t ridge = 0;
+    unsigned char *solved = space->solved;
     *dead = 0;
     for (size_t k = 0; k < K; ++k) {
-        memset(D, 0, S * sizeof(double));
-        memset(T, 0, S * sizeof(double));
-        for (size_t l = 0; l < L; ++l)
-            for (size_t s = 0; s < S; ++s)
-                if (label[l * S + s] == k) {
-                    double w = pl->mass[l * S + s];
-                    D[s] += w;
-                    T[s] += w * pl->local_mean[l * S + s];
-                }
         double total = 0.0;
-        memset(gram, 0, p * p * sizeof(double));
-        memset(rhs, 0, p * sizeof(double));
-        for (size_t s = 0; s < S; ++s) {
-            if (D[s] == 0.0)
-                continue;
-            total += D[s];
-            const double *x = pl->design + s * p;
-            for (size_t a = 0; a < p; ++a) {
-                rhs[a] += x[a] * T[s];
-                for (size_t b = 0; b < p; ++b)
-                    gram[a * p + b] += D[s] * x[a] * x[b];
-            }
-        }
+        for (size_t s = 0; s < S; ++s)
+            total += D[s * K + k];
+        space->totals[k] = total;
+        solved[k] = 0;
         if (!(total > 1e-300)) {
             ++*dead;
             continue;
         }
+        double *gram = space->grams + k * p * p;
+        moe_symmetrize_upper(p, gram);
+        double *right = space->scratch; /* p doubles, free after the Grams */
+        for (size_t a = 0; a < p; ++a)
+            right[a] = space->rhs[a * K + k];
         int ridge_used = 0;
-        if (moe_solve_symmetric(p, gram, rhs, &ridge_used) != MOE_OK)
+        if (moe_solve_symmetric(p, gram, right, &ridge_used) != MOE_OK)
             continue;
         ridge += ridge_used != 0;
-        memcpy(beta + k * p, rhs, p * sizeof(double));
-        double sum = 0.0;
-        for (size_t l = 0; l < L; ++l)
-            for (size_t s = 0; s < S; ++s)
-                if (label[l * S + s] == k) {
-                    double mean = 0.0;
-                    for (size_t a = 0; a < p; ++a)
-                        mean += pl->design[s * p + a] * beta[k * p + a];
-                    double e = mean - pl->local_mean[l * S + s];
-                    sum += pl->mass[l * S + s] * (pl->variance_hat[l] + e * e);
-                }
-        double v = sum / total;
-        variance[k] = v > floor ? v : floor;
+        memcpy(beta + k * p, right, p * sizeof(double));
+        solved[k] = 1;
     }
-    free(gram);
-    free(rhs);
-    free(D);
-    free(T);
+    moe_product_abt(S, K, p, pl->design, beta, space->means);
+    memset(space->sums, 0, K * sizeof(double));
+    for (size_t s = 0; s < S; ++s)
+        for (size_t k = 0; k < K; ++k) {
+            size_t at = s * K + k;
+            double step = space->means[at] - means[at];
+            space->sums[k] += spread[at] + D[at] * step * step - 2.0 * step * T[at] + squares[at];
+        }
+    for (size_t k = 0; k < K; ++k)
+        if (solved[k]) {
+            double v = space->sums[k] / space->totals[k];
+            variance[k] = v > floor ? v : floor;
+        }
     return ridge;
 }
 
@@ -330,8 +478,11 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     double *beta = malloc(K * p * sizeof(double)), *variance = malloc(K * sizeof(double));
     double *best_beta = malloc(K * p * sizeof(double)), *best_variance = malloc(K * sizeof(double));
     double *means = malloc(S * K * sizeof(double)), *targets = malloc(S * K * sizeof(double));
+    update_space space;
+    int space_ready = update_space_alloc(&space, L, S, K, p);
     moe_status status = MOE_OK;
-    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets)
+    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets ||
+        !space_ready)
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
     double smallest = INFINITY;
     for (size_t i = 0; i < L; ++i)
@@ -342,10 +493,13 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     for (size_t restart = 0; status == MOE_OK && restart < options->restarts; ++restart) {
         moe_rng rng;
         moe_rng_seed(&rng, options->seed, 0x6f74ULL + restart);
-        initial_experts(pl, &rng, beta, variance);
+        if (initial_experts(pl, &rng, beta, variance) != MOE_OK) {
+            status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+            break;
+        }
         double previous = INFINITY, objective = INFINITY;
         for (size_t t = 0; status == MOE_OK; ++t) {
-            objective = assign(pl, beta, variance, label, means);
+            objective = assign(pl, beta, variance, label, means, space.offsets);
             double scale = (double)S + fabs(objective);
             if (objective > previous + 1e-12 * scale)
                 moe_context_note_decrease(context, (objective - previous) / scale);
@@ -355,7 +509,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
                 break;
             previous = objective;
             size_t dead = 0;
-            size_t ridge = update(pl, label, beta, variance, floor, &dead);
+            size_t ridge = update(pl, label, means, beta, variance, floor, &dead, &space);
             moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
             if (dead > 0) {
                 for (size_t k = 0; k < K; ++k) {
@@ -378,7 +532,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     }
     if (status == MOE_OK) {
         /* The plan at the reduced experts, and its marginals as the gate's targets. */
-        assign(pl, best_beta, best_variance, label, means);
+        assign(pl, best_beta, best_variance, label, means, space.offsets);
         memset(targets, 0, S * K * sizeof(double));
         for (size_t l = 0; l < L; ++l)
             for (size_t s = 0; s < S; ++s)
@@ -437,6 +591,7 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     free(best_variance);
     free(means);
     free(targets);
+    update_space_free(&space);
     return status;
 }
 

@@ -101,6 +101,30 @@ void moe_start_search_release(moe_fit_context *context)
     context->start_searched = 0;
 }
 
+void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
+{
+    fitter->search_share = share > 0.0 && share < 1.0 ? share : 0.0;
+}
+
+/* A local fit's search may cost about as much as LOCAL_SEARCH_ITERATIONS EM iterations on
+   its rows: with fewer, a large shard started from poorer end points and its EM on all its
+   rows took ten times longer than the search saved (bench/RESULTS.md); with more, a small
+   shard's fit was mostly its search. */
+#define LOCAL_SEARCH_ITERATIONS 10
+
+double moe_search_share_for_rows(size_t rows)
+{
+    double share = LOCAL_SEARCH_ITERATIONS * (double)rows / (SHORT_BUDGET + SURVIVOR_BUDGET);
+    return share < 1.0 ? share : 1.0;
+}
+
+/* The budget's share: 1 but for a fitter given a share of a fit's rows. */
+static double search_share(const moe_fit_context *context)
+{
+    double share = context->fitter->search_share;
+    return share > 0.0 && share < 1.0 ? share : 1.0;
+}
+
 size_t moe_start_search_count(const moe_fit_context *context)
 {
     return context->n_start_candidates;
@@ -206,6 +230,7 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     *objective = previous;
     if (used != NULL)
         *used = t;
+    context->fitter->search_cost += (double)data->n * (double)(t > 0 ? t : 1);
     return MOE_OK;
 }
 
@@ -409,7 +434,8 @@ static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *
         return MOE_OK;
     gate_search_state state = {context, settings, sample, resp, best->model, NULL,
                                best->objective, moe_data_total_weight(sample),
-                               GATE_SEARCH_BUDGET / (double)n, NULL, NULL};
+                               search_share(context) * GATE_SEARCH_BUDGET / (double)n, NULL,
+                               NULL};
     if (state.budget < 1.0)
         return MOE_OK;
     int borders = best->model->intercept && sample->n_features > 0;
@@ -489,11 +515,17 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     int gaussian = shape->family_ops->has_variance;
     const start_family *families = gaussian ? gaussian_families : class_families;
     size_t n_families = gaussian ? 5 : 3;
-    double rows = (double)sample->n;
+    double rows = (double)sample->n, share = search_share(context);
     size_t starts = budget_count(SHORT_BUDGET / (rows * SHORT_ITERATIONS),
                                  SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
     if (starts < SEARCH_STARTS)
         starts = SEARCH_STARTS;
+    /* A share (ot's local fits) takes that share of the starts, but SEARCH_STARTS_PER_EXPERT
+       per expert at least: with one start of each family, local fits of K = 5, d = 20 on
+       12,500 rows were poor enough that their reduction ended 0.3 nats per row below the
+       global fit (0.0003 with six per expert; bench/RESULTS.md). */
+    if (share < 1.0)
+        starts = budget_count(ceil((double)starts * share), SEARCH_STARTS_PER_EXPERT * K, starts);
     if (K == 1)
         starts = 1;
     candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
@@ -529,8 +561,14 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             memcpy(failure_message, message, MOE_MESSAGE_SIZE);
         }
     }
-    size_t survivors = budget_count(SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
-                                    SURVIVORS_PER_RESTART * settings->n_init, starts);
+    /* A share keeps its share of the restarts (at least one): a local fit's extra restarts
+       from the search's lesser end points converged in 4 or 5 iterations when they won and
+       crept for 100 and more when they lost, most of a shard's time (bench/RESULTS.md). */
+    size_t least_survivors = SURVIVORS_PER_RESTART * settings->n_init;
+    if (share < 1.0)
+        least_survivors = (size_t)floor((double)least_survivors * share);
+    size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
+                                    least_survivors > 0 ? least_survivors : 1, starts);
     if (status == MOE_OK) {
         qsort(candidates, starts, sizeof(candidate), by_objective);
         for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
@@ -608,6 +646,7 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
     if (!context->start_searched || !rows_equal(&context->start_rows, data)) {
         moe_start_search_release(context);
+        context->fitter->search_cost = 0.0;
         search_rows sample;
         moe_status status = sample_rows(data, moe_model_n_free_params(model), settings->seed,
                                         &sample, message);

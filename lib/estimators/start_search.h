@@ -18,6 +18,18 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
 /* How many distinct candidates the search kept (0 before it ran). */
 size_t moe_start_search_count(const moe_fit_context *context);
 
+/*
+ * A fitter whose start search (init = mixed) takes a share (0 < share < 1) of the full
+ * search's budget, as ot's local fits do: that share of the starts and of the restarts' end
+ * points (fewer starts and survivors; the sample that ranks them keeps its size). 0 or 1:
+ * the full search.
+ */
+void moe_fitter_set_search_share(moe_fitter_t *fitter, double share);
+
+/* The share a local fit of `rows` rows takes (ot's default): its search costs about as much
+   as ten EM iterations on its rows, the full search from about 110,000 rows on. */
+double moe_search_share_for_rows(size_t rows);
+
 /* Free the candidates (the context's release does it). */
 void moe_start_search_release(moe_fit_context *context);
 
