@@ -193,8 +193,11 @@ static ismm_shape shape_of(const moe_model_t *model)
     shape.K = moe_model_n_experts(model);
     shape.d = moe_model_n_features(model);
     shape.p = moe_model_n_inputs(model);
-    shape.rows = moe_model_expert_rows(model);
     shape.gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN;
+    shape.multinomial = moe_model_family(model) == MOE_FAMILY_MULTINOMIAL;
+    /* The reference class's row is not a parameter: the surrogate's classes are the free
+       rows and the reference, as the model's are. */
+    shape.rows = moe_model_expert_rows(model) - (shape.multinomial ? 1 : 0);
     shape.intercept = moe_model_has_intercept(model);
     return shape;
 }
@@ -202,6 +205,7 @@ static ismm_shape shape_of(const moe_model_t *model)
 static int same_shape(const ismm_shape *a, const ismm_shape *b)
 {
     return a->K == b->K && a->d == b->d && a->p == b->p && a->rows == b->rows &&
+           a->multinomial == b->multinomial &&
            a->gaussian == b->gaussian && a->intercept == b->intercept;
 }
 
@@ -212,9 +216,7 @@ static int same_shape(const ismm_shape *a, const ismm_shape *b)
    setting 6.2 (on 1 of 50 with six per parameter). */
 static size_t automatic_warm_rows(const ismm_shape *shape)
 {
-    size_t expert = shape->gaussian ? shape->p + 1
-                    : shape->rows == 1 ? shape->p
-                                       : (shape->rows - 1) * shape->p;
+    size_t expert = shape->gaussian ? shape->p + 1 : shape->rows * shape->p;
     size_t rows = 10 * ((shape->K - 1) * shape->p + shape->K * expert);
     return rows > 85 ? rows : 85;
 }
@@ -278,13 +280,28 @@ static moe_status reserve(ismm_state *state, size_t rows)
 
 /* ---- Model <-> parameters -------------------------------------------------------------------- */
 
+/* The model's expert rows for the free rows of the storage: a multinomial expert's last
+   (reference) class row is zero in the model and absent from the storage. */
+static size_t model_expert_rows(const ismm_shape *shape)
+{
+    return shape->rows + (shape->multinomial ? 1 : 0);
+}
+
 static moe_status read_model(const ismm_shape *shape, const moe_model_t *model, double *storage)
 {
     ismm_parameters theta;
     ismm_parameters_map(shape, storage, &theta);
-    moe_status status = moe_model_get_gate(model, theta.gate, shape->K * shape->p);
+    size_t p = shape->p, free_rows = shape->rows, rows = model_expert_rows(shape);
+    double *experts = malloc(shape->K * rows * p * sizeof(double));
+    if (experts == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    moe_status status = moe_model_get_gate(model, theta.gate, shape->K * p);
     if (status == MOE_OK)
-        status = moe_model_get_experts(model, theta.experts, shape->K * shape->rows * shape->p);
+        status = moe_model_get_experts(model, experts, shape->K * rows * p);
+    for (size_t k = 0; status == MOE_OK && k < shape->K; ++k)
+        memcpy(theta.experts + k * free_rows * p, experts + k * rows * p,
+               free_rows * p * sizeof(double));
+    free(experts);
     if (status == MOE_OK && shape->gaussian)
         status = moe_model_get_variances(model, theta.variances, shape->K);
     return status;
@@ -294,9 +311,17 @@ static moe_status write_model(const ismm_shape *shape, moe_model_t *model, const
 {
     ismm_parameters theta;
     ismm_parameters_map(shape, (double *)storage, &theta);
-    moe_status status = moe_model_set_gate(model, theta.gate, shape->K * shape->p);
+    size_t p = shape->p, free_rows = shape->rows, rows = model_expert_rows(shape);
+    double *experts = calloc(shape->K * rows * p, sizeof(double));
+    if (experts == NULL)
+        return MOE_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < shape->K; ++k)
+        memcpy(experts + k * rows * p, theta.experts + k * free_rows * p,
+               free_rows * p * sizeof(double));
+    moe_status status = moe_model_set_gate(model, theta.gate, shape->K * p);
     if (status == MOE_OK)
-        status = moe_model_set_experts(model, theta.experts, shape->K * shape->rows * shape->p);
+        status = moe_model_set_experts(model, experts, shape->K * rows * p);
+    free(experts);
     if (status == MOE_OK && shape->gaussian)
         status = moe_model_set_variances(model, theta.variances, shape->K);
     return status;
@@ -1090,7 +1115,7 @@ static moe_status ismm_save_state(const void *opaque, void *buffer, size_t capac
     put_u64(&at, (uint64_t)state->started);
     put_u64(&at, state->shape.K);
     put_u64(&at, state->shape.d);
-    put_u64(&at, state->shape.rows);
+    put_u64(&at, model_expert_rows(&state->shape));
     put_u64(&at, (uint64_t)state->shape.gaussian);
     put_u64(&at, (uint64_t)state->shape.intercept);
     put_u64(&at, state->steps);
@@ -1182,8 +1207,9 @@ static int session_valid(const saved_header *h, size_t words, ismm_shape *shape)
         return 0;
     shape->K = (size_t)h->K;
     shape->d = (size_t)h->d;
-    shape->rows = (size_t)h->rows;
     shape->gaussian = (int)h->gaussian;
+    shape->multinomial = !h->gaussian && h->rows > 1;
+    shape->rows = (size_t)h->rows - (shape->multinomial ? 1 : 0);
     shape->intercept = (int)h->intercept;
     shape->p = shape->d + (size_t)h->intercept;
     if (shape->p == 0 || h->warm_rows != configured_warm_rows(&h->settings, shape) ||
@@ -1240,9 +1266,9 @@ static int read_arrays(ismm_state *loaded, const unsigned char *at)
     if (moe_check_response_values(NULL, loaded->waiting, loaded->waiting_y) != MOE_OK)
         return 1;
     if (!shape->gaussian) {
-        size_t classes = shape->rows == 1 ? 2 : shape->rows;
+        size_t classes = shape->multinomial ? shape->rows + 1 : 2;
         if (moe_categorical_check_labels(loaded->waiting, loaded->waiting_y, classes,
-                                         shape->rows == 1 ? "logistic" : "multinomial",
+                                         shape->multinomial ? "multinomial" : "logistic",
                                          NULL) != MOE_OK)
             return 1;
     }

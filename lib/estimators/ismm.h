@@ -21,9 +21,11 @@ void ismm_bound_coefficients(ismm_bound bound, size_t m, double *a1, double *a2)
 /* The model's shape as the statistics see it. */
 typedef struct ismm_shape {
     size_t K, d, p;  /* experts, features, inputs (d + intercept) */
-    size_t rows;     /* expert rows: 1, or classes - 1 */
+    size_t rows;     /* free expert rows: 1, or classes - 1 */
     int gaussian;    /* Gaussian experts (else logistic or multinomial) */
     int intercept;
+    int multinomial; /* the model keeps rows + 1 class rows, the last the reference (zero);
+                        labels are class indices, where logistic's y = 1 is the free row */
 } ismm_shape;
 
 /*

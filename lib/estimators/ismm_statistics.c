@@ -158,7 +158,7 @@ static size_t batch_chunk(void *user, size_t first, size_t count, double *sums, 
                     for (size_t j = 0; j < R; ++j)
                         z[j] = mu[k * R + j];
                     z[R] = 0.0;
-                    size_t label = R == 1 ? (y > 0.5 ? 0u : 1u) : (size_t)y;
+                    size_t label = !shape->multinomial ? (y > 0.5 ? 0u : 1u) : (size_t)y;
                     double class_total = log_sum_exp(z, R + 1);
                     log_density = z[label] - class_total;
                     for (size_t j = 0; j <= R; ++j)
@@ -196,7 +196,8 @@ static size_t batch_chunk(void *user, size_t first, size_t count, double *sums, 
                 for (size_t j = 0; j < R; ++j)
                     mu_sum += mu[k * R + j];
                 for (size_t j = 0; j < R; ++j) {
-                    double one_hot = R == 1 ? (y > 0.5 ? 1.0 : 0.0) : ((size_t)y == j ? 1.0 : 0.0);
+                    double one_hot =
+                        !shape->multinomial ? (y > 0.5 ? 1.0 : 0.0) : ((size_t)y == j ? 1.0 : 0.0);
                     double curvature = c1 * mu[k * R + j] + (c2 - c1) / R * mu_sum;
                     coefficient[j] = w * tau[k] * (probability[j] - one_hot - curvature);
                 }
