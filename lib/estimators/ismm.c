@@ -501,17 +501,20 @@ static moe_status stochastic_step(call *c, const moe_rows *rows, int record)
 static const double warm_gate_logits = 10.0;
 
 /* The largest difference of two experts' gate logits over the rows. */
-static double largest_logit_gap(const ismm_shape *shape, const double *gate, const moe_rows *rows)
+/* The largest difference between two of `count` rows of logits (coefficient rows of p, and
+   the reference's zero logit) on any of the rows. */
+static double largest_logit_gap(const ismm_shape *shape, const double *coefficients,
+                                size_t count, const moe_rows *rows)
 {
-    size_t K = shape->K, p = shape->p, d = shape->d, offset = shape->intercept ? 1 : 0;
+    size_t p = shape->p, d = shape->d, offset = shape->intercept ? 1 : 0;
     double largest = 0.0;
     for (size_t i = 0; i < rows->n; ++i) {
         const double *x = rows->X != NULL ? rows->X + i * rows->ldx : NULL;
-        double low = INFINITY, high = -INFINITY;
-        for (size_t k = 0; k < K; ++k) {
-            double logit = shape->intercept ? gate[k * p] : 0.0;
+        double low = 0.0, high = 0.0;
+        for (size_t k = 0; k < count; ++k) {
+            double logit = shape->intercept ? coefficients[k * p] : 0.0;
             for (size_t j = 0; j < d; ++j)
-                logit += gate[k * p + offset + j] * x[j];
+                logit += coefficients[k * p + offset + j] * x[j];
             low = logit < low ? logit : low;
             high = logit > high ? logit : high;
         }
@@ -520,9 +523,19 @@ static double largest_logit_gap(const ismm_shape *shape, const double *gate, con
     return largest;
 }
 
+/* Coefficient rows scaled so that their logits differ by at most warm_gate_logits. */
+static void bound_logits(const ismm_shape *shape, double *coefficients, size_t count,
+                         const moe_rows *rows)
+{
+    double gap = largest_logit_gap(shape, coefficients, count, rows);
+    if (gap > warm_gate_logits)
+        for (size_t i = 0; i < count * shape->p; ++i)
+            coefficients[i] *= warm_gate_logits / gap;
+}
+
 /*
- * The start's gate scaled down until it separates no two experts by more than
- * warm_gate_logits on the warm rows, its variances restarted at the rows' spread of y, its
+ * The start's gate (and a classification expert's classes) scaled down until it separates
+ * no two experts (classes) by more than warm_gate_logits on the warm rows, its variances restarted at the rows' spread of y, its
  * experts' coefficients kept. The start is a fit to the warm rows (85 in setting 6.1),
  * which often separates them: a gate slope of 23 to 190,000 where the truth's is 8, and
  * an expert whose variance collapsed on the few rows it interpolates. A saturated gate's
@@ -537,10 +550,10 @@ static void restart_bounded(const ismm_shape *shape, const moe_rows *rows, doubl
 {
     ismm_parameters theta;
     ismm_parameters_map(shape, storage, &theta);
-    double gap = largest_logit_gap(shape, theta.gate, rows);
-    if (gap > warm_gate_logits)
-        for (size_t i = 0; i < shape->K * shape->p; ++i)
-            theta.gate[i] *= warm_gate_logits / gap;
+    bound_logits(shape, theta.gate, shape->K, rows);
+    /* A classification expert's classes are a softmax too, and saturate alike. */
+    for (size_t k = 0; !shape->gaussian && k < shape->K; ++k)
+        bound_logits(shape, theta.experts + k * shape->rows * shape->p, shape->rows, rows);
     if (shape->gaussian)
         for (size_t k = 0; k < shape->K; ++k)
             theta.variances[k] = spread;
