@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "moe/moe.h"
+#include "moe/estimator.h"
 #include "support/synthetic.h"
 #include "support/runner.h"
 

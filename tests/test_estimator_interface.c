@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "moe/moe.h"
+#include "moe/kernels.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 

@@ -211,6 +211,13 @@ MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *u
  * one on the mean scale, each change clamped to [-1, 1].
  */
 MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);
+/* The built-in estimators, for tools and bindings that list them: indices 0 ..
+   moe_estimator_count() - 1 in a fixed order (em, gem, gd, cqt, ismm, ot in
+   1.0; later releases append). Name and one-line description; NULL for an
+   index out of range. */
+MOE_API size_t moe_estimator_count(void);
+MOE_API const char *moe_estimator_name(size_t index);
+MOE_API const char *moe_estimator_description(size_t index);
 /* Free a fitter; NULL is a no-op. */
 MOE_API void moe_fitter_free(moe_fitter_t *fitter);
 /* Name of the fitter's estimator; NULL for a NULL fitter. */

@@ -62,6 +62,14 @@ typedef enum moe_link {
     MOE_LINK_RELU = 2      /* g(t) = max(0, t); derivative taken as 0 at t = 0 */
 } moe_link;
 
+/* Lower-case names of families ("gaussian", "logistic", "multinomial") and
+   links ("identity", "sigmoid", "relu"), as the CLI, the bindings and the
+   model files' text forms spell them; NULL for a value outside the enum. */
+MOE_API const char *moe_family_name(moe_family family);
+MOE_API const char *moe_link_name(moe_link link);
+/* The value of a name above (exact, lower case); MOE_ERR_NOT_FOUND otherwise. */
+MOE_API moe_status moe_family_from_name(const char *name, moe_family *family);
+MOE_API moe_status moe_link_from_name(const char *name, moe_link *link);
 /*
  * Versioned model description. Always initialise with MOE_MODEL_SPEC_INIT
  * (or moe_model_spec_init) and then set fields, so that code compiled
@@ -96,6 +104,13 @@ MOE_API void moe_model_free(moe_model_t *model);
 /* Deep copy. */
 MOE_API moe_status moe_model_clone(moe_model_t **out, const moe_model_t *model);
 
+/*
+ * Copy the parameters (gate, experts, variances; not the names) of `source`
+ * into `target`, a model of the same structure (family, link, experts,
+ * features, classes, intercept), else MOE_ERR_DIMENSION with target
+ * unchanged. Exact: the values are copied, not re-referenced.
+ */
+MOE_API moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *source);
 /* Message of the last failing call that modified this model; "" if none. */
 MOE_API const char *moe_model_last_error(const moe_model_t *model);
 
@@ -110,6 +125,9 @@ MOE_API int moe_model_has_intercept(const moe_model_t *model);
 MOE_API size_t moe_model_n_inputs(const moe_model_t *model);
 /* Rows per expert block: 1, or n_classes for multinomial experts. */
 MOE_API size_t moe_model_expert_rows(const moe_model_t *model);
+/* Values per row that moe_model_predict writes: n_classes for multinomial
+   experts, else 1; 0 for a NULL model. */
+MOE_API size_t moe_model_prediction_width(const moe_model_t *model);
 /* Number of free parameters (gate reference row and reference classes excluded). */
 MOE_API size_t moe_model_n_free_params(const moe_model_t *model);
 /* The structure as a spec (spec->version selects how many fields are written). */
@@ -180,6 +198,22 @@ MOE_API moe_status moe_model_posterior(const moe_model_t *model, size_t n, const
                                        size_t ldx, const double *y, double *out,
                                        size_t out_length);
 
+/*
+ * Hard assignments, one per row (out holds n values):
+ *   classify: the most probable class under the mixture's predictive
+ *             distribution, the rule of moe_model_accuracy (logistic:
+ *             1 when P(y = 1 | x) > 1/2; multinomial: argmax, ties to the
+ *             lower class). Classification families only
+ *             (MOE_ERR_UNSUPPORTED for Gaussian).
+ *   cluster:  the expert of largest posterior P(k | x_i, y_i), or with y
+ *             NULL of largest gate probability pi_k(x_i); ties to the lower
+ *             expert.
+ */
+MOE_API moe_status moe_model_classify(const moe_model_t *model, size_t n, const double *X,
+                                      size_t ldx, size_t *classes, size_t length);
+MOE_API moe_status moe_model_cluster(const moe_model_t *model, size_t n, const double *X,
+                                     size_t ldx, const double *y, size_t *experts,
+                                     size_t length);
 /* Total (weighted) log-likelihood sum_i w_i log p(y_i | x_i). */
 MOE_API moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
                                     size_t ldx, const double *y, const double *weights,

@@ -2,7 +2,9 @@
  * libmoe: Mixture-of-Experts models in C. Umbrella header.
  *
  * Link with -lmoe (pkg-config moe, or CMake find_package(moe) and the
- * target moe::moe).
+ * target moe::moe). Writing an estimator of your own: moe/estimator.h (the
+ * contract) and moe/kernels.h (the built-in estimators' parts,
+ * experimental); docs/API.md says what is stable.
  */
 #ifndef MOE_MOE_H
 #define MOE_MOE_H
@@ -11,6 +13,5 @@
 #include "model.h"
 #include "fitter.h"
 #include "rng.h"
-#include "estimator.h"
 
 #endif /* MOE_MOE_H */

@@ -2,7 +2,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/simd.h"
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <cblas.h>
 #include <float.h>

@@ -3,7 +3,7 @@
  * and the classification experts' Newton line searches, em's one-step gate check and gd's
  * backtracking all use it.
  */
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <float.h>
 #include <math.h>

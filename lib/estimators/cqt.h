@@ -14,7 +14,7 @@
 #ifndef MOE_LIB_CQT_H
 #define MOE_LIB_CQT_H
 
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <stddef.h>
 

@@ -32,7 +32,7 @@
  * Gaussian experts keep their closed-form update, which is exact and cheaper than one
  * gradient step's worth of bookkeeping.
  */
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,8 +68,6 @@ typedef struct em_state {
     double *gradient;       /* m */
     double *direction;      /* m */
     double *gate;           /* K x p */
-    double *parameters;     /* scratch for copying a model's parameters */
-    size_t parameters_size;
 } em_state;
 
 static double dot(size_t count, const double *a, const double *b)
@@ -78,25 +76,6 @@ static double dot(size_t count, const double *a, const double *b)
     for (size_t i = 0; i < count; ++i)
         sum += a[i] * b[i];
     return sum;
-}
-
-/* to = from, through the public accessors (exact: the reference rows are already zero). */
-static moe_status copy_parameters(em_state *state, moe_model_t *to, const moe_model_t *from)
-{
-    size_t K = moe_model_n_experts(from);
-    moe_status status = moe_model_get_gate(from, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(to, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_get_experts(from, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(to, state->parameters, state->parameters_size);
-    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
-        status = moe_model_get_variances(from, state->parameters, K);
-        if (status == MOE_OK)
-            status = moe_model_set_variances(to, state->parameters, K);
-    }
-    return status;
 }
 
 /* The gate Hessian of the last E-step (it does not depend on the targets, so both the check
@@ -242,7 +221,7 @@ static moe_status one_pass_gate_step(em_state *state, moe_fit_context *context,
 static moe_status one_pass_iterate(em_state *state, moe_fit_context *context,
                                    moe_model_t *model, double *resp)
 {
-    moe_status status = copy_parameters(state, state->previous, model);
+    moe_status status = moe_model_copy_parameters(state->previous, model);
     if (status == MOE_OK && state->options.update_experts)
         status = moe_context_update_experts(context, model, NULL, resp, state->estep, 0, 0.0);
     if (status != MOE_OK || moe_model_n_experts(model) == 1)
@@ -333,17 +312,15 @@ static void state_free(em_state *state)
     free(state->gradient);
     free(state->direction);
     free(state->gate);
-    free(state->parameters);
 }
 
 static moe_status state_allocate(em_state *state, moe_fit_context *context)
 {
     const moe_model_t *model = moe_context_model(context);
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
-    size_t rows = moe_model_expert_rows(model), m = (K - 1) * p;
+    size_t m = (K - 1) * p;
     state->unknowns = m;
     state->gate_size = K * p;
-    state->parameters_size = K * rows * p > K ? K * rows * p : K;
     /* The one-pass iteration takes Newton steps from a Hessian it sums: beyond the Newton size
        limit the ordinary path reports the limit. */
     state->one_pass = state->options.inner_steps == 0 &&
@@ -352,8 +329,7 @@ static moe_status state_allocate(em_state *state, moe_fit_context *context)
                    (state->options.update_experts ? MOE_ESTEP_EXPERT_STATISTICS : 0u);
     state->gradient = malloc((m + 1) * sizeof(double));
     state->gate = malloc(state->gate_size * sizeof(double));
-    state->parameters = malloc(state->parameters_size * sizeof(double));
-    int ok = state->gradient != NULL && state->gate != NULL && state->parameters != NULL;
+    int ok = state->gradient != NULL && state->gate != NULL;
     if (ok && state->one_pass) {
         state->hessian = malloc((m > 0 ? m * m : 1) * sizeof(double));
         state->direction = malloc((m + 1) * sizeof(double));

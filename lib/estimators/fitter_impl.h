@@ -6,7 +6,7 @@
 #ifndef MOE_LIB_FITTER_IMPL_H
 #define MOE_LIB_FITTER_IMPL_H
 
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 #include "common/data.h"
 #include "common/error.h"
 #include "estimators/options.h"

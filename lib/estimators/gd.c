@@ -18,7 +18,7 @@
  *
  * Written against moe/estimator.h alone.
  */
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,25 +51,6 @@ typedef struct gd_state {
     double *batch_X, *batch_y, *batch_weights, *batch_resp;
     moe_rng rng;
 } gd_state;
-
-/* to = from through the public accessors (exact: the reference rows are already zero). */
-static moe_status copy_parameters(gd_state *state, moe_model_t *to, const moe_model_t *from)
-{
-    size_t K = moe_model_n_experts(from);
-    moe_status status = moe_model_get_gate(from, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(to, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_get_experts(from, state->parameters, state->parameters_size);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(to, state->parameters, state->parameters_size);
-    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
-        status = moe_model_get_variances(from, state->parameters, K);
-        if (status == MOE_OK)
-            status = moe_model_set_variances(to, state->parameters, K);
-    }
-    return status;
-}
 
 /* The adaptive optimisers' conventional learning rate when step is 0: their direction is
    scale-free, so the safe step of the gradient means nothing for it. */
@@ -201,7 +182,7 @@ static moe_status step_on(gd_state *state, moe_fit_context *context, moe_model_t
             moe_context_count(context, MOE_COUNTER_FLOORED_VARIANCES, floored);
         return status;
     }
-    if ((status = copy_parameters(state, state->saved, model)) != MOE_OK)
+    if ((status = moe_model_copy_parameters(state->saved, model)) != MOE_OK)
         return status;
     double scale = 1.0;
     for (int halving = 0; halving < HALVINGS; ++halving, scale *= 0.5) {
@@ -221,7 +202,7 @@ static moe_status step_on(gd_state *state, moe_fit_context *context, moe_model_t
         }
     }
     moe_context_count(context, MOE_COUNTER_LINE_SEARCH_FAILURES, 1);
-    return copy_parameters(state, model, state->saved);
+    return moe_model_copy_parameters(model, state->saved);
 }
 
 /* Rows order[from .. from + count) as contiguous rows. */

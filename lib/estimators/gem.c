@@ -8,7 +8,7 @@
  *
  * Written against moe/estimator.h alone.
  */
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <math.h>
 

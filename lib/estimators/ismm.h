@@ -9,7 +9,7 @@
 #ifndef MOE_LIB_ISMM_H
 #define MOE_LIB_ISMM_H
 
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 #include <stddef.h>
 

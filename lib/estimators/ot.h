@@ -10,7 +10,7 @@
 #ifndef MOE_LIB_OT_H
 #define MOE_LIB_OT_H
 
-#include "moe/estimator.h"
+#include "moe/kernels.h"
 
 typedef enum ot_method {
     OT_TRANSPORT = 0, /* the reduction estimator R: transport MM, then the gate */

@@ -227,12 +227,29 @@ void moe_model_free(moe_model_t *model)
     free(model);
 }
 
-void moe_model_copy_parameters(struct moe_model *target, const struct moe_model *source)
+static int same_structure(const struct moe_model *a, const struct moe_model *b)
 {
+    return a->family == b->family && a->link == b->link && a->n_experts == b->n_experts &&
+           a->n_features == b->n_features && a->n_classes == b->n_classes &&
+           a->intercept == b->intercept;
+}
+
+moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *source)
+{
+    if (target == NULL || source == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        target == NULL ? "target" : "source");
+    if (!same_structure(target, source))
+        return moe_fail(target->message, MOE_ERR_DIMENSION,
+                        "the models differ in structure (family, link, experts, features, "
+                        "classes or intercept)");
+    if (target == source)
+        return MOE_OK;
     memcpy(target->gate, source->gate, moe_gate_size(source) * sizeof(double));
     memcpy(target->experts, source->experts, moe_experts_size(source) * sizeof(double));
     if (source->variances != NULL)
         memcpy(target->variances, source->variances, source->n_experts * sizeof(double));
+    return MOE_OK;
 }
 
 moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec)

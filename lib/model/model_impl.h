@@ -48,8 +48,6 @@ static inline size_t moe_experts_size(const struct moe_model *model)
    (may be NULL) and the thread's message. */
 moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec, char *message);
 
-/* Copy all parameters from source to target of the same structure. */
-void moe_model_copy_parameters(struct moe_model *target, const struct moe_model *source);
 
 /* Subtract the last of `count` rows of p values from every row so that it becomes zero (the
    gate's reference expert, a multinomial expert's reference class). Returns -1, with rows

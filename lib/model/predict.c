@@ -297,3 +297,91 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
         *accuracy = correct / total;
     return status;
 }
+
+size_t moe_model_prediction_width(const moe_model_t *model)
+{
+    return model == NULL ? 0 : model->family_ops->prediction_width(model);
+}
+
+moe_status moe_model_classify(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                              size_t *classes, size_t length)
+{
+    if (classes == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "classes is NULL");
+    if (model != NULL && model->family == MOE_FAMILY_GAUSSIAN)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "classes need a classification family, the model is gaussian");
+    if (model != NULL && length < n)
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "classes holds %zu values, %zu rows need %zu",
+                        length, n, n);
+    moe_data data;
+    moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, NULL, 0, 0, &data);
+    if (status != MOE_OK)
+        return status;
+    size_t width = model->family_ops->prediction_width(model);
+    prediction_buffers buffers;
+    double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
+    if (predicted == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK) {
+        free(predicted);
+        return status;
+    }
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
+        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
+        status = predict_block(model, &data, start, rows, &buffers, predicted);
+        for (size_t i = 0; i < rows && status == MOE_OK; ++i)
+            classes[start + i] = predicted_class(predicted + i * width, width);
+    }
+    prediction_buffers_free(&buffers);
+    free(predicted);
+    return status;
+}
+
+/* The expert of largest probability in each of `rows` rows of K values (ties: the lower). */
+static void largest_per_row(const double *values, size_t rows, size_t K, size_t *out)
+{
+    for (size_t i = 0; i < rows; ++i) {
+        const double *row = values + i * K;
+        size_t best = 0;
+        for (size_t k = 1; k < K; ++k)
+            if (row[k] > row[best])
+                best = k;
+        out[i] = best;
+    }
+}
+
+moe_status moe_model_cluster(const moe_model_t *model, size_t n, const double *X, size_t ldx,
+                             const double *y, size_t *experts, size_t length)
+{
+    if (experts == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "experts is NULL");
+    if (model != NULL && length < n)
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "experts holds %zu values, %zu rows need %zu",
+                        length, n, n);
+    moe_data data;
+    moe_status status = prepare(model, n, X, ldx, y, NULL, y != NULL, NULL, 0, 0, &data);
+    if (status != MOE_OK)
+        return status;
+    size_t K = model->n_experts;
+    double *proba = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    if (proba == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a row block");
+    /* Blocks through the public passes: the data is valid, so a failure is numerical, and
+       its message (which counts rows from the block's first) is given the block's place. */
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
+        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
+        const double *block_X = model->n_features == 0 ? X : X + start * ldx;
+        if (y != NULL)
+            status = moe_model_posterior(model, rows, block_X, ldx, y + start, proba, rows * K);
+        else
+            status = moe_model_gate_proba(model, rows, block_X, ldx, proba, rows * K);
+        if (status != MOE_OK)
+            status = moe_fail(NULL, status, "in the block of rows from %zu: %s", start,
+                              moe_last_error());
+        else
+            largest_per_row(proba, rows, K, experts + start);
+    }
+    free(proba);
+    return status;
+}

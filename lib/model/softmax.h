@@ -20,7 +20,7 @@
 #include "common/data.h"
 #include "moe/common.h"
 
-#include "moe/estimator.h" /* MOE_NEWTON_MAX_UNKNOWNS: larger Newton systems are refused */
+#include "moe/kernels.h" /* MOE_NEWTON_MAX_UNKNOWNS: larger Newton systems are refused */
 
 /* Whether a softmax objective's data term (sum scale) over rows of total weight `weight` is
    fitted perfectly: below 1e-9 per unit weight the unpenalised optimum is at infinity. The

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "moe/moe.h"
+#include "moe/estimator.h"
 
 extern const moe_estimator_ops outside_em;
 extern const moe_estimator_ops outside_gem;
