@@ -421,186 +421,265 @@ static int link_direction(const struct moe_model *model, link_sums sums, double 
     return moe_solve_spd(p, matrix, delta, work, ridge_used);
 }
 
+/* One M-step of the link experts: the call's inputs, its buffers and each expert's state. */
+typedef struct link_mstep {
+    struct moe_model *model;
+    const moe_data *data;
+    const double *resp;
+    const moe_expert_mstep_options *options;
+    moe_expert_mstep_report *report;
+    char *message;
+    double *current;    /* the sums at the accepted coefficients */
+    double *trial_sums; /* the sums at the trial coefficients */
+    double *trial;      /* K x p trial coefficients */
+    double *directions; /* K x p */
+    double *work;       /* the solver's work, then the matrix */
+    double *matrix;
+    double *zero;       /* K x p zeros: the least-squares sums' coefficients */
+    link_expert *state;
+} link_mstep;
+
+static void link_mstep_free(link_mstep *m)
+{
+    free(m->current);
+    free(m->trial_sums);
+    free(m->trial);
+    free(m->directions);
+    free(m->work);
+    free(m->zero);
+    free(m->state);
+}
+
+static moe_status link_mstep_allocate(link_mstep *m)
+{
+    size_t K = m->model->n_experts, p = m->model->n_inputs, size = link_sums_size(K, p);
+    m->current = moe_alloc_array(size, 1, sizeof(double));
+    m->trial_sums = moe_alloc_array(size, 1, sizeof(double));
+    m->trial = moe_alloc_array(K, p, sizeof(double));
+    m->directions = moe_alloc_array(K, p, sizeof(double));
+    m->work = moe_alloc_array(2 * p + 1, p, sizeof(double));
+    m->zero = moe_calloc_array(K, p, sizeof(double));
+    m->state = calloc(K, sizeof *m->state);
+    if (m->current == NULL || m->trial_sums == NULL || m->trial == NULL ||
+        m->directions == NULL || m->work == NULL || m->zero == NULL || m->state == NULL)
+        return moe_fail(m->message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    m->matrix = m->work + p * (p + 1);
+    return MOE_OK;
+}
+
+/* The sums at the model's coefficients, and which experts have the weight to move. */
+static moe_status link_mstep_start(link_mstep *m)
+{
+    struct moe_model *model = m->model;
+    size_t K = model->n_experts, p = model->n_inputs;
+    moe_status status = link_run(model, m->data, m->resp, model->experts, model->link,
+                                 m->options->threads, m->current, m->message);
+    for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+        link_expert *e = &m->state[k];
+        link_sums sums = link_sums_of(m->current, K, p, k);
+        if (!(*sums.total > m->options->min_weight)) {
+            m->report->degenerate_experts++;
+            continue;
+        }
+        e->active = 1;
+        e->shrink = m->options->ridge * m->options->total_weight * model->variances[k];
+        e->unit = 1.0 / (2.0 * model->variances[k] * m->options->total_weight);
+        e->objective = *sums.squares + e->shrink * link_penalty_norm(model, model->experts + k * p);
+    }
+    return status;
+}
+
+static void link_begin_step(link_expert *e, double decrease)
+{
+    e->pending = 1;
+    e->fraction = 1.0;
+    e->halvings = 0;
+    e->decrease = decrease;
+}
+
+/* A Gauss-Newton direction for every active expert without a pending one; returns nonzero
+   when some expert asks for a least-squares restart. */
+static int link_plan_directions(link_mstep *m)
+{
+    const struct moe_model *model = m->model;
+    size_t K = model->n_experts, p = model->n_inputs;
+    int restarts = 0;
+    for (size_t k = 0; k < K; ++k) {
+        link_expert *e = &m->state[k];
+        if (!e->active || e->pending)
+            continue;
+        if (e->steps >= m->options->max_newton) {
+            e->active = 0;
+            continue;
+        }
+        link_sums sums = link_sums_of(m->current, K, p, k);
+        const double *beta = model->experts + k * p;
+        /* No slope anywhere (a ReLU expert below its kink on all its rows): Gauss-Newton
+           cannot move. Its one way out is a restart from the least-squares fit, tried
+           like any step (kept only if F falls). */
+        if (!(*sums.slopes > 0.0)) {
+            if (e->least_squares)
+                e->active = 0;
+            else
+                e->wants_restart = restarts = 1;
+            continue;
+        }
+        int ridge_used = 0;
+        double *delta = m->directions + k * p;
+        if (link_direction(model, sums, e->shrink, beta, m->matrix, delta, m->work,
+                           &ridge_used) != 0) {
+            m->report->line_search_failures++;
+            e->active = 0;
+            continue;
+        }
+        if (ridge_used)
+            m->report->ridge_fallbacks++;
+        double decrease = moe_dot(p, delta, sums.rhs) -
+                          e->shrink * (moe_dot(p, delta, beta) -
+                                       (model->intercept ? delta[0] * beta[0] : 0.0));
+        /* The first step is always tried, as in the classification experts' Newton
+           solver: a warm start within the tolerance would otherwise never move. */
+        if (!(decrease > 0.0) ||
+            (e->steps > 0 && decrease * e->unit <=
+                                 m->options->tolerance * (1.0 + e->objective * e->unit))) {
+            e->active = 0;
+            continue;
+        }
+        link_begin_step(e, decrease);
+    }
+    return restarts;
+}
+
+/* The restarts asked for: a step from the current coefficients to the least-squares fit. */
+static moe_status link_plan_restarts(link_mstep *m)
+{
+    const struct moe_model *model = m->model;
+    size_t K = model->n_experts, p = model->n_inputs;
+    /* The least-squares sums are the identity link's at zero coefficients. */
+    moe_status status = link_run(model, m->data, m->resp, m->zero, MOE_LINK_IDENTITY,
+                                 m->options->threads, m->trial_sums, m->message);
+    for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+        link_expert *e = &m->state[k];
+        if (!e->wants_restart)
+            continue;
+        e->wants_restart = 0;
+        e->least_squares = 1;
+        int ridge_used = 0;
+        double *delta = m->directions + k * p;
+        if (link_direction(model, link_sums_of(m->trial_sums, K, p, k), e->shrink,
+                           m->zero + k * p, m->matrix, delta, m->work, &ridge_used) != 0) {
+            e->active = 0;
+            continue;
+        }
+        if (ridge_used)
+            m->report->ridge_fallbacks++;
+        for (size_t j = 0; j < p; ++j)
+            delta[j] -= model->experts[k * p + j];
+        link_begin_step(e, INFINITY); /* no prediction: halve to the limit */
+    }
+    return status;
+}
+
+/* Expert k's trial was judged: keep it (its sums become the current ones) or halve it. */
+static void link_judge(link_mstep *m, size_t k)
+{
+    struct moe_model *model = m->model;
+    size_t K = model->n_experts, p = model->n_inputs;
+    link_expert *e = &m->state[k];
+    link_sums tried = link_sums_of(m->trial_sums, K, p, k);
+    double objective = *tried.squares + e->shrink * link_penalty_norm(model, m->trial + k * p);
+    double tolerance = m->options->tolerance;
+    if (objective < e->objective) {
+        /* A step that gained next to nothing ends the iteration: where ReLU's kinks
+           move, the Gauss-Newton decrement need not shrink near the optimum. */
+        double gained = (e->objective - objective) * e->unit;
+        if (gained <= tolerance * (1.0 + objective * e->unit))
+            e->active = 0;
+        link_sums kept = link_sums_of(m->current, K, p, k);
+        memcpy(kept.gram, tried.gram, p * p * sizeof(double));
+        memcpy(kept.rhs, tried.rhs, p * sizeof(double));
+        *kept.total = *tried.total;
+        *kept.squares = *tried.squares;
+        *kept.slopes = *tried.slopes;
+        memcpy(model->experts + k * p, m->trial + k * p, p * sizeof(double));
+        e->objective = objective;
+        e->pending = 0;
+        e->steps++;
+        m->report->newton_steps++;
+        return;
+    }
+    /* Halve while the shorter step could still gain more than the tolerance. */
+    e->fraction *= 0.5;
+    e->halvings++;
+    double scale = 1.0 + e->objective * e->unit;
+    int negligible = e->fraction * e->decrease * e->unit <= tolerance * scale;
+    if (negligible || e->halvings > LINK_MAX_HALVINGS) {
+        e->pending = 0;
+        e->active = 0;
+        if (!negligible && isfinite(e->decrease))
+            m->report->line_search_failures++;
+    }
+}
+
+/* Every pending step tried in one pass over the rows. */
+static moe_status link_try_steps(link_mstep *m)
+{
+    const struct moe_model *model = m->model;
+    size_t K = model->n_experts, p = model->n_inputs;
+    for (size_t k = 0; k < K; ++k)
+        for (size_t j = 0; j < p; ++j)
+            m->trial[k * p + j] =
+                model->experts[k * p + j] +
+                (m->state[k].pending ? m->state[k].fraction * m->directions[k * p + j] : 0.0);
+    moe_status status = link_run(model, m->data, m->resp, m->trial, model->link,
+                                 m->options->threads, m->trial_sums, m->message);
+    for (size_t k = 0; status == MOE_OK && k < K; ++k)
+        if (m->state[k].pending)
+            link_judge(m, k);
+    return status;
+}
+
+static void link_update_variances(link_mstep *m)
+{
+    size_t K = m->model->n_experts, p = m->model->n_inputs;
+    for (size_t k = 0; k < K; ++k) {
+        link_sums sums = link_sums_of(m->current, K, p, k);
+        if (!(*sums.total > m->options->min_weight))
+            continue;
+        double variance = *sums.squares / *sums.total;
+        if (!(variance >= m->options->variance_floor)) {
+            variance = m->options->variance_floor;
+            m->report->floored_variances++;
+        }
+        m->model->variances[k] = variance;
+    }
+}
+
 static moe_status link_m_step(struct moe_model *model, const moe_data *data,
                               const double *resp, const moe_expert_mstep_options *options,
                               moe_expert_mstep_report *report, char *message)
 {
-    size_t K = model->n_experts, p = model->n_inputs, size = link_sums_size(K, p);
-    double *current = moe_alloc_array(size, 1, sizeof(double));
-    double *trial_sums = moe_alloc_array(size, 1, sizeof(double));
-    double *trial = moe_alloc_array(K, p, sizeof(double));
-    double *directions = moe_alloc_array(K, p, sizeof(double));
-    double *work = moe_alloc_array(2 * p + 1, p, sizeof(double)); /* solve, then the matrix */
-    double *zero = moe_calloc_array(K, p, sizeof(double));
-    link_expert *state = calloc(K, sizeof *state);
-    moe_status status = MOE_OK;
-    if (current == NULL || trial_sums == NULL || trial == NULL || directions == NULL ||
-        work == NULL || zero == NULL || state == NULL) {
-        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
-        goto done;
-    }
-    double *matrix = work + p * (p + 1);
-    status = link_run(model, data, resp, model->experts, model->link, options->threads, current,
-                      message);
-    for (size_t k = 0; status == MOE_OK && k < K; ++k) {
-        link_expert *e = &state[k];
-        link_sums sums = link_sums_of(current, K, p, k);
-        if (!(*sums.total > options->min_weight)) {
-            report->degenerate_experts++;
-            continue;
-        }
-        e->active = 1;
-        e->shrink = options->ridge * options->total_weight * model->variances[k];
-        e->unit = 1.0 / (2.0 * model->variances[k] * options->total_weight);
-        e->objective =
-            *sums.squares + e->shrink * link_penalty_norm(model, model->experts + k * p);
-    }
+    link_mstep m = {model, data, resp, options, report, message, NULL, NULL, NULL, NULL,
+                    NULL, NULL, NULL, NULL};
+    moe_status status = link_mstep_allocate(&m);
+    if (status == MOE_OK)
+        status = link_mstep_start(&m);
     /* Every round sets a direction for each active expert without one, then tries every
        pending step in one pass. Each expert has at most max_newton accepted steps of at
        most LINK_MAX_HALVINGS + 1 trials, so the rounds end. */
     while (status == MOE_OK) {
-        int restarts = 0, pending = 0;
-        for (size_t k = 0; k < K; ++k) {
-            link_expert *e = &state[k];
-            if (!e->active || e->pending)
-                continue;
-            if (e->steps >= options->max_newton) {
-                e->active = 0;
-                continue;
-            }
-            link_sums sums = link_sums_of(current, K, p, k);
-            const double *beta = model->experts + k * p;
-            /* No slope anywhere (a ReLU expert below its kink on all its rows): Gauss-Newton
-               cannot move. Its one way out is a restart from the least-squares fit, tried
-               like any step (kept only if F falls). */
-            if (!(*sums.slopes > 0.0)) {
-                if (e->least_squares)
-                    e->active = 0;
-                else
-                    e->wants_restart = restarts = 1;
-                continue;
-            }
-            int ridge_used = 0;
-            double *delta = directions + k * p;
-            if (link_direction(model, sums, e->shrink, beta, matrix, delta, work,
-                               &ridge_used) != 0) {
-                report->line_search_failures++;
-                e->active = 0;
-                continue;
-            }
-            if (ridge_used)
-                report->ridge_fallbacks++;
-            e->decrease = moe_dot(p, delta, sums.rhs) -
-                          e->shrink * (moe_dot(p, delta, beta) -
-                                       (model->intercept ? delta[0] * beta[0] : 0.0));
-            /* The first step is always tried, as in the classification experts' Newton
-               solver: a warm start within the tolerance would otherwise never move. */
-            if (!(e->decrease > 0.0) ||
-                (e->steps > 0 && e->decrease * e->unit <=
-                                     options->tolerance * (1.0 + e->objective * e->unit))) {
-                e->active = 0;
-                continue;
-            }
-            e->pending = 1;
-            e->fraction = 1.0;
-            e->halvings = 0;
-        }
-        if (restarts) {
-            /* The least-squares sums are the identity link's at zero coefficients. */
-            status = link_run(model, data, resp, zero, MOE_LINK_IDENTITY, options->threads,
-                              trial_sums, message);
-            for (size_t k = 0; status == MOE_OK && k < K; ++k) {
-                link_expert *e = &state[k];
-                if (!e->wants_restart)
-                    continue;
-                e->wants_restart = 0;
-                e->least_squares = 1;
-                int ridge_used = 0;
-                double *delta = directions + k * p;
-                if (link_direction(model, link_sums_of(trial_sums, K, p, k), e->shrink,
-                                   zero + k * p, matrix, delta, work, &ridge_used) != 0) {
-                    e->active = 0;
-                    continue;
-                }
-                if (ridge_used)
-                    report->ridge_fallbacks++;
-                for (size_t j = 0; j < p; ++j)
-                    delta[j] -= model->experts[k * p + j];
-                e->pending = 1;
-                e->fraction = 1.0;
-                e->halvings = 0;
-                e->decrease = INFINITY; /* no prediction: halve to the limit */
-            }
-        }
-        for (size_t k = 0; k < K; ++k)
-            pending |= state[k].pending;
+        if (link_plan_directions(&m))
+            status = link_plan_restarts(&m);
+        int pending = 0;
+        for (size_t k = 0; k < model->n_experts; ++k)
+            pending |= m.state[k].pending;
         if (status != MOE_OK || !pending)
             break;
-        for (size_t k = 0; k < K; ++k)
-            for (size_t j = 0; j < p; ++j)
-                trial[k * p + j] = model->experts[k * p + j] +
-                                   (state[k].pending ? state[k].fraction * directions[k * p + j]
-                                                     : 0.0);
-        status = link_run(model, data, resp, trial, model->link, options->threads, trial_sums,
-                          message);
-        for (size_t k = 0; status == MOE_OK && k < K; ++k) {
-            link_expert *e = &state[k];
-            if (!e->pending)
-                continue;
-            link_sums tried = link_sums_of(trial_sums, K, p, k);
-            double objective =
-                *tried.squares + e->shrink * link_penalty_norm(model, trial + k * p);
-            if (objective < e->objective) {
-                /* A step that gained next to nothing ends the iteration: where ReLU's kinks
-                   move, the Gauss-Newton decrement need not shrink near the optimum. */
-                double gained = (e->objective - objective) * e->unit;
-                if (gained <= options->tolerance * (1.0 + objective * e->unit))
-                    e->active = 0;
-                link_sums kept = link_sums_of(current, K, p, k);
-                memcpy(kept.gram, tried.gram, p * p * sizeof(double));
-                memcpy(kept.rhs, tried.rhs, p * sizeof(double));
-                *kept.total = *tried.total;
-                *kept.squares = *tried.squares;
-                *kept.slopes = *tried.slopes;
-                memcpy(model->experts + k * p, trial + k * p, p * sizeof(double));
-                e->objective = objective;
-                e->pending = 0;
-                e->steps++;
-                report->newton_steps++;
-                continue;
-            }
-            /* Halve while the shorter step could still gain more than the tolerance. */
-            e->fraction *= 0.5;
-            e->halvings++;
-            double scale = 1.0 + e->objective * e->unit;
-            int negligible = e->fraction * e->decrease * e->unit <= options->tolerance * scale;
-            if (negligible || e->halvings > LINK_MAX_HALVINGS) {
-                e->pending = 0;
-                e->active = 0;
-                if (!negligible && isfinite(e->decrease))
-                    report->line_search_failures++;
-            }
-        }
+        status = link_try_steps(&m);
     }
-    for (size_t k = 0; status == MOE_OK && options->update_variance && k < K; ++k) {
-        link_sums sums = link_sums_of(current, K, p, k);
-        if (!(*sums.total > options->min_weight))
-            continue;
-        double variance = *sums.squares / *sums.total;
-        if (!(variance >= options->variance_floor)) {
-            variance = options->variance_floor;
-            report->floored_variances++;
-        }
-        model->variances[k] = variance;
-    }
-done:
-    free(current);
-    free(trial_sums);
-    free(trial);
-    free(directions);
-    free(work);
-    free(zero);
-    free(state);
+    if (status == MOE_OK && options->update_variance)
+        link_update_variances(&m);
+    link_mstep_free(&m);
     return status;
 }
 

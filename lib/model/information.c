@@ -106,6 +106,76 @@ static int block_posterior(const struct moe_model *model, const layout *l,
     return 0;
 }
 
+/* Expert k's score block and its -H (Gram, cross column, scalar), weighted w = v r_k, for a
+   Gaussian expert with residual e. */
+static void gaussian_terms(const struct moe_model *model, const layout *l, size_t k,
+                           const double *x, double w, double e, double *s, double *se,
+                           double *information)
+{
+    size_t p = l->p, P = l->P;
+    double variance = model->variances[k];
+    for (size_t j = 0; j < p; ++j)
+        se[j] = e * x[j] / variance;
+    s[l->variances + k] = -0.5 / variance + 0.5 * e * e / (variance * variance);
+    double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * x[a] * x[b] / variance;
+    for (size_t a = 0; a < p; ++a)
+        information[(l->experts + k * p + a) * P + l->variances + k] +=
+            w * e * x[a] / (variance * variance);
+    information[(l->variances + k) * P + l->variances + k] +=
+        w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
+}
+
+/* The same for a classification expert (coefficients beta, label y). */
+static void classification_terms(const layout *l, size_t k, const double *x,
+                                 const double *beta, double y, double w, double *se,
+                                 double *information)
+{
+    size_t p = l->p, R = l->R, P = l->P;
+    double classes_linear[257], class_probability[257];
+    for (size_t q = 0; q < R; ++q) {
+        double sum = 0.0;
+        for (size_t j = 0; j < p; ++j)
+            sum += beta[q * p + j] * x[j];
+        classes_linear[q] = sum;
+    }
+    classes_linear[R] = 0.0;
+    double ctotal = moe_log_sum_exp(classes_linear, R + 1);
+    for (size_t q = 0; q <= R; ++q)
+        class_probability[q] = exp(classes_linear[q] - ctotal);
+    size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
+    for (size_t q = 0; q < R; ++q)
+        for (size_t j = 0; j < p; ++j)
+            se[q * p + j] = ((q == label ? 1.0 : 0.0) - class_probability[q]) * x[j];
+    for (size_t q1 = 0; q1 < R; ++q1)
+        for (size_t q2 = q1; q2 < R; ++q2) {
+            double c = w * ((q1 == q2 ? class_probability[q1] : 0.0) -
+                            class_probability[q1] * class_probability[q2]);
+            double *out = information + (l->experts + (k * R + q1) * p) * P +
+                          l->experts + (k * R + q2) * p;
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = (q1 == q2 ? a : 0); b < p; ++b)
+                    out[a * P + b] += c * x[a] * x[b];
+        }
+}
+
+/* The gate's -H of one row of weight v (upper triangle). */
+static void gate_terms(const layout *l, const double *x, double v, const double *probability,
+                       double *information)
+{
+    size_t K = l->K, p = l->p, P = l->P;
+    for (size_t a = 0; a + 1 < K; ++a)
+        for (size_t b = a; b + 1 < K; ++b) {
+            double c = v * ((a == b ? probability[a] : 0.0) - probability[a] * probability[b]);
+            double *out = information + (a * p) * P + b * p;
+            for (size_t i2 = 0; i2 < p; ++i2)
+                for (size_t j2 = (a == b ? i2 : 0); j2 < p; ++j2)
+                    out[i2 * P + j2] += c * x[i2] * x[j2];
+        }
+}
+
 /* information (P x P, upper triangle) += what rows [start, start + rows) contribute. */
 static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
                       size_t start, size_t rows, double *block, double *scores, double *mean_score,
@@ -118,7 +188,6 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
                         residuals))
         return 1;
     memset(mean_score, 0, rows * P * sizeof(double));
-    double classes_linear[257], class_probability[257];
     for (int k_pass = 0; k_pass < (int)K; ++k_pass) {
         size_t k = (size_t)k_pass;
         memset(scores, 0, rows * P * sizeof(double));
@@ -134,63 +203,17 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
                     s[a * p + j] = ((a == k ? 1.0 : 0.0) - probability[a]) * x[j];
             const double *beta = model->experts + k * model->expert_rows * p;
             double *se = s + l->experts + k * R * p;
-            if (l->gaussian) {
-                double variance = model->variances[k], e = residuals[i * K + k];
-                for (size_t j = 0; j < p; ++j)
-                    se[j] = e * x[j] / variance;
-                s[l->variances + k] = -0.5 / variance + 0.5 * e * e / (variance * variance);
-                /* -H_k of the expert, weighted v r_k: Gram, cross column, scalar. */
-                double w = v * r[k];
-                double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
-                for (size_t a = 0; a < p; ++a)
-                    for (size_t b = a; b < p; ++b)
-                        beta_block[a * P + b] += w * x[a] * x[b] / variance;
-                for (size_t a = 0; a < p; ++a)
-                    information[(l->experts + k * p + a) * P + l->variances + k] +=
-                        w * e * x[a] / (variance * variance);
-                information[(l->variances + k) * P + l->variances + k] +=
-                    w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
-            } else {
-                for (size_t q = 0; q < R; ++q) {
-                    double sum = 0.0;
-                    for (size_t j = 0; j < p; ++j)
-                        sum += beta[q * p + j] * x[j];
-                    classes_linear[q] = sum;
-                }
-                classes_linear[R] = 0.0;
-                double ctotal = moe_log_sum_exp(classes_linear, R + 1);
-                for (size_t q = 0; q <= R; ++q)
-                    class_probability[q] = exp(classes_linear[q] - ctotal);
-                size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
-                for (size_t q = 0; q < R; ++q)
-                    for (size_t j = 0; j < p; ++j)
-                        se[q * p + j] = ((q == label ? 1.0 : 0.0) - class_probability[q]) * x[j];
-                double w = v * r[k];
-                for (size_t q1 = 0; q1 < R; ++q1)
-                    for (size_t q2 = q1; q2 < R; ++q2) {
-                        double c = w * ((q1 == q2 ? class_probability[q1] : 0.0) -
-                                        class_probability[q1] * class_probability[q2]);
-                        double *out = information + (l->experts + (k * R + q1) * p) * P +
-                                      l->experts + (k * R + q2) * p;
-                        for (size_t a = 0; a < p; ++a)
-                            for (size_t b = (q1 == q2 ? a : 0); b < p; ++b)
-                                out[a * P + b] += c * x[a] * x[b];
-                    }
-            }
+            if (l->gaussian)
+                gaussian_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
+                               information);
+            else
+                classification_terms(l, k, x, beta, y, v * r[k], se, information);
             /* sbar += r_k s_k; the gate's -H (the same for every k) once, at k = 0 */
             double *m = mean_score + i * P;
             for (size_t j = 0; j < P; ++j)
                 m[j] += r[k] * s[j];
             if (k == 0)
-                for (size_t a = 0; a + 1 < K; ++a)
-                    for (size_t b = a; b + 1 < K; ++b) {
-                        double c = v * ((a == b ? probability[a] : 0.0) -
-                                        probability[a] * probability[b]);
-                        double *out = information + (a * p) * P + b * p;
-                        for (size_t i2 = 0; i2 < p; ++i2)
-                            for (size_t j2 = (a == b ? i2 : 0); j2 < p; ++j2)
-                                out[i2 * P + j2] += c * x[i2] * x[j2];
-                    }
+                gate_terms(l, x, v, probability, information);
             weights[i] = v;
             /* scale s_k by sqrt(v r_k) for the rank update */
             double scale = sqrt(v * r[k]);

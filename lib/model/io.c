@@ -421,15 +421,10 @@ static moe_status read_names(struct moe_model *model, const unsigned char *at, s
     return MOE_OK;
 }
 
-moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t size)
+/* The header's fixed fields and the checksum, before anything is allocated; *version
+   receives the format version. */
+static moe_status check_header(const unsigned char *bytes, size_t size, uint32_t *version_out)
 {
-    if (out == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
-    *out = NULL;
-    if (buffer == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "buffer is NULL");
-    const unsigned char *bytes = buffer;
-
     if (size < HEADER_SIZE + CRC_SIZE)
         return moe_fail(NULL, MOE_ERR_FORMAT,
                         "%zu bytes are too few for a model (header and checksum take %u)", size,
@@ -441,6 +436,7 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
         return moe_fail(NULL, MOE_ERR_FORMAT, "not a libmoe model (no model signature)");
     }
     uint32_t version = moe_get_u32(bytes + OFFSET_VERSION);
+    *version_out = version;
     if (version == 0)
         return moe_fail(NULL, MOE_ERR_FORMAT, "format version 0 is not valid");
     if (version > FORMAT_VERSION)
@@ -467,24 +463,22 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     if (reserved != 0)
         return moe_fail(NULL, MOE_ERR_FORMAT, "reserved header field is %08" PRIx32
                         ", must be 0", reserved);
+    return MOE_OK;
+}
 
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    moe_status status = read_spec(bytes, &spec);
-    if (status != MOE_OK)
-        return status;
-
-    /*
-     * The payload length the header implies must match before anything is
-     * allocated, so a short input never makes the loader allocate more than
-     * a small multiple of its own size. Unavailable families are left to
-     * moe_model_allocate, which rejects them without allocating.
-     */
-    size_t payload = size - HEADER_SIZE - CRC_SIZE;
-    const struct moe_family_ops *ops = moe_family_lookup(spec.family);
+/*
+ * The payload length the header implies must match before anything is allocated, so a
+ * short input never makes the loader allocate more than a small multiple of its own size.
+ * Unavailable families are left to moe_model_allocate, which rejects them without
+ * allocating.
+ */
+static moe_status check_payload(const moe_model_spec *spec, uint32_t version, size_t payload)
+{
+    const struct moe_family_ops *ops = moe_family_lookup(spec->family);
     if (ops != NULL) {
         uint64_t inputs = 0, needed = 0;
-        int fits = add_u64(spec.n_features, (uint64_t)spec.intercept, &inputs) &&
-                   payload_bytes(spec.n_experts, inputs, ops->uses_classes ? spec.n_classes : 1,
+        int fits = add_u64(spec->n_features, (uint64_t)spec->intercept, &inputs) &&
+                   payload_bytes(spec->n_experts, inputs, ops->uses_classes ? spec->n_classes : 1,
                                  ops->has_variance, &needed);
         int exact = version == 1 ? needed == (uint64_t)payload
                                  : needed <= (uint64_t)payload && payload - needed >= 4;
@@ -495,11 +489,31 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
             return moe_fail(NULL, MOE_ERR_FORMAT,
                             "the header describes %zu experts, %zu features and %zu classes, "
                             "which need %s parameter bytes%s, but %zu are present",
-                            spec.n_experts, spec.n_features, spec.n_classes, expected,
+                            spec->n_experts, spec->n_features, spec->n_classes, expected,
                             version == 1 ? "" : " and a names section", payload);
         }
     }
+    return MOE_OK;
+}
 
+moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t size)
+{
+    if (out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (buffer == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "buffer is NULL");
+    const unsigned char *bytes = buffer;
+    uint32_t version = 0;
+    moe_status status = check_header(bytes, size, &version);
+    if (status != MOE_OK)
+        return status;
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    if ((status = read_spec(bytes, &spec)) != MOE_OK)
+        return status;
+    size_t payload = size - HEADER_SIZE - CRC_SIZE;
+    if ((status = check_payload(&spec, version, payload)) != MOE_OK)
+        return status;
     char detail[MOE_MESSAGE_SIZE] = "";
     struct moe_model *model = NULL;
     status = moe_model_allocate(&model, &spec, detail);
