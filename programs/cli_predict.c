@@ -38,127 +38,149 @@ static void print_cell(const char *text, char delimiter)
     putchar('"');
 }
 
-int command_predict(int argc, char **argv)
+typedef struct predict_arguments {
+    const char *model_path, *data_path, *response;
+    int proba, posterior;
+    char delimiter;
+} predict_arguments;
+
+/* 0 when the arguments are complete, else the exit status (help printed: -1). */
+static int parse_predict_arguments(int argc, char **argv, predict_arguments *a)
 {
-    const char *model_path = NULL, *data_path = NULL, *response = NULL;
-    int proba = 0, posterior = 0;
-    char delimiter = ',';
     for (int at = 1; at < argc; ++at) {
         const char *arg = argv[at];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(predict_help, stdout);
-            return 0;
+            return -1;
         } else if (strcmp(arg, "--proba") == 0) {
-            proba = 1;
+            a->proba = 1;
         } else if (strcmp(arg, "--posterior") == 0) {
-            posterior = 1;
+            a->posterior = 1;
         } else if (strcmp(arg, "--response") == 0) {
-            if ((response = option_value(argc, argv, &at)) == NULL)
+            if ((a->response = option_value(argc, argv, &at)) == NULL)
                 return EXIT_USAGE;
         } else if (strcmp(arg, "--sep") == 0) {
             const char *value = option_value(argc, argv, &at);
             if (value == NULL)
                 return EXIT_USAGE;
-            if ((delimiter = parse_delimiter(value)) == 0)
+            if ((a->delimiter = parse_delimiter(value)) == 0)
                 return usage_error("--sep: '%s' is not a one-character delimiter", value);
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return usage_error("predict: unknown option %s (see moe predict --help)", arg);
-        } else if (model_path == NULL) {
-            model_path = arg;
-        } else if (data_path == NULL) {
-            data_path = arg;
+        } else if (a->model_path == NULL) {
+            a->model_path = arg;
+        } else if (a->data_path == NULL) {
+            a->data_path = arg;
         } else {
             return usage_error("predict: too many arguments");
         }
     }
-    if (model_path == NULL || data_path == NULL)
+    if (a->model_path == NULL || a->data_path == NULL)
         return usage_error("predict: a model and a data file are needed (see moe predict --help)");
-    if (posterior && response == NULL)
+    if (a->posterior && a->response == NULL)
         return usage_error("predict: --posterior needs --response");
-    if (posterior && proba)
+    if (a->posterior && a->proba)
         return usage_error("predict: choose --proba or --posterior");
+    return 0;
+}
 
+static void print_header(const moe_model_t *model, const predict_arguments *a)
+{
+    const char *response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    char buffer[32];
+    if (a->posterior) {
+        for (size_t k = 0; k < moe_model_n_experts(model); ++k) {
+            if (k > 0)
+                putchar(a->delimiter);
+            printf("expert%zu", k + 1);
+        }
+    } else if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN) {
+        print_cell(response != NULL ? response : "prediction", a->delimiter);
+    } else if (a->proba) {
+        for (size_t c = 0; c < model_classes(model); ++c) {
+            if (c > 0)
+                putchar(a->delimiter);
+            char label[1100];
+            snprintf(label, sizeof label, "P(%s)", class_label(model, c, buffer, sizeof buffer));
+            print_cell(label, a->delimiter);
+        }
+    } else {
+        print_cell(response != NULL ? response : "class", a->delimiter);
+    }
+    putchar('\n');
+}
+
+/* Numbers per row (width of them), or class labels (classes not NULL). */
+static void print_rows(const moe_model_t *model, const predict_arguments *a, size_t n,
+                       const double *out, size_t width, const size_t *classes)
+{
+    char buffer[32];
+    int logistic_proba = a->proba && moe_model_family(model) == MOE_FAMILY_LOGISTIC;
+    for (size_t i = 0; i < n; ++i) {
+        const double *row = out + i * width;
+        if (classes != NULL) {
+            print_cell(class_label(model, classes[i], buffer, sizeof buffer), a->delimiter);
+        } else if (logistic_proba) {
+            printf("%.17g%c%.17g", 1.0 - row[0], a->delimiter, row[0]);
+        } else {
+            for (size_t k = 0; k < width; ++k) {
+                if (k > 0)
+                    putchar(a->delimiter);
+                printf("%.17g", row[k]);
+            }
+        }
+        putchar('\n');
+    }
+}
+
+/* What the arguments ask for, into out (n x width) or classes (n). */
+static moe_status compute(const moe_model_t *model, const predict_arguments *a,
+                          const table *data, double *out, size_t width, size_t *classes)
+{
+    size_t n = data->n, d = moe_model_n_features(model);
+    if (a->posterior)
+        return moe_model_posterior(model, n, data->X, d, data->y, out, n * width);
+    if (classes != NULL)
+        return moe_model_classify(model, n, data->X, d, classes, n);
+    return moe_model_predict(model, n, data->X, d, out, n * width);
+}
+
+int command_predict(int argc, char **argv)
+{
+    predict_arguments a = {NULL, NULL, NULL, 0, 0, ','};
+    int code = parse_predict_arguments(argc, argv, &a);
+    if (code != 0)
+        return code < 0 ? 0 : code;
     moe_model_t *model = NULL;
-    if (moe_model_load(&model, model_path) != MOE_OK)
+    if (moe_model_load(&model, a.model_path) != MOE_OK)
         return usage_error("%s", moe_last_error());
-    moe_family family = moe_model_family(model);
-    int classification = family != MOE_FAMILY_GAUSSIAN;
-    if (proba && !classification) {
+    int classification = moe_model_family(model) != MOE_FAMILY_GAUSSIAN;
+    if (a.proba && !classification) {
         moe_model_free(model);
         return usage_error("predict: --proba is for logistic and multinomial models");
     }
-    size_t d = moe_model_n_features(model), K = moe_model_n_experts(model);
-    size_t classes = model_classes(model);
     table data;
-    int code = read_for_model(data_path, model, posterior ? response : NULL, delimiter, &data);
+    code = read_for_model(a.data_path, model, a.posterior ? a.response : NULL, a.delimiter, &data);
     if (code != 0) {
         moe_model_free(model);
         return code;
     }
-    size_t width = posterior ? K : family == MOE_FAMILY_MULTINOMIAL ? classes : 1;
-    double *out = malloc(data.n * width * sizeof(double));
-    moe_status status =
-        out == NULL ? MOE_ERR_OUT_OF_MEMORY
-        : posterior ? moe_model_posterior(model, data.n, data.X, d, data.y, out, data.n * width)
-                    : moe_model_predict(model, data.n, data.X, d, out, data.n * width);
-    if (status != MOE_OK) {
+    int labels = classification && !a.proba && !a.posterior;
+    size_t width = a.posterior ? moe_model_n_experts(model) : moe_model_prediction_width(model);
+    double *out = labels ? NULL : malloc(data.n * width * sizeof(double));
+    size_t *classes = labels ? malloc(data.n * sizeof(size_t)) : NULL;
+    moe_status status;
+    if (labels ? classes == NULL : out == NULL) {
+        code = usage_error("out of memory");
+    } else if ((status = compute(model, &a, &data, out, width, classes)) != MOE_OK) {
         fprintf(stderr, "moe: %s\n", moe_last_error());
-        free(out);
         code = status == MOE_ERR_NUMERICAL ? EXIT_FIT_PROBLEM : EXIT_USAGE;
-        goto done;
-    }
-    char buffer[32];
-    /* Header. */
-    if (posterior) {
-        for (size_t k = 0; k < K; ++k) {
-            if (k > 0)
-                putchar(delimiter);
-            printf("expert%zu", k + 1);
-        }
-    } else if (!classification) {
-        print_cell(moe_model_get_name(model, MOE_NAME_RESPONSE, 0) != NULL
-                       ? moe_model_get_name(model, MOE_NAME_RESPONSE, 0)
-                       : "prediction",
-                   delimiter);
-    } else if (proba) {
-        for (size_t c = 0; c < classes; ++c) {
-            if (c > 0)
-                putchar(delimiter);
-            char label[1100];
-            snprintf(label, sizeof label, "P(%s)", class_label(model, c, buffer, sizeof buffer));
-            print_cell(label, delimiter);
-        }
     } else {
-        print_cell(moe_model_get_name(model, MOE_NAME_RESPONSE, 0) != NULL
-                       ? moe_model_get_name(model, MOE_NAME_RESPONSE, 0)
-                       : "class",
-                   delimiter);
-    }
-    putchar('\n');
-    for (size_t i = 0; i < data.n; ++i) {
-        const double *row = out + i * width;
-        if (posterior || !classification || (proba && family == MOE_FAMILY_MULTINOMIAL)) {
-            for (size_t k = 0; k < width; ++k) {
-                if (k > 0)
-                    putchar(delimiter);
-                printf("%.17g", row[k]);
-            }
-        } else if (proba) {
-            printf("%.17g%c%.17g", 1.0 - row[0], delimiter, row[0]);
-        } else {
-            size_t best = 0;
-            if (family == MOE_FAMILY_LOGISTIC)
-                best = row[0] > 0.5;
-            else
-                for (size_t c = 1; c < classes; ++c)
-                    if (row[c] > row[best])
-                        best = c;
-            print_cell(class_label(model, best, buffer, sizeof buffer), delimiter);
-        }
-        putchar('\n');
+        print_header(model, &a);
+        print_rows(model, &a, data.n, out, width, classes);
     }
     free(out);
-done:
+    free(classes);
     table_free(&data);
     moe_model_free(model);
     return code;
