@@ -75,106 +75,138 @@ static void class_probabilities(moe_family family, size_t rows, size_t classes,
 }
 
 /* One covariate: the fit over x on top, the gate below. */
-static int plot_one_covariate(FILE *out, const plot_data *p)
+/* The axis of the one-covariate plot: the grid over the observed x, and its titles. */
+typedef struct covariate_axis {
+    double grid[GRID];
+    double low, high;
+    char title[128];
+    const char *response;
+} covariate_axis;
+
+/* Gaussian experts: the points coloured by their most probable expert, each expert's
+   mean curve and the mixture mean. */
+static int draw_regression_panel(FILE *out, const plot_data *p, const covariate_axis *axis)
 {
     const table *data = p->data;
-    size_t K = p->K, n = data->n, C = p->classes;
-    int classification = p->family != MOE_FAMILY_GAUSSIAN;
-    double x_low, x_high;
-    svg_range(data->X, n, 1, &x_low, &x_high);
-    double grid[GRID], *gate = malloc(GRID * K * sizeof(double));
-    double *curves = malloc(GRID * (classification ? C : K) * sizeof(double));
-    double *predicted = malloc(GRID * (C > 0 ? C : 1) * sizeof(double));
-    double *row_proba = classification ? malloc(n * C * sizeof(double)) : NULL;
-    double *row_predicted = classification ? malloc(n * (C > 0 ? C : 1) * sizeof(double)) : NULL;
+    size_t K = p->K, n = data->n, p_inputs = moe_model_n_inputs(p->model);
+    double *curves = malloc(GRID * K * sizeof(double)), predicted[GRID];
+    double *experts = malloc(K * p_inputs * sizeof(double));
+    if (curves == NULL || experts == NULL) {
+        free(curves);
+        free(experts);
+        return usage_error("out of memory");
+    }
+    moe_model_get_experts(p->model, experts, K * p_inputs);
+    int intercept = moe_model_has_intercept(p->model);
+    moe_link link = moe_model_link(p->model);
+    for (size_t k = 0; k < K; ++k)
+        for (size_t g = 0; g < GRID; ++g) {
+            double t = (intercept ? experts[k * p_inputs] : 0.0) +
+                       experts[k * p_inputs + (size_t)intercept] * axis->grid[g];
+            /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
+            curves[g * K + k] = link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
+                                : link == MOE_LINK_RELU  ? (t > 0.0 ? t : 0.0)
+                                                         : t;
+        }
+    moe_model_predict(p->model, GRID, axis->grid, 1, predicted, GRID);
+    double y_low, y_high;
+    svg_range(data->y, n, 1, &y_low, &y_high);
+    svg_panel top;
+    svg_panel_begin(&top, out, 80, 40, 620, 330, axis->low, axis->high, y_low, y_high,
+                    axis->title, axis->response);
+    for (size_t i = 0; i < n; i += point_stride(n))
+        svg_point(&top, data->X[i], data->y[i], 2.5, svg_colour(argmax(p->posterior + i * K, K)),
+                  NULL);
+    note_sampling(out, 716, 100 + 20.0 * (double)K, n);
+    char buffer[64];
+    for (size_t k = 0; k < K; ++k)
+        svg_line(&top, axis->grid, curves + k, GRID, K, svg_colour(k), 2.5, 0);
+    svg_line(&top, axis->grid, predicted, GRID, 1, "#000000", 1.5, 1);
+    for (size_t k = 0; k < K; ++k)
+        svg_legend(out, 716, 60 + 20.0 * (double)k, svg_colour(k),
+                   expert_name(k, buffer, sizeof buffer));
+    svg_legend(out, 716, 60 + 20.0 * (double)K, "#000000", "mixture mean");
+    free(curves);
+    free(experts);
+    return 0;
+}
+
+/* Classification experts: each class's probability along x, and the observed rows at the
+   probability of their own class. */
+static int draw_classification_panel(FILE *out, const plot_data *p, const covariate_axis *axis)
+{
+    const table *data = p->data;
+    size_t n = data->n, C = p->classes, width = moe_model_prediction_width(p->model);
+    double *curves = malloc(GRID * C * sizeof(double));
+    double *predicted = malloc(GRID * width * sizeof(double));
+    double *row_proba = malloc(n * C * sizeof(double));
+    double *row_predicted = malloc(n * width * sizeof(double));
     int code = 0;
-    if (gate == NULL || curves == NULL || predicted == NULL ||
-        (classification && (row_proba == NULL || row_predicted == NULL))) {
+    if (curves == NULL || predicted == NULL || row_proba == NULL || row_predicted == NULL) {
         code = usage_error("out of memory");
         goto done;
     }
-    for (size_t g = 0; g < GRID; ++g)
-        grid[g] = x_low + (x_high - x_low) * (double)g / (GRID - 1);
-    moe_model_gate_proba(p->model, GRID, grid, 1, gate, GRID * K);
-    char buffer[64];
-    const char *x_title = feature_label(p->model, 0, buffer, sizeof buffer);
-    char x_copy[128];
-    snprintf(x_copy, sizeof x_copy, "%s", x_title);
-    const char *response = data->response_name != NULL ? data->response_name : "response";
-
-    svg_panel top, bottom;
-    if (!classification) {
-        size_t p_inputs = moe_model_n_inputs(p->model);
-        double *experts = malloc(K * p_inputs * sizeof(double));
-        if (experts == NULL) {
-            code = usage_error("out of memory");
-            goto done;
-        }
-        moe_model_get_experts(p->model, experts, K * p_inputs);
-        int intercept = moe_model_has_intercept(p->model);
-        moe_link link = moe_model_link(p->model);
-        for (size_t k = 0; k < K; ++k)
-            for (size_t g = 0; g < GRID; ++g) {
-                double t = (intercept ? experts[k * p_inputs] : 0.0) +
-                           experts[k * p_inputs + (size_t)intercept] * grid[g];
-                /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
-                curves[g * K + k] = link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
-                                    : link == MOE_LINK_RELU  ? (t > 0.0 ? t : 0.0)
-                                                             : t;
-            }
-        free(experts);
-        moe_model_predict(p->model, GRID, grid, 1, predicted, GRID);
-        double y_low, y_high;
-        svg_range(data->y, n, 1, &y_low, &y_high);
-        svg_panel_begin(&top, out, 80, 40, 620, 330, x_low, x_high, y_low, y_high, x_copy,
-                        response);
-        for (size_t i = 0; i < n; i += point_stride(n))
-            svg_point(&top, data->X[i], data->y[i], 2.5,
-                      svg_colour(argmax(p->posterior + i * K, K)), NULL);
-        note_sampling(out, 716, 100 + 20.0 * (double)K, n);
-        for (size_t k = 0; k < K; ++k)
-            svg_line(&top, grid, curves + k, GRID, K, svg_colour(k), 2.5, 0);
-        svg_line(&top, grid, predicted, GRID, 1, "#000000", 1.5, 1);
-        for (size_t k = 0; k < K; ++k)
-            svg_legend(out, 716, 60 + 20.0 * (double)k, svg_colour(k),
-                       expert_name(k, buffer, sizeof buffer));
-        svg_legend(out, 716, 60 + 20.0 * (double)K, "#000000", "mixture mean");
-    } else {
-        moe_model_predict(p->model, GRID, grid, 1, predicted, GRID * (p->family == MOE_FAMILY_LOGISTIC ? 1 : C));
-        class_probabilities(p->family, GRID, C, predicted, curves);
-        moe_model_predict(p->model, n, data->X, 1, row_predicted,
-                          n * (p->family == MOE_FAMILY_LOGISTIC ? 1 : C));
-        class_probabilities(p->family, n, C, row_predicted, row_proba);
-        char y_title[160];
-        snprintf(y_title, sizeof y_title, "P(%s = class | %s)", response, x_copy);
-        svg_panel_begin(&top, out, 80, 40, 620, 330, x_low, x_high, 0.0, 1.0, x_copy, y_title);
-        note_sampling(out, 716, 80 + 20.0 * (double)C, n);
-        for (size_t i = 0; i < n; i += point_stride(n)) {
-            size_t observed = (size_t)data->y[i];
-            svg_point(&top, data->X[i], row_proba[i * C + observed], 2.5, svg_colour(observed),
-                      NULL);
-        }
-        for (size_t c = 0; c < C; ++c) {
-            svg_line(&top, grid, curves + c, GRID, C, svg_colour(c), 2.5, 0);
-            svg_legend(out, 716, 60 + 20.0 * (double)c, svg_colour(c),
-                       class_label(p->model, c, buffer, sizeof buffer));
-        }
+    moe_model_predict(p->model, GRID, axis->grid, 1, predicted, GRID * width);
+    class_probabilities(p->family, GRID, C, predicted, curves);
+    moe_model_predict(p->model, n, data->X, 1, row_predicted, n * width);
+    class_probabilities(p->family, n, C, row_predicted, row_proba);
+    char y_title[160], buffer[64];
+    snprintf(y_title, sizeof y_title, "P(%s = class | %s)", axis->response, axis->title);
+    svg_panel top;
+    svg_panel_begin(&top, out, 80, 40, 620, 330, axis->low, axis->high, 0.0, 1.0, axis->title,
+                    y_title);
+    note_sampling(out, 716, 80 + 20.0 * (double)C, n);
+    for (size_t i = 0; i < n; i += point_stride(n)) {
+        size_t observed = (size_t)data->y[i];
+        svg_point(&top, data->X[i], row_proba[i * C + observed], 2.5, svg_colour(observed),
+                  NULL);
     }
-    svg_panel_begin(&bottom, out, 80, 440, 620, 170, x_low, x_high, 0.0, 1.0, x_copy,
-                    "gate probability");
-    for (size_t k = 0; k < K; ++k)
-        svg_line(&bottom, grid, gate + k, GRID, K, classification ? "#555555" : svg_colour(k),
-                 2.0, classification ? (int)(k % 2) : 0);
-    if (classification)
-        for (size_t k = 0; k < K; ++k)
-            svg_text(out, 706, 440 + 20.0 * (double)(k + 1), expert_name(k, buffer, sizeof buffer),
-                     "start", 11);
+    for (size_t c = 0; c < C; ++c) {
+        svg_line(&top, axis->grid, curves + c, GRID, C, svg_colour(c), 2.5, 0);
+        svg_legend(out, 716, 60 + 20.0 * (double)c, svg_colour(c),
+                   class_label(p->model, c, buffer, sizeof buffer));
+    }
 done:
-    free(gate);
     free(curves);
     free(predicted);
     free(row_proba);
     free(row_predicted);
+    return code;
+}
+
+static int plot_one_covariate(FILE *out, const plot_data *p)
+{
+    const table *data = p->data;
+    size_t K = p->K;
+    int classification = p->family != MOE_FAMILY_GAUSSIAN;
+    covariate_axis axis;
+    svg_range(data->X, data->n, 1, &axis.low, &axis.high);
+    for (size_t g = 0; g < GRID; ++g)
+        axis.grid[g] = axis.low + (axis.high - axis.low) * (double)g / (GRID - 1);
+    char buffer[64];
+    snprintf(axis.title, sizeof axis.title, "%s",
+             feature_label(p->model, 0, buffer, sizeof buffer));
+    axis.response = data->response_name != NULL ? data->response_name : "response";
+    double *gate = malloc(GRID * K * sizeof(double));
+    if (gate == NULL)
+        return usage_error("out of memory");
+    moe_model_gate_proba(p->model, GRID, axis.grid, 1, gate, GRID * K);
+    int code = classification ? draw_classification_panel(out, p, &axis)
+                              : draw_regression_panel(out, p, &axis);
+    if (code == 0) {
+        svg_panel bottom;
+        svg_panel_begin(&bottom, out, 80, 440, 620, 170, axis.low, axis.high, 0.0, 1.0,
+                        axis.title, "gate probability");
+        for (size_t k = 0; k < K; ++k)
+            svg_line(&bottom, axis.grid, gate + k, GRID, K,
+                     classification ? "#555555" : svg_colour(k), 2.0,
+                     classification ? (int)(k % 2) : 0);
+        if (classification)
+            for (size_t k = 0; k < K; ++k)
+                svg_text(out, 706, 440 + 20.0 * (double)(k + 1),
+                         expert_name(k, buffer, sizeof buffer), "start", 11);
+    }
+    free(gate);
     return code;
 }
 
@@ -251,44 +283,83 @@ static int plot_several(FILE *out, const plot_data *p)
     return 0;
 }
 
-int command_plot(int argc, char **argv)
+typedef struct plot_arguments {
+    const char *model_path, *data_path, *output, *response;
+    char delimiter;
+} plot_arguments;
+
+/* 0 when the arguments are complete, else the exit status (help printed: -1). */
+static int parse_plot_arguments(int argc, char **argv, plot_arguments *a)
 {
-    const char *model_path = NULL, *data_path = NULL, *output = NULL, *response = NULL;
-    char delimiter = ',';
     for (int at = 1; at < argc; ++at) {
         const char *arg = argv[at];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(plot_help, stdout);
-            return 0;
+            return -1;
         } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
-            if ((output = option_value(argc, argv, &at)) == NULL)
+            if ((a->output = option_value(argc, argv, &at)) == NULL)
                 return EXIT_USAGE;
         } else if (strcmp(arg, "--response") == 0) {
-            if ((response = option_value(argc, argv, &at)) == NULL)
+            if ((a->response = option_value(argc, argv, &at)) == NULL)
                 return EXIT_USAGE;
         } else if (strcmp(arg, "--sep") == 0) {
             const char *value = option_value(argc, argv, &at);
             if (value == NULL)
                 return EXIT_USAGE;
-            if ((delimiter = parse_delimiter(value)) == 0)
+            if ((a->delimiter = parse_delimiter(value)) == 0)
                 return usage_error("--sep: '%s' is not a one-character delimiter", value);
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return usage_error("plot: unknown option %s (see moe plot --help)", arg);
-        } else if (model_path == NULL) {
-            model_path = arg;
-        } else if (data_path == NULL) {
-            data_path = arg;
+        } else if (a->model_path == NULL) {
+            a->model_path = arg;
+        } else if (a->data_path == NULL) {
+            a->data_path = arg;
         } else {
             return usage_error("plot: too many arguments");
         }
     }
-    if (model_path == NULL || data_path == NULL || output == NULL)
+    if (a->model_path == NULL || a->data_path == NULL || a->output == NULL)
         return usage_error("plot: a model, a data file and -o FILE.svg are needed");
+    return 0;
+}
+
+/* The SVG into `output`, replaced only when the whole drawing succeeded. */
+static int write_plot(const plot_data *p, const char *output, const char *response)
+{
+    atomic_file file;
+    char error[600];
+    if (atomic_file_open(&file, output, error, sizeof error) != 0) {
+        fprintf(stderr, "moe: %s\n", error);
+        return EXIT_FIT_PROBLEM;
+    }
+    const char *family = p->family == MOE_FAMILY_GAUSSIAN ? "Gaussian" : moe_family_name(p->family);
+    char title[200];
+    snprintf(title, sizeof title, "%s: a mixture of %zu %s expert%s", response, p->K, family,
+             p->K == 1 ? "" : "s");
+    int one = p->d == 1;
+    svg_begin(file.stream, 860, one ? 670 : 660, title);
+    int code = one ? plot_one_covariate(file.stream, p) : plot_several(file.stream, p);
+    svg_end(file.stream);
+    if (code != 0) {
+        atomic_file_abandon(&file);
+    } else if (atomic_file_commit(&file, error, sizeof error) != 0) {
+        fprintf(stderr, "moe: %s\n", error);
+        code = EXIT_FIT_PROBLEM;
+    }
+    return code;
+}
+
+int command_plot(int argc, char **argv)
+{
+    plot_arguments a = {NULL, NULL, NULL, NULL, ','};
+    int code = parse_plot_arguments(argc, argv, &a);
+    if (code != 0)
+        return code < 0 ? 0 : code;
     moe_model_t *model = NULL;
-    if (moe_model_load(&model, model_path) != MOE_OK)
+    if (moe_model_load(&model, a.model_path) != MOE_OK)
         return usage_error("%s", moe_last_error());
-    if (response == NULL)
-        response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    const char *response =
+        a.response != NULL ? a.response : moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
     if (response == NULL) {
         moe_model_free(model);
         return usage_error("plot: the model has no response name; give --response");
@@ -305,8 +376,7 @@ int command_plot(int argc, char **argv)
     p.d = moe_model_n_features(model);
     p.classes = model_classes(model);
     table data;
-    int code = read_for_model(data_path, model, response, delimiter, &data);
-    if (code != 0) {
+    if ((code = read_for_model(a.data_path, model, response, a.delimiter, &data)) != 0) {
         moe_model_free(model);
         return code;
     }
@@ -314,39 +384,13 @@ int command_plot(int argc, char **argv)
     p.posterior = malloc(data.n * p.K * sizeof(double));
     if (p.posterior == NULL) {
         code = usage_error("out of memory");
-        goto done;
-    }
-    if (moe_model_posterior(model, data.n, data.X, data.d, data.y, p.posterior,
-                            data.n * p.K) != MOE_OK) {
+    } else if (moe_model_posterior(model, data.n, data.X, data.d, data.y, p.posterior,
+                                   data.n * p.K) != MOE_OK) {
         fprintf(stderr, "moe: %s\n", moe_last_error());
         code = EXIT_FIT_PROBLEM;
-        goto done;
+    } else {
+        code = write_plot(&p, a.output, response);
     }
-    atomic_file file;
-    char error[600];
-    if (atomic_file_open(&file, output, error, sizeof error) != 0) {
-        fprintf(stderr, "moe: %s\n", error);
-        code = EXIT_FIT_PROBLEM;
-        goto done;
-    }
-    char title[200];
-    snprintf(title, sizeof title, "%s: a mixture of %zu %s expert%s",
-             response, p.K,
-             p.family == MOE_FAMILY_GAUSSIAN   ? "Gaussian"
-             : p.family == MOE_FAMILY_LOGISTIC ? "logistic"
-                                               : "multinomial",
-             p.K == 1 ? "" : "s");
-    int one = p.d == 1;
-    svg_begin(file.stream, 860, one ? 670 : 660, title);
-    code = one ? plot_one_covariate(file.stream, &p) : plot_several(file.stream, &p);
-    svg_end(file.stream);
-    if (code != 0) {
-        atomic_file_abandon(&file);
-    } else if (atomic_file_commit(&file, error, sizeof error) != 0) {
-        fprintf(stderr, "moe: %s\n", error);
-        code = EXIT_FIT_PROBLEM;
-    }
-done:
     free(p.posterior);
     table_free(&data);
     moe_model_free(model);
