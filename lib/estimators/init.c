@@ -93,6 +93,76 @@ static size_t draw_proportional(moe_rng *rng, const double *mass, size_t count)
     return count - 1;
 }
 
+/* Uniform subsample of the positive-weight rows without replacement, by selection sampling
+   (each row taken with probability needed / remaining), which needs no index array over all
+   n rows; the weights then enter as the points' masses, so the weighted k-means of the sample
+   estimates that of the whole data. */
+static void select_rows(const moe_data *data, moe_rng *rng, size_t positive, size_t sample,
+                        size_t *rows)
+{
+    size_t next = 0, remaining = positive;
+    for (size_t i = 0; i < data->n && next < sample; ++i) {
+        if (!(moe_data_weight(data, i) > 0.0))
+            continue;
+        if (sample == positive || moe_rng_below(rng, remaining) < sample - next)
+            rows[next++] = i;
+        remaining--;
+    }
+}
+
+/* k-means++ seeding: each new centre drawn with probability ~ weight * D^2. */
+static void seed_centres(moe_rng *rng, const double *points, const double *mass, size_t sample,
+                         size_t columns, size_t K, double *distance, double *draw_mass,
+                         double *centres)
+{
+    size_t first = draw_proportional(rng, mass, sample);
+    memcpy(centres, points + first * columns, columns * sizeof(double));
+    for (size_t i = 0; i < sample; ++i)
+        distance[i] = squared_distance(points + i * columns, centres, columns);
+    for (size_t k = 1; k < K; ++k) {
+        for (size_t i = 0; i < sample; ++i)
+            draw_mass[i] = mass[i] * distance[i];
+        size_t chosen = draw_proportional(rng, draw_mass, sample);
+        memcpy(centres + k * columns, points + chosen * columns, columns * sizeof(double));
+        for (size_t i = 0; i < sample; ++i) {
+            double d = squared_distance(points + i * columns, centres + k * columns, columns);
+            if (d < distance[i])
+                distance[i] = d;
+        }
+    }
+}
+
+/* Weighted Lloyd iterations until no point changes cluster (at most `iterations`). */
+static void lloyd(const double *points, const double *mass, size_t sample, size_t columns,
+                  size_t K, int iterations, double *centres, double *sums, double *totals,
+                  size_t *assignment)
+{
+    for (size_t i = 0; i < sample; ++i)
+        assignment[i] = nearest(points + i * columns, centres, K, columns, NULL);
+    for (int iteration = 0; iteration < iterations; ++iteration) {
+        memset(sums, 0, K * columns * sizeof(double));
+        memset(totals, 0, K * sizeof(double));
+        for (size_t i = 0; i < sample; ++i) {
+            size_t k = assignment[i];
+            totals[k] += mass[i];
+            for (size_t c = 0; c < columns; ++c)
+                sums[k * columns + c] += mass[i] * points[i * columns + c];
+        }
+        for (size_t k = 0; k < K; ++k)
+            if (totals[k] > 0.0) /* an emptied cluster keeps its centre */
+                for (size_t c = 0; c < columns; ++c)
+                    centres[k * columns + c] = sums[k * columns + c] / totals[k];
+        size_t changed = 0;
+        for (size_t i = 0; i < sample; ++i) {
+            size_t k = nearest(points + i * columns, centres, K, columns, NULL);
+            changed += k != assignment[i];
+            assignment[i] = k;
+        }
+        if (changed == 0)
+            break;
+    }
+}
+
 static moe_status kmeans_partition(const moe_data *data, size_t K, int use_response,
                                    int iterations, moe_rng *rng, moe_label *labels,
                                    char *message)
@@ -123,65 +193,13 @@ static moe_status kmeans_partition(const moe_data *data, size_t K, int use_respo
         goto done;
     }
     fit_standardiser(data, &s);
-    /* Uniform subsample of the positive-weight rows without replacement, by selection
-       sampling (each row taken with probability needed / remaining), which needs no
-       index array over all n rows; the weights then enter as the points' masses, so the
-       weighted k-means of the sample estimates that of the whole data. */
-    {
-        size_t next = 0, remaining = positive;
-        for (size_t i = 0; i < data->n && next < sample; ++i) {
-            if (!(moe_data_weight(data, i) > 0.0))
-                continue;
-            if (sample == positive || moe_rng_below(rng, remaining) < sample - next)
-                rows[next++] = i;
-            remaining--;
-        }
-    }
+    select_rows(data, rng, positive, sample, rows);
     for (size_t i = 0; i < sample; ++i) {
         standardised_row(data, &s, rows[i], points + i * columns);
         mass[i] = moe_data_weight(data, rows[i]);
     }
-    /* k-means++ seeding: each new centre drawn with probability ~ weight * D^2. */
-    size_t first = draw_proportional(rng, mass, sample);
-    memcpy(centres, points + first * columns, columns * sizeof(double));
-    for (size_t i = 0; i < sample; ++i)
-        distance[i] = squared_distance(points + i * columns, centres, columns);
-    for (size_t k = 1; k < K; ++k) {
-        for (size_t i = 0; i < sample; ++i)
-            draw_mass[i] = mass[i] * distance[i];
-        size_t chosen = draw_proportional(rng, draw_mass, sample);
-        memcpy(centres + k * columns, points + chosen * columns, columns * sizeof(double));
-        for (size_t i = 0; i < sample; ++i) {
-            double d = squared_distance(points + i * columns, centres + k * columns, columns);
-            if (d < distance[i])
-                distance[i] = d;
-        }
-    }
-    /* Lloyd iterations on the sample. */
-    for (size_t i = 0; i < sample; ++i)
-        assignment[i] = nearest(points + i * columns, centres, K, columns, NULL);
-    for (int iteration = 0; iteration < iterations; ++iteration) {
-        memset(sums, 0, K * columns * sizeof(double));
-        memset(totals, 0, K * sizeof(double));
-        for (size_t i = 0; i < sample; ++i) {
-            size_t k = assignment[i];
-            totals[k] += mass[i];
-            for (size_t c = 0; c < columns; ++c)
-                sums[k * columns + c] += mass[i] * points[i * columns + c];
-        }
-        for (size_t k = 0; k < K; ++k)
-            if (totals[k] > 0.0) /* an emptied cluster keeps its centre */
-                for (size_t c = 0; c < columns; ++c)
-                    centres[k * columns + c] = sums[k * columns + c] / totals[k];
-        size_t changed = 0;
-        for (size_t i = 0; i < sample; ++i) {
-            size_t k = nearest(points + i * columns, centres, K, columns, NULL);
-            changed += k != assignment[i];
-            assignment[i] = k;
-        }
-        if (changed == 0)
-            break;
-    }
+    seed_centres(rng, points, mass, sample, columns, K, distance, draw_mass, centres);
+    lloyd(points, mass, sample, columns, K, iterations, centres, sums, totals, assignment);
     for (size_t i = 0; i < data->n; ++i) {
         standardised_row(data, &s, i, point);
         labels[i] = (moe_label)nearest(point, centres, K, columns, NULL);
