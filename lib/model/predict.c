@@ -257,6 +257,45 @@ static size_t predicted_class(const double *row, size_t width)
     return best;
 }
 
+/*
+ * The most probable class of every row of valid data, block by block: into classes (when
+ * not NULL), and with labels y (when not NULL) the weights of the rows it names rightly
+ * (*correct) and of all rows (*total).
+ */
+static moe_status class_pass(const moe_model_t *model, const moe_data *data, size_t *classes,
+                             const double *y, double *correct, double *total)
+{
+    size_t width = model->family_ops->prediction_width(model), n = data->n;
+    prediction_buffers buffers;
+    double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
+    if (predicted == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
+    moe_status status = prediction_buffers_allocate(model, &buffers);
+    if (status != MOE_OK) {
+        free(predicted);
+        return status;
+    }
+    *correct = *total = 0.0;
+    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
+        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
+        status = predict_block(model, data, start, rows, &buffers, predicted);
+        for (size_t i = 0; i < rows && status == MOE_OK; ++i) {
+            size_t best = predicted_class(predicted + i * width, width);
+            if (classes != NULL)
+                classes[start + i] = best;
+            if (y != NULL) {
+                double weight = moe_data_weight(data, start + i);
+                *total += weight;
+                if ((double)best == y[start + i])
+                    *correct += weight;
+            }
+        }
+    }
+    prediction_buffers_free(&buffers);
+    free(predicted);
+    return status;
+}
+
 moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                               const double *y, const double *weights, double *accuracy)
 {
@@ -267,32 +306,9 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
                         "accuracy needs a classification family, the model is gaussian");
     moe_data data;
     moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
-    if (status != MOE_OK)
-        return status;
-    size_t width = model->family_ops->prediction_width(model);
-    prediction_buffers buffers;
-    double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
-    if (predicted == NULL)
-        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
-    if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK) {
-        free(predicted);
-        return status;
-    }
     double correct = 0.0, total = 0.0;
-    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
-        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
-        status = predict_block(model, &data, start, rows, &buffers, predicted);
-        if (status != MOE_OK)
-            break;
-        for (size_t i = 0; i < rows; ++i) {
-            double weight = moe_data_weight(&data, start + i);
-            total += weight;
-            if ((double)predicted_class(predicted + i * width, width) == y[start + i])
-                correct += weight;
-        }
-    }
-    prediction_buffers_free(&buffers);
-    free(predicted);
+    if (status == MOE_OK)
+        status = class_pass(model, &data, NULL, y, &correct, &total);
     if (status == MOE_OK)
         *accuracy = correct / total;
     return status;
@@ -316,25 +332,9 @@ moe_status moe_model_classify(const moe_model_t *model, size_t n, const double *
                         length, n, n);
     moe_data data;
     moe_status status = prepare(model, n, X, ldx, NULL, NULL, 0, NULL, 0, 0, &data);
-    if (status != MOE_OK)
-        return status;
-    size_t width = model->family_ops->prediction_width(model);
-    prediction_buffers buffers;
-    double *predicted = moe_alloc_array(MOE_BLOCK_ROWS, width, sizeof(double));
-    if (predicted == NULL)
-        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate prediction buffers");
-    if ((status = prediction_buffers_allocate(model, &buffers)) != MOE_OK) {
-        free(predicted);
-        return status;
-    }
-    for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
-        size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
-        status = predict_block(model, &data, start, rows, &buffers, predicted);
-        for (size_t i = 0; i < rows && status == MOE_OK; ++i)
-            classes[start + i] = predicted_class(predicted + i * width, width);
-    }
-    prediction_buffers_free(&buffers);
-    free(predicted);
+    double correct = 0.0, total = 0.0;
+    if (status == MOE_OK)
+        status = class_pass(model, &data, classes, NULL, &correct, &total);
     return status;
 }
 
