@@ -35,6 +35,19 @@ int usage_error(const char *format, ...)
 /* The value of an option: argv[*at + 1], advancing *at; NULL (and a message) if absent. */
 const char *option_value(int argc, char **argv, int *at);
 
+/* What every command that reads a saved model and a data file takes besides its own
+   options: the two paths, --response and --sep. */
+typedef struct model_data_arguments {
+    const char *model_path, *data_path, *response;
+    char delimiter; /* ',' by default */
+} model_data_arguments;
+
+/* Take argv[*at] if it is one of those (advancing *at past a value): 1 taken, 0 not one of
+   them (an unknown option: the caller says so), or a negative exit status after a usage
+   error. `command` names the command in messages. */
+int model_data_argument(int argc, char **argv, int *at, const char *command,
+                        model_data_arguments *a);
+
 /* "a,b,c" split in place into *count names (the array is malloc'ed). */
 const char **split_names(char *list, size_t *count);
 

@@ -43,6 +43,31 @@ const char *option_value(int argc, char **argv, int *at)
     return argv[++*at];
 }
 
+int model_data_argument(int argc, char **argv, int *at, const char *command,
+                        model_data_arguments *a)
+{
+    const char *arg = argv[*at];
+    if (strcmp(arg, "--response") == 0) {
+        if ((a->response = option_value(argc, argv, at)) == NULL)
+            return -EXIT_USAGE;
+    } else if (strcmp(arg, "--sep") == 0) {
+        const char *value = option_value(argc, argv, at);
+        if (value == NULL)
+            return -EXIT_USAGE;
+        if ((a->delimiter = parse_delimiter(value)) == 0)
+            return -usage_error("--sep: '%s' is not a one-character delimiter", value);
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+        return 0;
+    } else if (a->model_path == NULL) {
+        a->model_path = arg;
+    } else if (a->data_path == NULL) {
+        a->data_path = arg;
+    } else {
+        return -usage_error("%s: too many arguments", command);
+    }
+    return 1;
+}
+
 const char **split_names(char *list, size_t *count)
 {
     size_t capacity = 1;

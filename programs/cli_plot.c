@@ -284,8 +284,8 @@ static int plot_several(FILE *out, const plot_data *p)
 }
 
 typedef struct plot_arguments {
-    const char *model_path, *data_path, *output, *response;
-    char delimiter;
+    model_data_arguments files;
+    const char *output;
 } plot_arguments;
 
 /* 0 when the arguments are complete, else the exit status (help printed: -1). */
@@ -293,32 +293,20 @@ static int parse_plot_arguments(int argc, char **argv, plot_arguments *a)
 {
     for (int at = 1; at < argc; ++at) {
         const char *arg = argv[at];
+        int taken = 0;
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(plot_help, stdout);
             return -1;
         } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
             if ((a->output = option_value(argc, argv, &at)) == NULL)
                 return EXIT_USAGE;
-        } else if (strcmp(arg, "--response") == 0) {
-            if ((a->response = option_value(argc, argv, &at)) == NULL)
-                return EXIT_USAGE;
-        } else if (strcmp(arg, "--sep") == 0) {
-            const char *value = option_value(argc, argv, &at);
-            if (value == NULL)
-                return EXIT_USAGE;
-            if ((a->delimiter = parse_delimiter(value)) == 0)
-                return usage_error("--sep: '%s' is not a one-character delimiter", value);
-        } else if (arg[0] == '-' && arg[1] != '\0') {
+        } else if ((taken = model_data_argument(argc, argv, &at, "plot", &a->files)) < 0) {
+            return -taken;
+        } else if (taken == 0) {
             return usage_error("plot: unknown option %s (see moe plot --help)", arg);
-        } else if (a->model_path == NULL) {
-            a->model_path = arg;
-        } else if (a->data_path == NULL) {
-            a->data_path = arg;
-        } else {
-            return usage_error("plot: too many arguments");
         }
     }
-    if (a->model_path == NULL || a->data_path == NULL || a->output == NULL)
+    if (a->files.model_path == NULL || a->files.data_path == NULL || a->output == NULL)
         return usage_error("plot: a model, a data file and -o FILE.svg are needed");
     return 0;
 }
@@ -351,15 +339,16 @@ static int write_plot(const plot_data *p, const char *output, const char *respon
 
 int command_plot(int argc, char **argv)
 {
-    plot_arguments a = {NULL, NULL, NULL, NULL, ','};
+    plot_arguments a = {{NULL, NULL, NULL, ','}, NULL};
     int code = parse_plot_arguments(argc, argv, &a);
     if (code != 0)
         return code < 0 ? 0 : code;
     moe_model_t *model = NULL;
-    if (moe_model_load(&model, a.model_path) != MOE_OK)
+    if (moe_model_load(&model, a.files.model_path) != MOE_OK)
         return usage_error("%s", moe_last_error());
-    const char *response =
-        a.response != NULL ? a.response : moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
+    const char *response = a.files.response;
+    if (response == NULL)
+        response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
     if (response == NULL) {
         moe_model_free(model);
         return usage_error("plot: the model has no response name; give --response");
@@ -376,7 +365,8 @@ int command_plot(int argc, char **argv)
     p.d = moe_model_n_features(model);
     p.classes = model_classes(model);
     table data;
-    if ((code = read_for_model(a.data_path, model, response, a.delimiter, &data)) != 0) {
+    code = read_for_model(a.files.data_path, model, response, a.files.delimiter, &data);
+    if (code != 0) {
         moe_model_free(model);
         return code;
     }

@@ -39,9 +39,8 @@ static void print_cell(const char *text, char delimiter)
 }
 
 typedef struct predict_arguments {
-    const char *model_path, *data_path, *response;
+    model_data_arguments files;
     int proba, posterior;
-    char delimiter;
 } predict_arguments;
 
 /* 0 when the arguments are complete, else the exit status (help printed: -1). */
@@ -49,6 +48,7 @@ static int parse_predict_arguments(int argc, char **argv, predict_arguments *a)
 {
     for (int at = 1; at < argc; ++at) {
         const char *arg = argv[at];
+        int taken = 0;
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(predict_help, stdout);
             return -1;
@@ -56,28 +56,15 @@ static int parse_predict_arguments(int argc, char **argv, predict_arguments *a)
             a->proba = 1;
         } else if (strcmp(arg, "--posterior") == 0) {
             a->posterior = 1;
-        } else if (strcmp(arg, "--response") == 0) {
-            if ((a->response = option_value(argc, argv, &at)) == NULL)
-                return EXIT_USAGE;
-        } else if (strcmp(arg, "--sep") == 0) {
-            const char *value = option_value(argc, argv, &at);
-            if (value == NULL)
-                return EXIT_USAGE;
-            if ((a->delimiter = parse_delimiter(value)) == 0)
-                return usage_error("--sep: '%s' is not a one-character delimiter", value);
-        } else if (arg[0] == '-' && arg[1] != '\0') {
+        } else if ((taken = model_data_argument(argc, argv, &at, "predict", &a->files)) < 0) {
+            return -taken;
+        } else if (taken == 0) {
             return usage_error("predict: unknown option %s (see moe predict --help)", arg);
-        } else if (a->model_path == NULL) {
-            a->model_path = arg;
-        } else if (a->data_path == NULL) {
-            a->data_path = arg;
-        } else {
-            return usage_error("predict: too many arguments");
         }
     }
-    if (a->model_path == NULL || a->data_path == NULL)
+    if (a->files.model_path == NULL || a->files.data_path == NULL)
         return usage_error("predict: a model and a data file are needed (see moe predict --help)");
-    if (a->posterior && a->response == NULL)
+    if (a->posterior && a->files.response == NULL)
         return usage_error("predict: --posterior needs --response");
     if (a->posterior && a->proba)
         return usage_error("predict: choose --proba or --posterior");
@@ -91,21 +78,21 @@ static void print_header(const moe_model_t *model, const predict_arguments *a)
     if (a->posterior) {
         for (size_t k = 0; k < moe_model_n_experts(model); ++k) {
             if (k > 0)
-                putchar(a->delimiter);
+                putchar(a->files.delimiter);
             printf("expert%zu", k + 1);
         }
     } else if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN) {
-        print_cell(response != NULL ? response : "prediction", a->delimiter);
+        print_cell(response != NULL ? response : "prediction", a->files.delimiter);
     } else if (a->proba) {
         for (size_t c = 0; c < model_classes(model); ++c) {
             if (c > 0)
-                putchar(a->delimiter);
+                putchar(a->files.delimiter);
             char label[1100];
             snprintf(label, sizeof label, "P(%s)", class_label(model, c, buffer, sizeof buffer));
-            print_cell(label, a->delimiter);
+            print_cell(label, a->files.delimiter);
         }
     } else {
-        print_cell(response != NULL ? response : "class", a->delimiter);
+        print_cell(response != NULL ? response : "class", a->files.delimiter);
     }
     putchar('\n');
 }
@@ -119,13 +106,13 @@ static void print_rows(const moe_model_t *model, const predict_arguments *a, siz
     for (size_t i = 0; i < n; ++i) {
         const double *row = out + i * width;
         if (classes != NULL) {
-            print_cell(class_label(model, classes[i], buffer, sizeof buffer), a->delimiter);
+            print_cell(class_label(model, classes[i], buffer, sizeof buffer), a->files.delimiter);
         } else if (logistic_proba) {
-            printf("%.17g%c%.17g", 1.0 - row[0], a->delimiter, row[0]);
+            printf("%.17g%c%.17g", 1.0 - row[0], a->files.delimiter, row[0]);
         } else {
             for (size_t k = 0; k < width; ++k) {
                 if (k > 0)
-                    putchar(a->delimiter);
+                    putchar(a->files.delimiter);
                 printf("%.17g", row[k]);
             }
         }
@@ -147,12 +134,12 @@ static moe_status compute(const moe_model_t *model, const predict_arguments *a,
 
 int command_predict(int argc, char **argv)
 {
-    predict_arguments a = {NULL, NULL, NULL, 0, 0, ','};
+    predict_arguments a = {{NULL, NULL, NULL, ','}, 0, 0};
     int code = parse_predict_arguments(argc, argv, &a);
     if (code != 0)
         return code < 0 ? 0 : code;
     moe_model_t *model = NULL;
-    if (moe_model_load(&model, a.model_path) != MOE_OK)
+    if (moe_model_load(&model, a.files.model_path) != MOE_OK)
         return usage_error("%s", moe_last_error());
     int classification = moe_model_family(model) != MOE_FAMILY_GAUSSIAN;
     if (a.proba && !classification) {
@@ -160,7 +147,8 @@ int command_predict(int argc, char **argv)
         return usage_error("predict: --proba is for logistic and multinomial models");
     }
     table data;
-    code = read_for_model(a.data_path, model, a.posterior ? a.response : NULL, a.delimiter, &data);
+    code = read_for_model(a.files.data_path, model, a.posterior ? a.files.response : NULL,
+                          a.files.delimiter, &data);
     if (code != 0) {
         moe_model_free(model);
         return code;
