@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "moe/moe.h"
+#include "moe/kernels.h"
 #include "support/runner.h"
 
 START_TEST(every_listed_estimator_creates_a_fitter)
@@ -261,6 +262,50 @@ START_TEST(copy_parameters_is_exact_and_checks_the_structure)
 }
 END_TEST
 
+/* Each init function gives what its macro gives, for every version it knows, and refuses
+   the others. */
+START_TEST(init_functions_match_their_macros)
+{
+    moe_criteria criteria, criteria_macro = MOE_CRITERIA_INIT;
+    memset(&criteria, 0xab, sizeof criteria);
+    EXPECT_STATUS(moe_criteria_init(&criteria, MOE_CRITERIA_VERSION), MOE_OK);
+    ck_assert_uint_eq(criteria.version, criteria_macro.version);
+    ck_assert(criteria.loglik == 0.0 && criteria.n_params == 0.0 && criteria.n_obs == 0.0);
+    ck_assert(criteria.aic == 0.0 && criteria.bic == 0.0 && criteria.icl == 0.0 &&
+              criteria.entropy == 0.0);
+    EXPECT_STATUS(moe_criteria_init(&criteria, 0), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_criteria_init(&criteria, MOE_CRITERIA_VERSION + 1), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_criteria_init(NULL, 1), MOE_ERR_NULL_POINTER);
+
+    moe_estep_result result, result_macro = MOE_ESTEP_RESULT_INIT;
+    memset(&result, 0xab, sizeof result);
+    EXPECT_STATUS(moe_estep_result_init(&result, MOE_ESTEP_RESULT_VERSION), MOE_OK);
+    ck_assert_uint_eq(result.version, result_macro.version);
+    ck_assert(result.loglik == 0.0 && result.entropy == 0.0 && result.total_weight == 0.0);
+    ck_assert(result.gate_objective == 0.0 && result.previous_gate_objective == 0.0);
+    ck_assert_int_eq(result.previous_gate_separated, 0);
+    EXPECT_STATUS(moe_estep_result_init(&result, 0), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_estep_result_init(NULL, 1), MOE_ERR_NULL_POINTER);
+
+    moe_iteration_ops ops;
+    memset(&ops, 0xab, sizeof ops);
+    EXPECT_STATUS(moe_iteration_ops_init(&ops, MOE_ITERATION_OPS_VERSION), MOE_OK);
+    ck_assert_uint_eq(ops.version, MOE_ITERATION_OPS_VERSION);
+    ck_assert(ops.iterate == NULL && ops.evaluate == NULL);
+    EXPECT_STATUS(moe_iteration_ops_init(&ops, MOE_ITERATION_OPS_VERSION + 1),
+                  MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_iteration_ops_init(NULL, 1), MOE_ERR_NULL_POINTER);
+
+    /* A criteria struct from the init function is accepted by the call. */
+    moe_model_t *model = make_model(MOE_FAMILY_GAUSSIAN, 0, 2, 1, 21);
+    double X[4] = { -1.0, 0.0, 0.5, 1.0 }, y[4] = { 0.3, -0.2, 1.0, 0.1 };
+    EXPECT_STATUS(moe_criteria_init(&criteria, 1), MOE_OK);
+    EXPECT_STATUS(moe_model_criteria(model, 4, X, 1, y, NULL, &criteria), MOE_OK);
+    ck_assert(isfinite(criteria.bic) && criteria.n_obs == 4.0);
+    moe_model_free(model);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("discovery");
@@ -271,6 +316,7 @@ int main(void)
     tcase_add_test(tc, classify_follows_the_predictive_distribution);
     tcase_add_test(tc, cluster_takes_the_posterior_or_the_gate);
     tcase_add_test(tc, copy_parameters_is_exact_and_checks_the_structure);
+    tcase_add_test(tc, init_functions_match_their_macros);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -89,6 +89,8 @@ typedef struct moe_estep_result {
 } moe_estep_result;
 
 #define MOE_ESTEP_RESULT_INIT { MOE_ESTEP_RESULT_VERSION, 0.0, 0.0, 0.0, 0.0, 0.0, 0 }
+/* *result zeroed with the given version (1 .. MOE_ESTEP_RESULT_VERSION). */
+MOE_API moe_status moe_estep_result_init(moe_estep_result *result, unsigned int version);
 
 /* The last run's sums. */
 MOE_API moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *result);
@@ -246,6 +248,8 @@ typedef struct moe_iteration_ops {
     moe_status (*evaluate)(void *state, moe_fit_context *context, moe_model_t *model,
                            double *resp, size_t restart, size_t iteration, double *loglik);
 } moe_iteration_ops;
+/* *ops with the given version (1 .. MOE_ITERATION_OPS_VERSION) and no functions. */
+MOE_API moe_status moe_iteration_ops_init(moe_iteration_ops *ops, unsigned int version);
 
 /* The options the loop and the kernels read, for an estimator's option mask. */
 #define MOE_ITERATION_OPTIONS                                                                  \

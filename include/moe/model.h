@@ -258,6 +258,9 @@ typedef struct moe_criteria {
 } moe_criteria;
 
 #define MOE_CRITERIA_INIT { MOE_CRITERIA_VERSION, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }
+/* The same for bindings that cannot use macros: *criteria zeroed with the given version
+   (1 .. MOE_CRITERIA_VERSION; MOE_ERR_UNSUPPORTED otherwise). */
+MOE_API moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version);
 
 MOE_API moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X,
                                       size_t ldx, const double *y, const double *weights,

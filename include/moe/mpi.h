@@ -101,6 +101,9 @@ typedef struct moe_mpi_report {
 } moe_mpi_report;
 
 #define MOE_MPI_REPORT_INIT { MOE_MPI_REPORT_VERSION, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0 }
+/* *report zeroed with the given version (1 .. MOE_MPI_REPORT_VERSION), for bindings that
+   cannot use the macro. */
+MOE_MPI_API moe_status moe_mpi_report_init(moe_mpi_report *report, unsigned int version);
 
 MOE_MPI_API moe_status moe_mpi_get_report(moe_mpi_report *report);
 

@@ -150,6 +150,20 @@ moe_status moe_estep_run(moe_estep_t *estep, const moe_model_t *model, const moe
     return MOE_OK;
 }
 
+moe_status moe_estep_result_init(moe_estep_result *result, unsigned int version)
+{
+    if (result == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "result is NULL");
+    if (version < 1 || version > MOE_ESTEP_RESULT_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "E-step result version %u is not supported (this libmoe knows 1..%d)",
+                        version, MOE_ESTEP_RESULT_VERSION);
+    moe_estep_result zero = MOE_ESTEP_RESULT_INIT;
+    *result = zero;
+    result->version = version;
+    return MOE_OK;
+}
+
 moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *result)
 {
     if (estep == NULL || result == NULL)

@@ -93,6 +93,19 @@ static moe_status run_restart(moe_fit_context *context, const moe_iteration_ops 
     return MOE_OK;
 }
 
+moe_status moe_iteration_ops_init(moe_iteration_ops *ops, unsigned int version)
+{
+    if (ops == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
+    if (version < 1 || version > MOE_ITERATION_OPS_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "iteration ops version %u is not supported (this libmoe knows 1..%d)",
+                        version, MOE_ITERATION_OPS_VERSION);
+    moe_iteration_ops empty = {version, NULL, NULL};
+    *ops = empty;
+    return MOE_OK;
+}
+
 moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops *ops,
                                void *state)
 {

@@ -190,6 +190,20 @@ moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
     return status;
 }
 
+moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version)
+{
+    if (criteria == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
+    if (version < 1 || version > MOE_CRITERIA_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "criteria version %u is not supported (this libmoe knows 1..%d)",
+                        version, MOE_CRITERIA_VERSION);
+    moe_criteria zero = MOE_CRITERIA_INIT;
+    *criteria = zero;
+    criteria->version = version;
+    return MOE_OK;
+}
+
 moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                               const double *y, const double *weights, moe_criteria *criteria)
 {

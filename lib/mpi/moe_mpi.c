@@ -540,6 +540,19 @@ static void measure_fit(MPI_Comm comm, int rank, int size, const moe_model_t *mo
     last_report = report;
 }
 
+moe_status moe_mpi_report_init(moe_mpi_report *report, unsigned int version)
+{
+    if (report == NULL)
+        return fail(MOE_ERR_NULL_POINTER, "report is NULL");
+    if (version < 1 || version > MOE_MPI_REPORT_VERSION)
+        return fail(MOE_ERR_UNSUPPORTED, "report version %u is not supported (this "
+                    "libmoe_mpi knows 1..%d)", version, MOE_MPI_REPORT_VERSION);
+    moe_mpi_report zero = MOE_MPI_REPORT_INIT;
+    *report = zero;
+    report->version = version;
+    return MOE_OK;
+}
+
 moe_status moe_mpi_get_report(moe_mpi_report *report)
 {
     if (report == NULL)

@@ -163,7 +163,17 @@ static int check_statistics(int rank, size_t M, size_t d, const double *X, const
         moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, count, X + first * d, d, y + first, NULL, 0);
     snprintf(what, sizeof what, "%s: the fit: %s", split, moe_mpi_last_error());
     expect(rank, status == MOE_OK, what);
-    moe_mpi_report report = MOE_MPI_REPORT_INIT;
+    moe_mpi_report report;
+    memset(&report, 0xab, sizeof report);
+    expect(rank, moe_mpi_report_init(&report, MOE_MPI_REPORT_VERSION) == MOE_OK &&
+                     report.version == MOE_MPI_REPORT_VERSION && report.ranks == 0 &&
+                     report.loglik == 0.0 && report.seconds == 0.0,
+           "moe_mpi_report_init gives the macro's report");
+    expect(rank, moe_mpi_report_init(&report, 0) == MOE_ERR_UNSUPPORTED &&
+                     moe_mpi_report_init(NULL, 1) == MOE_ERR_NULL_POINTER,
+           "moe_mpi_report_init refuses version 0 and NULL");
+    expect(rank, moe_mpi_report_init(&report, MOE_MPI_REPORT_VERSION) == MOE_OK,
+           "moe_mpi_report_init again");
     expect(rank, moe_mpi_get_report(&report) == MOE_OK, "the report of the fit");
     double loglik = 0.0;
     moe_model_loglik(model, M, X, d, y, NULL, &loglik);
