@@ -19,7 +19,7 @@
  *
  * The common start is pinned to the paper's: ismm's warm start on the first 85 rows. From
  * it ismm runs with its defaults but the paper's Polyak average from step 100 (its own warm
- * start: 85 rows in 6.1, 350 in 6.2; --paper-warm-start pins it to 85, the paper's, with
+ * start: 110 rows in 6.1, 350 in 6.2; --paper-warm-start pins it to 85, the paper's, with
  * which ismm loses Table 4). The baselines are gd with batch_size = 1 (one row per step),
  * one epoch, from the same start, optimising the same per-row negative log-likelihood
  * (log-variances as parameters), over a grid of learning rates, and Sophia-G (Liu, Li,
@@ -219,9 +219,10 @@ static moe_model_t *common_start(const setting *s, const double *X, const double
 
 /* ismm from `start` (init = model: its warm start is at the start's parameters) over every
    training row, one per step, the Polyak average from step 100 (the paper's). The warm
-   start's size and the schedule's offset are ismm's defaults: 85 rows in setting 6.1, ten
-   per free parameter (350) in 6.2, where the paper's 85 leave the first steps averaging
-   some 15 rows for two experts of 11 coefficients each (docs/REPRODUCTIONS.md, Table 4). */
+   start's size and the schedule's offset are ismm's defaults, ten rows per free parameter
+   (110 in setting 6.1, 350 in 6.2): from the paper's 85 in 6.2 the first steps fit two
+   11-coefficient experts to a window of a few dozen rows and three seeds of ten wander
+   off (docs/REPRODUCTIONS.md, Tables 4 and 5). */
 static moe_model_t *run_ismm(const setting *s, const moe_model_t *start, const double *X,
                              const double *y)
 {
