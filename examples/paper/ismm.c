@@ -281,7 +281,8 @@ static moe_model_t *run_gd(const setting *s, const moe_model_t *start, const dou
    The grid is wider than the others' and than Liu et al.'s gamma (0.01 to 0.05): the step
    is clipped to the rate per coordinate, and on one pass from a good start the best
    settings are small rates with large gammas (the clip inactive, only rate / gamma
-   counts); with gamma in {0.01, 0.05} alone Sophia's MSE was twice as large. */
+   counts); with gamma in {0.01, 0.05} and the others' rates its MSE was 0.028 in Table 1
+   (0.015 with this grid) and 0.135 in Table 4 (0.105). */
 #define SOPHIA_BETA1 0.96
 #define SOPHIA_BETA2 0.99
 #define SOPHIA_INTERVAL 10
