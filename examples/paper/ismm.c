@@ -540,6 +540,45 @@ static void print_table(const char *title, const accumulated *rows, const char *
     }
 }
 
+/* Sophia's gradient against central differences of the library's log-likelihood, at a
+   random point of setting 6.2's parameters and a random row: the baseline's loss must be
+   the model's. */
+static void check_sophia_gradient(void)
+{
+    enum { MAX_LENGTH = 3 * (MAX_D + 1) + 2 };
+    moe_rng rng;
+    moe_rng_seed(&rng, 2026, 3000);
+    setting s;
+    setting_62(&s, &rng);
+    size_t length = sophia_length(&s), p = s.d + 1;
+    double theta[MAX_LENGTH] = {0}, gradient[MAX_LENGTH], x[MAX_D];
+    double y = 2.0 * moe_rng_normal(&rng);
+    for (size_t i = 0; i < length; ++i)
+        theta[i] = 0.5 * moe_rng_normal(&rng);
+    for (size_t j = 0; j < s.d; ++j)
+        x[j] = moe_rng_normal(&rng);
+    row_gradient(&s, theta, x, y, gradient);
+    double worst = 0.0, h = 1e-6;
+    for (size_t i = 0; i < length; ++i) {
+        double loglik[2];
+        for (int side = 0; side < 2; ++side) {
+            double moved[MAX_LENGTH], gate[2 * (MAX_D + 1)] = {0};
+            memcpy(moved, theta, length * sizeof(double));
+            moved[i] += side == 0 ? h : -h;
+            memcpy(gate, moved, p * sizeof(double));
+            double variances[2] = {exp(moved[3 * p]), exp(moved[3 * p + 1])};
+            moe_model_t *model = model_of(&s, gate, moved + p, variances);
+            moe_status status = moe_model_loglik(model, 1, x, s.d, &y, NULL, &loglik[side]);
+            if (status != MOE_OK)
+                fail("loglik", status, moe_model_last_error(model));
+            moe_model_free(model);
+        }
+        worst = fmax(worst, fabs(-(loglik[0] - loglik[1]) / (2.0 * h) - gradient[i]));
+    }
+    check(worst < 1e-6, "Sophia's per-row gradient is the library's negative log-likelihood's "
+                        "(central differences)");
+}
+
 /* Tables 1-2: setting 6.1, every method from the common start. */
 static void tables_61(size_t seeds)
 {
@@ -557,8 +596,11 @@ static void tables_61(size_t seeds)
     print_table("Table 2: prediction errors, setting 6.1", prediction, paper2, &floor);
     errors mm = mean_of(&estimation[0]), mm_prediction = mean_of(&prediction[0]);
     check(mm.mse < 0.05, "setting 6.1: ismm's estimation MSE below 0.05 (paper 0.014)");
-    check(mm_prediction.mse > 0.85 && mm_prediction.mse < 1.25,
-          "setting 6.1: ismm's prediction MSE near the noise variance 1");
+    /* Against the truth's own error on the same test rows, not the noise variance: one
+       seed's 400 rows put the truth itself anywhere from 0.9 to 1.3. */
+    double truth_prediction = mean_of(&floor).mse;
+    check(mm_prediction.mse < truth_prediction + 0.05,
+          "setting 6.1: ismm's prediction MSE within 0.05 of the truth's own");
     int beats = 1;
     for (int m = 1; m < N_METHODS; ++m)
         beats = beats && mm.mse < mean_of(&estimation[m]).mse;
@@ -664,6 +706,7 @@ int main(int argc, char **argv)
            "set (Sophia's rate and gamma: of {0.0003, ..., 0.1} x {0.01, ..., 25}); ismm's "
            "warm start %s\n",
            seeds, pinned_warm_start ? "pinned to the paper's 85 rows" : "at its default");
+    check_sophia_gradient();
     tables_61(seeds);
     table_3(seeds);
     tables_62(seeds);
