@@ -1,13 +1,9 @@
 /*
- * Output files that are replaced whole or not at all: the new contents go to a
- * temporary file in the target's directory, which is renamed over the target only
- * once completely written, so a run that fails or is killed leaves the old file as it
- * was (and at worst a stray hidden temporary file beside it, when killed).
- *
- * The replacement keeps an existing target's permission bits; a new file gets
- * 0666 less the umask, as fopen would give it. A symbolic link is followed and its
- * final target replaced. Anything that is not a regular file (a terminal,
- * /dev/stdout, a pipe) is written in place, since it cannot be replaced.
+ * Output files that are replaced whole or not at all, by the rules moe_model_save follows
+ * (lib/common/replace_file.h, which the tool compiles): the contents are gathered in
+ * memory and written when complete, so a run that fails leaves the old file as it was; a
+ * regular file keeps its mode and owner, a symbolic link is followed, a FIFO or a device
+ * is written through, a file with several hard links is rewritten in place.
  */
 #ifndef MOE_PROGRAMS_ATOMIC_FILE_H
 #define MOE_PROGRAMS_ATOMIC_FILE_H
@@ -16,19 +12,20 @@
 #include <stdio.h>
 
 typedef struct atomic_file {
-    FILE *stream;   /* write here */
-    char *target;    /* the file to replace (links followed), or the path written in place */
-    char *temporary; /* NULL when writing in place */
+    FILE *stream;     /* write here */
+    const char *path; /* the caller's */
+    char *contents;   /* what was written, once the stream is closed */
+    size_t size;
 } atomic_file;
 
 /* Open `path` for writing; 0, or -1 with a message naming the path in `error`. */
 int atomic_file_open(atomic_file *file, const char *path, char *error, size_t error_size);
 
-/* Finish: flush, sync and put the new contents in place; 0, or -1 with a message (the
-   old file is then left as it was and the temporary file removed). */
+/* Finish: put the new contents in place; 0, or -1 with a message (the old file is then
+   left as it was, unless it has several hard links: see lib/common/replace_file.h). */
 int atomic_file_commit(atomic_file *file, char *error, size_t error_size);
 
-/* Give up: close and remove the temporary file; the target is left untouched. */
+/* Give up: nothing is written. */
 void atomic_file_abandon(atomic_file *file);
 
 #endif

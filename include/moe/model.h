@@ -357,6 +357,10 @@ MOE_API moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, 
  *   - a FIFO or a device (/dev/null, /dev/full, ...): opened and written
  *     straight through, never replaced. Opening a FIFO waits for a reader; a
  *     write error (/dev/full: no space) is MOE_ERR_IO;
+ *   - a path under /dev/ or /proc/, or a link through them (/dev/stdout is
+ *     /proc/self/fd/1, whatever the process has open there: a pipe, a
+ *     terminal, a file the shell truncated): opened as fopen(path, "w")
+ *     would, and written, never replaced;
  *   - a directory: MOE_ERR_IO.
  * A file that cannot be written is MOE_ERR_IO, with a message naming it.
  */
