@@ -185,9 +185,9 @@ static int finish_stream(stream *s, const char *name, int code)
         code = EXIT_USAGE;
     }
     if (code == 0) {
-        /* A stream has no convergence test: the text summary says what was streamed
-           instead of the report's converged flag (the JSON keeps the report as it is). */
-        fit_summary summary = {NULL, NULL, a->json ? &report : NULL,
+        /* A stream has no convergence test: the summary shows the session (rows, steps,
+           prequential log-likelihood per row, MOE_STAGE_STREAM) and then what was read. */
+        fit_summary summary = {NULL, NULL, &report,
                                moe_fitter_estimator_name(s->fitter), report.samples_seen, NULL, 0,
                                0.0, 0.0};
         if (a->json)

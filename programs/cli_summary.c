@@ -121,6 +121,12 @@ static int penalised(const fit_summary *fit)
     return fit->gate_l2 > 0.0 || fit->expert_ridge > 0.0;
 }
 
+/* The fit's report says its gate separates the rows (moe/fitter.h). */
+static int gate_separated(const fit_summary *fit)
+{
+    return fit->report != NULL && (fit->report->warnings & MOE_WARNING_GATE_SEPARATED);
+}
+
 /* Two-sided normal p-value of z. */
 static double p_value(double z)
 {
@@ -144,6 +150,10 @@ static void print_inference(FILE *out, const moe_model_t *model, const parameter
                 "\nstandard errors from the penalised information (gate_l2 = %g, "
                 "expert_ridge = %g):\n",
                 fit->gate_l2, fit->expert_ridge);
+    else if (gate_separated(fit))
+        fputs("\nstandard errors (observed information; the gate's are not meaningful: see the "
+              "warning above):\n",
+              out);
     else
         fputs("\nstandard errors (observed information):\n", out);
     fprintf(out, "  %-32s %14s %12s %9s %10s", "parameter", "estimate", "std. error", "z", "p");
@@ -161,6 +171,49 @@ static void print_inference(FILE *out, const moe_model_t *model, const parameter
     }
     free(estimates);
     free(labels);
+}
+
+static void print_separation(FILE *out, const fit_summary *fit)
+{
+    fprintf(out,
+            "\nwarning: the gate separates the rows (its smallest transition holds %.2g rows):\n"
+            "  its maximum likelihood lies at infinity, so its coefficients are where the\n"
+            "  iterations stopped, and their standard errors and p-values are not meaningful\n"
+            "  (the likelihood is flat towards infinity). The experts and the gate's borders\n"
+            "  are still estimated. For a finite gate with penalised standard errors, refit\n"
+            "  with a gate penalty: --option gate_l2=1e-4 (Python: gate_l2=1e-4; R:\n"
+            "  gate_l2 = 1e-4).\n",
+            fit->report->gate_transition);
+}
+
+/* The fit's line: iterations of the start search and of the restarts apart, or a streaming
+   session's steps and prequential log-likelihood (it has no convergence to report). */
+static void print_fit_report(FILE *out, const fit_summary *fit)
+{
+    const moe_fit_report *r = fit->report;
+    if (r->stages & MOE_STAGE_STREAM) {
+        fprintf(out, "\nstreaming session: %zu rows, %zu steps, average log-likelihood per row ",
+                r->samples_seen, r->stream_steps);
+        if (r->stream_rows > 0)
+            fprintf(out, "%.6g\n  (each batch scored by the model before its step: %zu rows "
+                         "scored, not the warm start's)\n",
+                    r->stream_loglik / (double)r->stream_rows, r->stream_rows);
+        else
+            fputs("not yet known (no step after the warm start)\n", out);
+        return;
+    }
+    fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %s, %.3f s\n", fit->estimator,
+            r->n_restarts, r->n_restarts == 1 ? "" : "s", r->best_restart + 1,
+            r->converged ? "converged" : "NOT converged", r->seconds);
+    fputs("iterations: ", out);
+    if (r->search_runs > 0)
+        fprintf(out, "%zu in the start search (%zu EM run%s), then ", r->search_iterations,
+                r->search_runs, r->search_runs == 1 ? "" : "s");
+    fprintf(out, "%zu in the best restart (%zu in all restarts)\n", r->iterations,
+            r->total_iterations);
+    if (r->stages & MOE_STAGE_TENSOR)
+        fprintf(out, "stages: experts from the tensor, gate with the experts held%s\n",
+                r->stages & MOE_STAGE_JOINT ? ", then every parameter" : "");
 }
 
 void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
@@ -223,18 +276,12 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
     }
     fprintf(out, "\ngate: log-odds against expert %zu\n", p.K);
     print_table(out, model, &p, p.gate, p.p);
+    if (fit != NULL && gate_separated(fit))
+        print_separation(out, fit);
     if (fit != NULL && fit->standard_errors != NULL)
         print_inference(out, model, &p, fit);
-    if (fit != NULL && fit->report != NULL) {
-        const moe_fit_report *r = fit->report;
-        fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %zu iterations, %s, %.3f s\n",
-                fit->estimator, r->n_restarts, r->n_restarts == 1 ? "" : "s",
-                r->best_restart + 1, r->iterations,
-                r->converged ? "converged" : "NOT converged", r->seconds);
-        if (r->stages & MOE_STAGE_TENSOR)
-            fprintf(out, "stages: experts from the tensor, gate with the experts held%s\n",
-                    r->stages & MOE_STAGE_JOINT ? ", then every parameter" : "");
-    }
+    if (fit != NULL && fit->report != NULL)
+        print_fit_report(out, fit);
     if (fit != NULL && fit->criteria != NULL) {
         const moe_criteria *c = fit->criteria;
         fprintf(out, "log-likelihood %.6f   AIC %.4f   BIC %.4f   ICL %.4f   (n = %zu)\n",
@@ -293,6 +340,57 @@ static void json_coefficients(FILE *out, const moe_model_t *model, const paramet
         json_number(out, values[a]);
     }
     fputc('}', out);
+}
+
+/* The report's part of "fit": a fit's restarts and iterations (the start search's apart),
+   or a streaming session's rows, steps and prequential average (no iterations or
+   convergence: a session has none); the stages; the gate's separation warning. */
+static void json_fit_report(FILE *out, const fit_summary *fit)
+{
+    const moe_fit_report *r = fit->report;
+    fputs("\"estimator\": ", out);
+    json_string(out, fit->estimator);
+    if (r->stages & MOE_STAGE_STREAM) {
+        fprintf(out, ", \"stream\": {\"rows\": %zu, \"batches\": %zu, \"steps\": %zu, "
+                     "\"scored_rows\": %zu, \"average_loglik\": ",
+                r->samples_seen, r->batches, r->stream_steps, r->stream_rows);
+        json_number(out, r->stream_rows > 0 ? r->stream_loglik / (double)r->stream_rows : NAN);
+        fputc('}', out);
+    } else {
+        fprintf(out, ", \"restarts\": %zu, \"best_restart\": %zu, \"iterations\": %zu, "
+                     "\"total_iterations\": %zu, \"search_runs\": %zu, "
+                     "\"search_iterations\": %zu, \"converged\": %s",
+                r->n_restarts, r->best_restart + 1, r->iterations, r->total_iterations,
+                r->search_runs, r->search_iterations, r->converged ? "true" : "false");
+    }
+    fputs(", \"seconds\": ", out);
+    json_number(out, r->seconds);
+    static const struct {
+        unsigned int flag;
+        const char *name;
+    } stages[] = {{MOE_STAGE_TENSOR, "tensor"},
+                  {MOE_STAGE_GATE, "gate"},
+                  {MOE_STAGE_JOINT, "joint"},
+                  {MOE_STAGE_STREAM, "stream"}};
+    fputs(", \"stages\": [", out);
+    const char *separator = "";
+    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; ++s)
+        if (r->stages & stages[s].flag) {
+            fprintf(out, "%s\"%s\"", separator, stages[s].name);
+            separator = ", ";
+        }
+    fputc(']', out);
+    fprintf(out, ", \"gate_separated\": %s",
+            (r->warnings & MOE_WARNING_GATE_SEPARATED) ? "true" : "false");
+    if (r->warnings & MOE_WARNING_GATE_SEPARATED) {
+        fputs(", \"gate_transition_rows\": ", out);
+        json_number(out, r->gate_transition);
+        fputs(", \"warnings\": [\"the gate separates the rows: its maximum likelihood lies at "
+              "infinity, and its coefficients' standard errors and p-values are not "
+              "meaningful (the likelihood is flat towards infinity); refit with a gate "
+              "penalty, gate_l2 = 1e-4 say\"]",
+              out);
+    }
 }
 
 void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *fit)
@@ -362,23 +460,7 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
         fputs(", \"fit\": {", out);
         const char *separator = "";
         if (fit->report != NULL) {
-            const moe_fit_report *r = fit->report;
-            fprintf(out, "\"estimator\": ");
-            json_string(out, fit->estimator);
-            fprintf(out, ", \"restarts\": %zu, \"best_restart\": %zu, \"iterations\": %zu, "
-                         "\"total_iterations\": %zu, \"converged\": %s, \"seconds\": ",
-                    r->n_restarts, r->best_restart + 1, r->iterations, r->total_iterations,
-                    r->converged ? "true" : "false");
-            json_number(out, r->seconds);
-            fprintf(out, ", \"stages\": [%s%s%s%s%s]",
-                    r->stages & MOE_STAGE_TENSOR ? "\"tensor\"" : "",
-                    (r->stages & MOE_STAGE_TENSOR) && (r->stages & MOE_STAGE_GATE) ? ", " : "",
-                    r->stages & MOE_STAGE_GATE ? "\"gate\"" : "",
-                    (r->stages & (MOE_STAGE_TENSOR | MOE_STAGE_GATE)) &&
-                            (r->stages & MOE_STAGE_JOINT)
-                        ? ", "
-                        : "",
-                    r->stages & MOE_STAGE_JOINT ? "\"joint\"" : "");
+            json_fit_report(out, fit);
             separator = ", ";
         }
         if (fit->criteria != NULL) {

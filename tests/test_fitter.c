@@ -18,6 +18,7 @@
 #include "moe/estimator.h"
 #include "support/synthetic.h"
 #include "support/runner.h"
+#include "support/mcycle.h"
 
 static int close_relative(double a, double b, double tolerance)
 {
@@ -952,6 +953,146 @@ START_TEST(report_version_one_is_not_overrun)
 }
 END_TEST
 
+/* The size of the report each version has: the fields up to the last one it added. */
+static size_t report_size(unsigned int version)
+{
+    switch (version) {
+    case 1: return offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t);
+    case 2: return offsetof(moe_fit_report, floored_variances) + sizeof(size_t);
+    case 3: return offsetof(moe_fit_report, gate_step) + sizeof(double);
+    case 4: return offsetof(moe_fit_report, batches) + sizeof(size_t);
+    case 5: return offsetof(moe_fit_report, stage_seconds) + 3 * sizeof(double);
+    default: return offsetof(moe_fit_report, gate_transition) + sizeof(double);
+    }
+}
+
+/* A caller of any older version gets its fields, the same values a version-6 caller gets,
+   and nothing written past them (version 6 appended fields; the older sizes did not move). */
+START_TEST(report_versions_one_to_five_are_filled_to_their_size)
+{
+    dataset set;
+    dataset_make(&set, 300, 4.0, 23);
+    moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    moe_fit_report full = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &full), MOE_OK);
+    ck_assert_uint_eq(report_size(MOE_FIT_REPORT_VERSION), sizeof(moe_fit_report));
+    for (unsigned int version = 1; version <= MOE_FIT_REPORT_VERSION; ++version) {
+        unsigned char buffer[sizeof(moe_fit_report) + 64];
+        memset(buffer, 0xA5, sizeof buffer);
+        moe_fit_report header = {.version = version};
+        memcpy(buffer, &header, offsetof(moe_fit_report, status));
+        EXPECT_STATUS(moe_fitter_get_report(fitter, (moe_fit_report *)(void *)buffer), MOE_OK);
+        size_t size = report_size(version);
+        for (size_t i = size; i < sizeof buffer; ++i)
+            ck_assert_msg(buffer[i] == 0xA5, "version %u: byte %zu of %zu written", version,
+                          i, size);
+        /* Byte copies: padding is compared too, and an assignment need not copy it. */
+        moe_fit_report expected;
+        memcpy(&expected, &full, sizeof full);
+        memcpy(&expected, &version, sizeof version);
+        ck_assert_msg(memcmp(buffer, &expected, size) == 0, "version %u: other values",
+                      version);
+    }
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
+/* The default start search does most of a default fit's work: the report counts it apart
+   from the restarts' iterations; init = kmeans runs no search. */
+START_TEST(report_counts_the_start_search)
+{
+    dataset set;
+    dataset_make(&set, 300, 4.0, 31);
+    moe_fitter_t *fitter = em_fitter();
+    moe_model_t *model = new_model();
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MIXED), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    /* At least SEARCH_STARTS (24) starts of up to 10 iterations each, and survivors. */
+    ck_assert_uint_ge(report.search_runs, 24);
+    ck_assert_uint_ge(report.search_iterations, report.search_runs);
+    ck_assert_uint_le(report.search_iterations, report.search_runs * 100);
+    ck_assert_uint_gt(report.search_iterations, report.total_iterations);
+    ck_assert(report.stages == MOE_STAGE_JOINT);
+    size_t searched = report.search_iterations;
+    /* The same fit again counts the same search: the counts start at 0 with every fit. */
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.search_iterations, searched);
+
+    ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_KMEANS), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    ck_assert_uint_eq(report.search_runs, 0);
+    ck_assert_uint_eq(report.search_iterations, 0);
+    ck_assert_uint_ge(report.iterations, 1);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    dataset_free(&set);
+}
+END_TEST
+
+/* A default em fit of K experts to mcycle (with gate_l2 when it is above 0); its report. */
+static moe_fit_report mcycle_fit(size_t K, double gate_l2)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    moe_model_t *model = NULL;
+    ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
+    moe_fitter_t *fitter = em_fitter();
+    if (gate_l2 > 0.0)
+        ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_GATE_L2, gate_l2), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, MCYCLE_ROWS, mcycle_times, 1, mcycle_accel,
+                                 NULL),
+                  MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    return report;
+}
+
+/* mcycle with K = 3 and 4 separates the gate (coefficients in the thousands, standard errors
+   of 1e5 and more): the report says so. K = 2 there, a penalised gate, and well-posed
+   simulated fits do not. */
+START_TEST(separated_gate_is_reported)
+{
+    for (size_t K = 3; K <= 4; ++K) {
+        moe_fit_report report = mcycle_fit(K, 0.0);
+        ck_assert_msg(report.warnings & MOE_WARNING_GATE_SEPARATED,
+                      "mcycle K = %zu: transition %g rows", K, report.gate_transition);
+        ck_assert_double_lt(report.gate_transition, 1e-3);
+    }
+    moe_fit_report report = mcycle_fit(2, 0.0);
+    ck_assert_msg(!(report.warnings & MOE_WARNING_GATE_SEPARATED), "mcycle K = 2: %g rows",
+                  report.gate_transition);
+    ck_assert_double_gt(report.gate_transition, 1.0);
+    /* gate_l2 gives a finite optimum: no warning, the transition still measured. */
+    report = mcycle_fit(3, 1e-4);
+    ck_assert_uint_eq(report.warnings, 0);
+    ck_assert(isfinite(report.gate_transition));
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        dataset set;
+        dataset_make(&set, 500, 4.0, seed);
+        moe_fitter_t *fitter = em_fitter();
+        moe_model_t *model = new_model();
+        EXPECT_STATUS(moe_fitter_fit(fitter, model, set.n, set.X, 1, set.y, NULL), MOE_OK);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+        ck_assert_msg(report.warnings == 0 && report.gate_transition > 1.0,
+                      "simulated seed %llu: transition %g rows", (unsigned long long)seed,
+                      report.gate_transition);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+        dataset_free(&set);
+    }
+}
+END_TEST
+
 START_TEST(report_after_successful_fit)
 {
     dataset set;
@@ -1131,6 +1272,9 @@ static Suite *fitter_suite(void)
     tcase_add_test(report, report_and_trace_before_any_fit);
     tcase_add_test(report, trace_follows_buffer_convention);
     tcase_add_test(report, report_version_one_is_not_overrun);
+    tcase_add_test(report, report_versions_one_to_five_are_filled_to_their_size);
+    tcase_add_test(report, report_counts_the_start_search);
+    tcase_add_test(report, separated_gate_is_reported);
     tcase_add_test(report, report_after_successful_fit);
     tcase_add_test(report, max_iter_one);
     tcase_add_test(report, init_model_starts_from_the_model);

@@ -727,6 +727,26 @@ END_TEST
 
 /* ---- Sessions and checkpoints ---------------------------------------------------------------- */
 
+static moe_fit_report session_report(const moe_fitter_t *fitter)
+{
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    ck_assert_int_eq(moe_fitter_get_report(fitter, &report), MOE_OK);
+    return report;
+}
+
+/* Two reports of one session, however it was cut into calls or resumed: the same rows,
+   steps and prequential log-likelihood, bit for bit. */
+static void expect_same_session(const moe_fit_report *a, const moe_fit_report *b)
+{
+    ck_assert_uint_eq(a->samples_seen, b->samples_seen);
+    ck_assert_uint_eq(a->stream_steps, b->stream_steps);
+    ck_assert_uint_eq(a->stream_rows, b->stream_rows);
+    ck_assert_msg(memcmp(&a->stream_loglik, &b->stream_loglik, sizeof(double)) == 0,
+                  "stream log-likelihood %.17g against %.17g", a->stream_loglik,
+                  b->stream_loglik);
+    ck_assert_uint_eq(a->stages, b->stages);
+}
+
 static size_t model_bytes(const moe_model_t *model, unsigned char *buffer, size_t capacity)
 {
     size_t written = 0;
@@ -742,6 +762,7 @@ START_TEST(any_split_gives_the_same_model)
     const char *const options[] = {"batch_size", "7", "polyak", "20", NULL};
     unsigned char first[4096], other[4096];
     size_t first_size = 0;
+    moe_fit_report first_report = MOE_FIT_REPORT_INIT;
     for (int split = 0; split < 3; ++split) {
         moe_fitter_t *fitter = ismm_fitter(options);
         moe_model_t *model = gaussian_model(2, 2);
@@ -756,11 +777,14 @@ START_TEST(any_split_gives_the_same_model)
                              MOE_OK);
             at += count;
         }
-        if (split == 0)
+        moe_fit_report report = session_report(fitter);
+        if (split == 0) {
             first_size = model_bytes(model, first, sizeof first);
-        else {
+            first_report = report;
+        } else {
             size_t size = model_bytes(model, other, sizeof other);
             ck_assert(size == first_size && memcmp(first, other, size) == 0);
+            expect_same_session(&first_report, &report);
         }
         moe_model_free(model);
         moe_fitter_free(fitter);
@@ -950,7 +974,8 @@ static size_t ismm_offset(const unsigned char *state)
 {
     size_t name = moe_get_u32(state + 24);
     size_t options = moe_get_u32(state + 28 + name);
-    return 28 + name + 4 + options * 16 + 28;
+    /* The session: 28 bytes, 52 from format version 2 on (its stream counts). */
+    return 28 + name + 4 + options * 16 + (moe_get_u32(state + 8) >= 2 ? 52 : 28);
 }
 
 static void set_word(unsigned char *state, size_t size, size_t index, uint64_t value)
@@ -970,6 +995,104 @@ static size_t ismm_words(const unsigned char *state, size_t size)
 {
     return (size - 4 - ismm_offset(state)) / 8;
 }
+
+/* A session reports what it is: its rows, its steps and the prequential log-likelihood
+   (each batch under the parameters before its step), not the last batch's log-likelihood
+   and a convergence flag; a resumed session reports what the unbroken one does. */
+START_TEST(session_reports_its_prequential_loglik)
+{
+    data train;
+    setting_61(&train, 1500, 41, 2);
+    const char *const options[] = {"batch_size", "7", "polyak", "50", NULL};
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 2);
+    ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, train.n, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    moe_fit_report whole = session_report(fitter);
+    ck_assert(whole.stages & MOE_STAGE_STREAM);
+    ck_assert_uint_eq(whole.samples_seen, train.n);
+    /* The warm start's rows and the unfinished batch are not scored. */
+    ck_assert_uint_eq(whole.stream_rows, 7 * whole.stream_steps);
+    size_t warm = 10 * 11; /* ten rows per free parameter */
+    ck_assert_uint_ge(whole.stream_rows, train.n - warm - 6);
+    ck_assert_uint_le(whole.stream_rows, train.n - warm);
+    /* The sum of the steps' batch log-likelihoods, as the trace has them. */
+    size_t length = 0;
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
+    ck_assert_uint_eq(length, whole.stream_steps);
+    double *trace = malloc(length * sizeof(double)), sum = 0.0;
+    ck_assert_int_eq(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
+    for (size_t t = 0; t < length; ++t)
+        sum += trace[t];
+    ck_assert_double_eq(sum, whole.stream_loglik);
+    /* A row of setting 6.1 at the truth has an expected log-likelihood of about -1.6; the
+       average over a stream that learns as it goes is a little below. */
+    double average = whole.stream_loglik / (double)whole.stream_rows;
+    ck_assert_msg(average > -2.5 && average < -1.3, "average %g", average);
+    free(trace);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+
+    /* Cut into calls of any size, and saved and resumed in another fitter mid-batch. */
+    fitter = ismm_fitter(options);
+    model = gaussian_model(2, 2);
+    size_t cuts[] = {40, 63, 503, 504, 1100};
+    size_t at = 0;
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; ++c) {
+        ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, cuts[c] - at, train.X + 2 * at,
+                                                2, train.y + at, NULL),
+                         MOE_OK);
+        at = cuts[c];
+    }
+    size_t size = 0;
+    ck_assert_int_eq(moe_fitter_save_state_buffer(fitter, NULL, 0, &size), MOE_OK);
+    unsigned char *state = malloc(size);
+    ck_assert_int_eq(moe_fitter_save_state_buffer(fitter, state, size, &size), MOE_OK);
+    moe_fitter_free(fitter);
+    moe_fitter_t *resumed = ismm_fitter(NULL);
+    ck_assert_int_eq(moe_fitter_load_state_buffer(resumed, state, size), MOE_OK);
+    ck_assert_int_eq(moe_fitter_partial_fit(resumed, model, train.n - at, train.X + 2 * at, 2,
+                                            train.y + at, NULL),
+                     MOE_OK);
+    moe_fit_report again = session_report(resumed);
+    expect_same_session(&whole, &again);
+    moe_fitter_free(resumed);
+
+    /* A state of format version 1 (before the stream counts) still loads: its session goes
+       on, counting its steps from the resume. */
+    size_t session = ismm_offset(state) - 52;
+    unsigned char *old = malloc(size - 24);
+    memcpy(old, state, session + 20);
+    memcpy(old + session + 20, state + session + 44, size - (session + 44));
+    moe_put_u32(old + 8, 1);
+    moe_put_u64(old + 16, size - 24);
+    moe_put_u32(old + size - 24 - 4, moe_crc32(old, size - 24 - 4));
+    resumed = ismm_fitter(NULL);
+    ck_assert_msg(moe_fitter_load_state_buffer(resumed, old, size - 24) == MOE_OK, "%s",
+                  moe_fitter_last_error(resumed));
+    ck_assert_int_eq(moe_fitter_partial_fit(resumed, model, train.n - at, train.X + 2 * at, 2,
+                                            train.y + at, NULL),
+                     MOE_OK);
+    again = session_report(resumed);
+    ck_assert_uint_eq(again.samples_seen, whole.samples_seen);
+    ck_assert_uint_lt(again.stream_steps, whole.stream_steps);
+    ck_assert_uint_gt(again.stream_steps, 0);
+    free(old);
+    /* A reset session starts its counts again. */
+    ck_assert_int_eq(moe_fitter_reset(resumed), MOE_OK);
+    ck_assert_int_eq(moe_fitter_partial_fit(resumed, model, 50, train.X, 2, train.y, NULL),
+                     MOE_OK);
+    again = session_report(resumed);
+    ck_assert_uint_eq(again.samples_seen, 50);
+    ck_assert_uint_eq(again.stream_steps, 0);
+    ck_assert_uint_eq(again.stream_rows, 0);
+    ck_assert_double_eq(again.stream_loglik, 0.0);
+    free(state);
+    moe_model_free(model);
+    moe_fitter_free(resumed);
+    data_free(&train);
+}
+END_TEST
 
 enum { WORD_WARM_START = 4, WORD_FLOOR = 18, WORD_WARM_ROWS = 19, WORD_BATCH = 20 };
 
@@ -1506,6 +1629,7 @@ int main(void)
     tcase_set_timeout(sessions, 120);
     tcase_add_test(sessions, any_split_gives_the_same_model);
     tcase_add_test(sessions, checkpoints_continue_bit_for_bit);
+    tcase_add_test(sessions, session_reports_its_prequential_loglik);
     tcase_add_test(sessions, degenerate_streams);
     tcase_add_test(sessions, threads_do_not_change_the_fit);
     tcase_add_test(sessions, batch_size_is_fixed_in_a_session);

@@ -183,7 +183,14 @@ typedef enum moe_counter {
     MOE_COUNTER_LINE_SEARCH_FAILURES = 5,
     MOE_COUNTER_FLOORED_VARIANCES = 6,
     MOE_COUNTER_SEPARATION_EVENTS = 7,
-    MOE_COUNTER_MONOTONICITY_VIOLATIONS = 8
+    MOE_COUNTER_MONOTONICITY_VIOLATIONS = 8,
+    MOE_COUNTER_SEARCH_RUNS = 9,       /* (report version 6) an estimator that fits with
+                                          inner fitters passes on their search's counts */
+    MOE_COUNTER_SEARCH_ITERATIONS = 10,
+    MOE_COUNTER_STREAM_ROWS = 11       /* a partial fit's rows scored by its steps: with it,
+                                          every moe_context_iteration of a partial fit is one
+                                          step and its loglik the batch's before the step
+                                          (the report's stream_* fields) */
 } moe_counter;
 MOE_API moe_status moe_context_count(moe_fit_context *context, moe_counter counter,
                                      size_t increment);

@@ -279,9 +279,12 @@ MOE_API moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size
  * Streaming update for estimators that support it (others:
  * MOE_ERR_UNSUPPORTED). Consecutive calls form a session, which
  * moe_fitter_fit and moe_fitter_reset end: the report then covers the whole
- * session (counters and iterations add up, samples_seen and batches count
- * what the session processed, loglik and converged are the last call's) and
- * the trace is the concatenation of every call's. Estimators declare
+ * session (counters and iterations add up; samples_seen and batches count
+ * what the session processed; stages has MOE_STAGE_STREAM once the estimator
+ * fitted anything, for ismm from its warm start on; stream_steps, stream_rows
+ * and stream_loglik give its prequential log-likelihood; loglik and converged
+ * are the last call's and mean little for a stream) and the trace is the
+ * concatenation of every call's. Estimators declare
  * whether they take batches smaller than the number of free parameters and
  * whether the model keeps its expert order between calls (moe/estimator.h);
  * a failed call leaves the model and the session as they were. A cancelled
@@ -329,7 +332,7 @@ MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void
 /*
  * Report of the last fit. Set version before the call: the library fills the
  * fields that version has and no more, so a caller built against an older
- * header keeps working. Fields marked "(2)" came with version 2.
+ * header keeps working. Fields marked "(2)" came with version 2, and so on.
  *
  * Every fit or partial fit leaves a report, even one that failed (its
  * status field says how). Before the fitter's first fit there is none:
@@ -338,7 +341,7 @@ MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void
  * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
  * length is 0.
  */
-#define MOE_FIT_REPORT_VERSION 5
+#define MOE_FIT_REPORT_VERSION 6
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
@@ -378,16 +381,74 @@ typedef struct moe_fit_report {
     double stage_seconds[3];       /* (5) wall time in each stage: [0] tensor, [1] gate,
                                       [2] joint (em, gem and gd count their whole loop, starts
                                       included, as [2], or [1] with update_experts = 0) */
+    /* The start search of init = mixed (em, gem, gd; ot's local fits; ismm's warm start)
+       does most of a default fit's work before the restarts' iterations begin: iterations
+       and total_iterations count the restarts only, these count the search. */
+    size_t search_runs;            /* (6) EM runs of the search: one per start drawn, one per
+                                      end point continued to convergence, one per move of
+                                      the gate search; 0 when no search ran */
+    size_t search_iterations;      /* (6) EM iterations over those runs (on the search's
+                                      sample of the rows, at most 2000 or 25 per free
+                                      parameter) */
+    /* A streaming session (partial fits, report.stages has MOE_STAGE_STREAM): its steps and
+       its prequential log-likelihood. Each step scores its batch under the parameters
+       before the step (rows the model has not yet learnt from), so
+         stream_loglik / stream_rows
+       is the session's average log-likelihood per row on unseen rows: it rises as the
+       model learns, and it is the same however the stream is cut into calls or saved and
+       resumed. The warm start's rows are not scored (there is no model before them), nor
+       rows waiting for their batch; both are in samples_seen. After moe_fitter_fit these
+       are 0; loglik, iterations and converged mean nothing for a session. */
+    size_t stream_steps;           /* (6) steps (batches stepped) of the session */
+    size_t stream_rows;            /* (6) rows scored by those steps */
+    double stream_loglik;          /* (6) sum of the steps' batch log-likelihoods, each under
+                                      the parameters before its step (weighted rows count
+                                      their weight in the sum, one row in stream_rows) */
+    unsigned int warnings;         /* (6) MOE_WARNING_* flags about the fitted model */
+    double gate_transition;        /* (6) the gate's smallest transition mass over experts:
+                                      min_k sum_i w_i g_ik (1 - g_ik) / (N / n), in rows, on
+                                      the fit's rows, after moe_fitter_fit with K > 1 (else
+                                      NaN); see MOE_WARNING_GATE_SEPARATED */
 } moe_fit_report;
 
 /* Values of moe_fit_report.stages. */
 #define MOE_STAGE_TENSOR 0x1u /* experts from the cross-moment tensor (cqt, init = tensor) */
 #define MOE_STAGE_GATE 0x2u   /* the gate fitted with the experts held (cqt; update_experts = 0) */
 #define MOE_STAGE_JOINT 0x4u  /* iterations on all parameters (em, gem, gd; cqt's refine) */
+#define MOE_STAGE_STREAM 0x8u /* (6) a streaming session (partial fits): read stream_steps,
+                                 stream_rows and stream_loglik, not iterations or converged */
+
+/*
+ * Values of moe_fit_report.warnings (6).
+ *
+ * MOE_WARNING_GATE_SEPARATED: the gate separates the rows, so its maximum likelihood lies
+ * at infinity. Expert k's gate logit moves the likelihood only through the rows in its
+ * transitions, and the observed information of its coefficients is about
+ * sum_i w_i g_ik (1 - g_ik) x_i x_i' (the gate's softmax curvature). When for some expert
+ * that transition mass, in rows, is below MOE_GATE_SEPARATED_ROWS, no row lies in one of
+ * its borders: sharpening the gate (its coefficients times c > 1) moves no row's
+ * likelihood, the likelihood is flat towards infinity, the coefficients are where the
+ * iterations stopped (in the thousands on mcycle with K = 3 or 4), and their standard
+ * errors (1e5 and more) and p-values mean nothing; the experts' estimates and the gate's
+ * borders (where its regions meet) are still fine. A finite optimum in which the gate
+ * is merely steep keeps rows in its transitions (at least about one with overlapping
+ * classes), and an ordinary fit's transition mass is a few rows or more: measured, 1.8
+ * on mcycle with K = 2 (a steep but finite gate), 3.7 and more on faithful and NPreg, 8 to
+ * 200 on simulated fits of K = 2 to 4, against 2e-6 (K = 3 and 4) and 1e-11 (K = 5) on
+ * mcycle, whose gates run away. The bound lies orders of magnitude from both.
+ * separation_events does not see this: the gate's M-step fits soft responsibilities,
+ * which no finite gate matches exactly, and it stopped at 0 on mcycle; nor does the Newton
+ * limit, which the gate's one step per iteration (gate_solver newton_step) never reaches.
+ * The remedy is the gate_l2 option (a small penalty, 1e-4 say, gives a finite optimum and
+ * penalised standard errors). Set after moe_fitter_fit with K > 1 and gate_l2 = 0 (a
+ * penalised gate's optimum is finite); one pass over the rows.
+ */
+#define MOE_WARNING_GATE_SEPARATED 0x1u
+#define MOE_GATE_SEPARATED_ROWS 0.01
 
 #define MOE_FIT_REPORT_INIT                                                                   \
     { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
-      0.0, 0.0, 0, 0, 0, { 0.0, 0.0, 0.0 } }
+      0.0, 0.0, 0, 0, 0, { 0.0, 0.0, 0.0 }, 0, 0, 0, 0, 0.0, 0, 0.0 }
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

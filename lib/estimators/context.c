@@ -73,6 +73,9 @@ moe_status moe_context_count(moe_fit_context *context, moe_counter counter, size
                     : counter == MOE_COUNTER_SEPARATION_EVENTS     ? &report->separation_events
                     : counter == MOE_COUNTER_MONOTONICITY_VIOLATIONS
                         ? &report->monotonicity_violations
+                    : counter == MOE_COUNTER_SEARCH_RUNS       ? &report->search_runs
+                    : counter == MOE_COUNTER_SEARCH_ITERATIONS ? &report->search_iterations
+                    : counter == MOE_COUNTER_STREAM_ROWS       ? &report->stream_rows
                         : NULL;
     if (field == NULL)
         return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,

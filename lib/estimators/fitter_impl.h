@@ -27,6 +27,10 @@ typedef struct moe_session {
     int active;
     size_t samples_seen;
     size_t batches;
+    /* the report's stream_steps, stream_rows and stream_loglik (moe/fitter.h) */
+    size_t steps;
+    size_t scored_rows;
+    double scored_loglik;
 } moe_session;
 
 struct moe_fitter {

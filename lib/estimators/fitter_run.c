@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/clock.h"
+#include "common/linalg.h"
 #include "common/parallel.h"
 #include "model/family.h"
 #include "model/posterior.h"
@@ -32,6 +33,7 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
         offsetof(moe_fit_report, floored_variances) + sizeof(size_t),
         offsetof(moe_fit_report, gate_step) + sizeof(double),
         offsetof(moe_fit_report, batches) + sizeof(size_t),
+        offsetof(moe_fit_report, stage_seconds) + 3 * sizeof(double),
         sizeof(moe_fit_report),
     };
     unsigned int version = report->version;
@@ -222,6 +224,71 @@ static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_contex
     return MOE_OK;
 }
 
+/*
+ * The gate's transition mass (moe_fit_report.gate_transition, MOE_WARNING_GATE_SEPARATED):
+ * min over experts k of sum_i w_i g_ik (1 - g_ik), in rows (divided by the mean weight), on
+ * the fit's rows. One pass, the gate's logits block by block; NaN when it cannot be
+ * computed (no rows, one expert, out of memory), which warns of nothing.
+ */
+static double gate_transition(const struct moe_model *model, const moe_data *data)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    if (K < 2 || data->n == 0)
+        return NAN;
+    double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
+    double *logits = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    double *gate = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
+    double *mass = moe_calloc_array(K, 1, sizeof(double));
+    double smallest = NAN;
+    if (block != NULL && logits != NULL && gate != NULL && mass != NULL) {
+        for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+            size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
+            moe_data_load_block(data, start, rows, block);
+            for (size_t i = 0; i < rows; ++i)
+                for (size_t k = 0; k < K; ++k) {
+                    double value = 0.0;
+                    for (size_t j = 0; j < p; ++j)
+                        value += model->gate[k * p + j] * block[i * p + j];
+                    logits[i * K + k] = value;
+                }
+            moe_softmax_rows(rows, K, logits, gate, NULL);
+            for (size_t i = 0; i < rows; ++i) {
+                double w = moe_data_weight(data, start + i);
+                for (size_t k = 0; k < K; ++k)
+                    mass[k] += w * gate[i * K + k] * (1.0 - gate[i * K + k]);
+            }
+        }
+        double mean_weight = moe_data_total_weight(data) / (double)data->n;
+        smallest = INFINITY;
+        for (size_t k = 0; k < K; ++k)
+            if (mass[k] / mean_weight < smallest)
+                smallest = mass[k] / mean_weight;
+        if (!(mean_weight > 0.0) || !isfinite(smallest))
+            smallest = NAN;
+    }
+    free(block);
+    free(logits);
+    free(gate);
+    free(mass);
+    return smallest;
+}
+
+/*
+ * A fitted gate whose maximum likelihood lies at infinity (moe/fitter.h,
+ * MOE_WARNING_GATE_SEPARATED). Only for an unpenalised gate: gate_l2 > 0 has a finite
+ * optimum, and its standard errors are the penalised information's.
+ */
+static void check_gate(struct moe_fitter *fitter, const struct moe_fit_context *context)
+{
+    moe_fit_report *report = &fitter->report;
+    if (context->data.y == NULL)
+        return;
+    report->gate_transition = gate_transition(context->model, &context->data);
+    if (report->gate_transition < MOE_GATE_SEPARATED_ROWS &&
+        !(fitter->options.real[MOE_OPT_GATE_L2] > 0.0))
+        report->warnings |= MOE_WARNING_GATE_SEPARATED;
+}
+
 /* A fit or an aggregation ends any streaming session; the estimator forgets it. */
 static moe_status end_session(struct moe_fitter *fitter)
 {
@@ -234,6 +301,40 @@ static moe_status end_session(struct moe_fitter *fitter)
     }
     memset(&fitter->session, 0, sizeof fitter->session);
     return status;
+}
+
+/*
+ * The session as a successful partial fit leaves it (but for its rows): one more batch, and
+ * the call's steps, which are its recorded iterations, with their batch log-likelihoods.
+ * The sum goes on step by step, so that any split of a stream into calls adds the same
+ * numbers in the same order (the same sum, bit for bit).
+ */
+static moe_session session_after(const struct moe_fitter *fitter,
+                                 const struct moe_fit_context *context)
+{
+    moe_session next = fitter->session;
+    next.active = 1;
+    next.batches += 1;
+    next.scored_rows += fitter->report.stream_rows; /* the estimator's count of the call */
+    if (context->n_traces > 0)
+        for (size_t t = 0; t < context->traces[0].length; ++t) {
+            next.steps += 1;
+            next.scored_loglik += context->traces[0].values[t];
+        }
+    return next;
+}
+
+/* The report's session fields: the session's (a failed call added nothing), or one batch of
+   the call's rows for a fit or an aggregation. */
+static void report_session(struct moe_fitter *fitter, int partial, size_t rows)
+{
+    moe_fit_report *report = &fitter->report;
+    const moe_session *session = &fitter->session;
+    report->samples_seen = partial ? session->samples_seen : rows;
+    report->batches = partial ? session->batches : 1;
+    report->stream_steps = partial ? session->steps : 0;
+    report->stream_rows = partial ? session->scored_rows : 0;
+    report->stream_loglik = partial ? session->scored_loglik : 0.0;
 }
 
 typedef struct call_input {
@@ -277,6 +378,39 @@ static moe_status validate_call(struct moe_fitter *fitter, const struct moe_mode
     return status;
 }
 
+static void context_for_call(struct moe_fit_context *context, struct moe_fitter *fitter,
+                             const struct moe_model *model, const call_input *input)
+{
+    memset(context, 0, sizeof *context);
+    context->fitter = fitter;
+    context->call = input->call;
+    context->data.n = input->n;
+    context->data.n_features = model->n_features;
+    context->data.ldx = model->n_features == 0 ? 0 : input->ldx;
+    context->data.intercept = model->intercept;
+    context->data.X = input->n > 0 ? input->X : NULL;
+    context->data.y = input->n > 0 ? input->y : NULL;
+    context->data.weights = input->n > 0 ? input->weights : NULL;
+}
+
+/* An aggregation's models and their weights normalised to sum to 1 (equal without any). */
+static moe_status aggregation_weights(struct moe_fit_context *context, const call_input *input)
+{
+    context->models = input->models;
+    context->n_models = input->n_models;
+    context->model_weights = moe_alloc_array(input->n_models, 1, sizeof(double));
+    if (context->model_weights == NULL)
+        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot allocate the weights of %zu models", input->n_models);
+    double total = input->model_weights == NULL
+                       ? (double)input->n_models
+                       : moe_weight_sum(input->n_models, input->model_weights);
+    for (size_t m = 0; m < input->n_models; ++m)
+        context->model_weights[m] =
+            (input->model_weights == NULL ? 1.0 : input->model_weights[m]) / total;
+    return MOE_OK;
+}
+
 static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_input *input)
 {
     if (fitter == NULL)
@@ -296,6 +430,9 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     fitter->report.status = MOE_OK;
     fitter->report.loglik = NAN;
     fitter->report.converged = 0;
+    fitter->report.warnings = 0;
+    fitter->report.gate_transition = NAN;
+    fitter->report.stream_rows = 0; /* the call's, counted by the estimator */
     moe_status status = validate_call(fitter, model, input);
     if (status == MOE_OK && !partial)
         status = end_session(fitter);
@@ -305,32 +442,9 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         return status;
     }
     struct moe_fit_context context;
-    memset(&context, 0, sizeof context);
-    context.fitter = fitter;
-    context.call = input->call;
-    context.data.n = input->n;
-    context.data.n_features = model->n_features;
-    context.data.ldx = model->n_features == 0 ? 0 : input->ldx;
-    context.data.intercept = model->intercept;
-    context.data.X = input->n > 0 ? input->X : NULL;
-    context.data.y = input->n > 0 ? input->y : NULL;
-    context.data.weights = input->n > 0 ? input->weights : NULL;
-    if (input->call == MOE_CALL_AGGREGATE) {
-        context.models = input->models;
-        context.n_models = input->n_models;
-        context.model_weights = moe_alloc_array(input->n_models, 1, sizeof(double));
-        if (context.model_weights == NULL)
-            status = moe_fail(fitter->message, MOE_ERR_OUT_OF_MEMORY,
-                              "cannot allocate the weights of %zu models", input->n_models);
-        else {
-            double total = input->model_weights == NULL
-                               ? (double)input->n_models
-                               : moe_weight_sum(input->n_models, input->model_weights);
-            for (size_t m = 0; m < input->n_models; ++m)
-                context.model_weights[m] =
-                    (input->model_weights == NULL ? 1.0 : input->model_weights[m]) / total;
-        }
-    }
+    context_for_call(&context, fitter, model, input);
+    if (input->call == MOE_CALL_AGGREGATE)
+        status = aggregation_weights(&context, input);
     if (status == MOE_OK && ((status = moe_model_clone(&context.model, model)) != MOE_OK ||
                              (status = moe_model_clone(&context.start, model)) != MOE_OK))
         moe_fail_propagate(fitter->message, status);
@@ -348,6 +462,9 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
             moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
         if (status == MOE_OK)
             status = check_outcome(fitter, &context);
+        moe_session steps = partial ? session_after(fitter, &context) : fitter->session;
+        if (status == MOE_OK && input->call == MOE_CALL_FIT)
+            check_gate(fitter, &context);
         finish_report(fitter, &context, status, &before, continuing);
         int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
         int reorder = !(partial && (ops->flags & MOE_ESTIMATOR_KEEPS_ORDER));
@@ -363,9 +480,10 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         if (keep)
             moe_model_copy_parameters(model, context.model);
         if (keep && partial) {
-            fitter->session.active = 1;
+            fitter->session = steps;
             fitter->session.samples_seen += input->n;
-            fitter->session.batches += 1;
+            if (fitter->report.stages != 0)
+                fitter->report.stages |= MOE_STAGE_STREAM;
         }
     }
     moe_scratch_leave(outer_scratch);
@@ -381,8 +499,7 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
     fitter->report.status = status;
     fitter->report.seconds = (continuing ? before.seconds : 0.0) + moe_now_seconds() - started;
-    fitter->report.samples_seen = partial ? fitter->session.samples_seen : input->n;
-    fitter->report.batches = partial ? fitter->session.batches : 1;
+    report_session(fitter, partial, input->n);
     return status;
 }
 

@@ -2,11 +2,11 @@
  * A fitter's state on disk or in a buffer, so that a streaming session can go on in another
  * process (moe_fitter_save_state and friends).
  *
- * Layout, version 1 (common/bytes.h encoding: little-endian, fixed width):
+ * Layout, version 2 (common/bytes.h encoding: little-endian, fixed width):
  *
  *   offset  size  field
  *        0     8  signature 89 4D 4F 53 0D 0A 1A 0A  ("\x89MOS\r\n\x1a\n")
- *        8     4  u32 format version (1)
+ *        8     4  u32 format version (2; 1 is read too)
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size in bytes, checksum included
  *       24     4  u32 name length L (1 to 255), then L bytes: the estimator's name
@@ -14,6 +14,9 @@
  *                   u32 option number, u32 type (0 integer, 1 real), u64 value
  *                   (two's complement, or the double's bit pattern)
  *                 u64 samples seen, u64 batches, u32 session active (0 or 1)
+ *                 (version 2) u64 steps, u64 scored rows, f64 scored log-likelihood: the
+ *                 session's stream_* report fields (version 1: zero, so a session saved
+ *                 by an older libmoe reports its prequential average from the resume on)
  *                 u64 estimator state length S, then S bytes (ops->save_state)
  *   size-4     4  u32 CRC-32 of bytes [0, size-4), as in model files
  *
@@ -31,7 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STATE_FORMAT_VERSION 1u
+#define STATE_FORMAT_VERSION 2u
+#define STATE_STREAM_SINCE 2u
 #define STATE_NAME_MAX 255u
 #define STATE_FILE_MAX ((size_t)1 << 32)
 
@@ -76,7 +80,7 @@ moe_status moe_fitter_save_state_buffer(const moe_fitter_t *fitter, void *buffer
     }
     moe_option options[MOE_OPTION_SLOTS];
     size_t count = known_options(options);
-    size_t fixed = 24 + 4 + name_length + 4 + count * 16 + 8 + 8 + 4 + 8 + 4;
+    size_t fixed = 24 + 4 + name_length + 4 + count * 16 + 8 + 8 + 4 + 24 + 8 + 4;
     if (state_size > SIZE_MAX - fixed)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "the estimator's state is too large");
     size_t size = fixed + state_size;
@@ -109,8 +113,11 @@ moe_status moe_fitter_save_state_buffer(const moe_fitter_t *fitter, void *buffer
     moe_put_u64(at, fitter->session.samples_seen);
     moe_put_u64(at + 8, fitter->session.batches);
     moe_put_u32(at + 16, fitter->session.active ? 1u : 0u);
-    moe_put_u64(at + 20, state_size);
-    at += 28;
+    moe_put_u64(at + 20, fitter->session.steps);
+    moe_put_u64(at + 28, fitter->session.scored_rows);
+    moe_put_double(at + 36, fitter->session.scored_loglik);
+    moe_put_u64(at + 44, state_size);
+    at += 52;
     if (state_size > 0) {
         size_t state_written = 0;
         moe_status status =
@@ -141,6 +148,33 @@ static int take(reader *r, size_t count, const unsigned char **bytes)
     return 1;
 }
 
+/* The session's counts and the estimator state's length; version 1 has no stream counts. */
+static moe_status read_session(reader *r, uint32_t version, moe_session *session,
+                               uint64_t *state_size, char *message)
+{
+    int stream = version >= STATE_STREAM_SINCE;
+    const unsigned char *field;
+    if (!take(r, stream ? 52 : 28, &field))
+        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state is cut short");
+    moe_session read = {(int)moe_get_u32(field + 16), (size_t)moe_get_u64(field),
+                        (size_t)moe_get_u64(field + 8), 0, 0, 0.0};
+    if (stream) {
+        read.steps = (size_t)moe_get_u64(field + 20);
+        read.scored_rows = (size_t)moe_get_u64(field + 28);
+        read.scored_loglik = moe_get_double(field + 36);
+    }
+    *state_size = moe_get_u64(field + (stream ? 44 : 20));
+    if (moe_get_u32(field + 16) > 1)
+        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's session flag is damaged");
+    /* The counts describe a session the fitter could have run. */
+    if (!isfinite(read.scored_loglik) || read.scored_rows > read.samples_seen ||
+        read.steps > read.samples_seen || (!read.active && read.steps != 0))
+        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's session counts are "
+                                                 "damaged");
+    *session = read;
+    return MOE_OK;
+}
+
 moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer, size_t size)
 {
     if (fitter == NULL || buffer == NULL)
@@ -158,10 +192,10 @@ moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer
     if (moe_crc32(bytes, size - 4) != moe_get_u32(bytes + size - 4))
         return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's checksum does not match");
     uint32_t version = moe_get_u32(bytes + 8);
-    if (version != STATE_FORMAT_VERSION)
+    if (version == 0 || version > STATE_FORMAT_VERSION)
         return moe_fail(message, version > STATE_FORMAT_VERSION ? MOE_ERR_UNSUPPORTED
                                                                  : MOE_ERR_FORMAT,
-                        "fitter state format version %u is not supported (this libmoe reads "
+                        "fitter state format version %u is not supported (this libmoe reads 1 to "
                         "%u)",
                         version, STATE_FORMAT_VERSION);
     if (moe_get_u32(bytes + 12) != 0)
@@ -208,13 +242,11 @@ moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer
         else
             options.real[id] = value;
     }
-    if (!take(&r, 28, &field))
-        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state is cut short");
-    moe_session session = {(int)moe_get_u32(field + 16), (size_t)moe_get_u64(field),
-                           (size_t)moe_get_u64(field + 8)};
-    uint64_t state_size = moe_get_u64(field + 20);
-    if (moe_get_u32(field + 16) > 1)
-        return moe_fail(message, MOE_ERR_FORMAT, "the fitter state's session flag is damaged");
+    moe_session session;
+    uint64_t state_size = 0;
+    moe_status read = read_session(&r, version, &session, &state_size, message);
+    if (read != MOE_OK)
+        return read;
     if (state_size != (uint64_t)(r.end - r.at))
         return moe_fail(message, MOE_ERR_FORMAT,
                         "the estimator's state should fill the remaining %zu bytes, it "

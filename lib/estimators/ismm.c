@@ -491,7 +491,11 @@ static moe_status stochastic_step(call *c, const moe_rows *rows, int record)
     polyak_update(state);
     c->loglik += loglik;
     c->weight += weight;
+    /* A partial fit's step is a step of the session: the report's prequential
+       log-likelihood (stream_rows, stream_loglik) is the recorded batches'. */
     if (record)
+        status = moe_context_count(c->context, MOE_COUNTER_STREAM_ROWS, rows->n);
+    if (record && status == MOE_OK)
         status = moe_context_iteration(c->context, 0, c->iteration++, loglik);
     return status;
 }

@@ -279,6 +279,8 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
         if (moe_fitter_get_report(parts[m].fitter, &report) == MOE_OK) {
             moe_context_count(context, MOE_COUNTER_INNER_ITERATIONS, report.inner_iterations);
             moe_context_count(context, MOE_COUNTER_SEPARATION_EVENTS, report.separation_events);
+            moe_context_count(context, MOE_COUNTER_SEARCH_RUNS, report.search_runs);
+            moe_context_count(context, MOE_COUNTER_SEARCH_ITERATIONS, report.search_iterations);
         }
     }
     if (status == MOE_OK && M == 1) {

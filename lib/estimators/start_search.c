@@ -205,7 +205,11 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
         return status;
     double previous = posterior.loglik - total * moe_fit_penalty(model, settings);
     size_t t = 0;
+    /* The report counts the search's work (a failed run's too). */
+    moe_fit_report *report = &context->fitter->report;
+    report->search_runs += 1;
     while (t < iterations) {
+        report->search_iterations += 1;
         moe_expert_mstep_report expert_report = MOE_EXPERT_MSTEP_REPORT_INIT;
         if (settings->update_experts)
             status = model->family_ops->m_step(model, data, resp, &experts, &expert_report,

@@ -105,9 +105,41 @@ diff <(grep -E '^  (\(intercept\)|x|variance) ' "$work/fit_summary") \
     fail "--threads 2 gives another fit"
 
 run 0 "fit --json" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 --json
-for key in '"family": "gaussian"' '"features": ["x"]' '"response": "y"' '"converged": true' '"bic": '; do
+for key in '"family": "gaussian"' '"features": ["x"]' '"response": "y"' '"converged": true' '"bic": ' \
+           '"gate_separated": false'; do
     contains "$work/out" "$key" "fit --json"
 done
+# The default start search's work is counted apart from the final iterations.
+checks=$((checks + 1))
+grep -qE '"search_runs": [1-9][0-9]+, "search_iterations": [1-9][0-9]+' "$work/out" ||
+    fail "fit --json: no start search counted"
+checks=$((checks + 1))
+grep -qE '^iterations: [0-9]+ in the start search \([0-9]+ EM runs\), then [0-9]+ in the best restart \([0-9]+ in all restarts\)$' \
+    "$work/fit_summary" || fail "fit: the start search's and the final iterations not apart"
+run 0 "fit --option init=kmeans" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
+    --option init=kmeans
+contains "$work/out" "iterations: " "fit --option init=kmeans"
+checks=$((checks + 1))
+! grep -q "start search" "$work/out" || fail "fit --option init=kmeans: a start search reported"
+
+# --- a separated gate (mcycle, K = 3 and 4) -----------------------------------
+mcycle="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../data/mcycle.csv"
+for k in 3 4; do
+    run 0 "mcycle -k $k" "$moe" fit "$mcycle" --response accel -k "$k"
+    contains "$work/out" "warning: the gate separates the rows" "mcycle -k $k: separation said"
+    contains "$work/out" "--option gate_l2=1e-4" "mcycle -k $k: the remedy"
+    contains "$work/out" "the gate's are not meaningful" "mcycle -k $k: what the errors mean"
+    run 0 "mcycle -k $k --json" "$moe" fit "$mcycle" --response accel -k "$k" --json
+    contains "$work/out" '"gate_separated": true' "mcycle -k $k --json"
+    contains "$work/out" 'refit with a gate penalty' "mcycle -k $k --json: the remedy"
+done
+run 0 "mcycle -k 2" "$moe" fit "$mcycle" --response accel -k 2
+checks=$((checks + 1))
+! grep -q "separates" "$work/out" || fail "mcycle -k 2: a separation warning"
+run 0 "mcycle -k 3 --option gate_l2=1e-4" "$moe" fit "$mcycle" --response accel -k 3 \
+    --option gate_l2=1e-4
+checks=$((checks + 1))
+! grep -q "separates" "$work/out" || fail "mcycle -k 3 with gate_l2: a separation warning"
 checks=$((checks + 1))
 awk '{ n = split($0, c, ""); for (i = 1; i <= n; i++) { if (c[i] == "{") d++; if (c[i] == "}") d--;
        if (d < 0) exit 1 } } END { exit d == 0 ? 0 : 1 }' "$work/out" || fail "fit --json: unbalanced braces"
@@ -268,6 +300,12 @@ stream_rows 20000 3 >"$work/stream.csv"
 run 0 "fit --batch-size 1" "$moe" fit "$work/stream.csv" --response y --batch-size 1 \
     --option polyak=100 -o "$work/stream.moe"
 contains "$work/out" "fit: ismm, streamed 20000 rows" "the stream's summary"
+# A session says what it is: rows, steps, the prequential log-likelihood; no convergence.
+checks=$((checks + 1))
+grep -qE '^streaming session: 20000 rows, [0-9]+ steps, average log-likelihood per row -1\.[0-9]+$' \
+    "$work/out" || fail "the stream's session line"
+checks=$((checks + 1))
+! grep -qiE "converged|iterations" "$work/out" || fail "a stream reports convergence or iterations"
 # Both slopes near -2.5 and 2.5 (either order).
 checks=$((checks + 1))
 awk '$1 == "x" && !seen++ { if (!((($2 < -2.2 && $2 > -2.8) && ($3 > 2.2 && $3 < 2.8)) ||
@@ -287,10 +325,21 @@ run 0 "fit --checkpoint" "$moe" fit "$work/first.csv" --response y --batch-size 
 run 0 "fit --resume" "$moe" fit "$work/second.csv" --response y --batch-size 7 \
     --resume "$work/session.state" -o "$work/resumed.moe"
 contains "$work/out" "session: 20000 rows" "the resumed session counts every row"
+grep '^streaming session:' "$work/out" >"$work/resumed_session"
 run 0 "fit in one stream" "$moe" fit "$work/stream.csv" --response y --batch-size 7 \
     -o "$work/whole.moe"
 checks=$((checks + 1))
 cmp -s "$work/whole.moe" "$work/resumed.moe" || fail "resumed stream: not the model of one stream"
+checks=$((checks + 1))
+grep '^streaming session:' "$work/out" | cmp -s - "$work/resumed_session" ||
+    fail "resumed stream: its session reads otherwise than the stream in one go"
+run 0 "fit --batch-size --json" "$moe" fit "$work/stream.csv" --response y --batch-size 7 --json
+contains "$work/out" '"stages": ["joint", "stream"]' "a stream's stages in JSON"
+checks=$((checks + 1))
+grep -qE '"stream": \{"rows": 20000, "batches": [0-9]+, "steps": [0-9]+, "scored_rows": [0-9]+, "average_loglik": -1\.' \
+    "$work/out" || fail "a stream's session in JSON"
+checks=$((checks + 1))
+! grep -q '"converged"' "$work/out" || fail "a stream's JSON reports convergence"
 run 2 "--resume a missing file" "$moe" fit "$work/second.csv" --response y --batch-size 7 \
     --resume "$work/missing.state"
 # A resumed session goes on with its own settings: options that would change them are

@@ -5,11 +5,11 @@
     regressor.predict(X); regressor.model_.gate; regressor.model_.vcov(X, y)
 """
 from ._lib import MoeError, MoeNumericalError, MoeValueError, lib
-from .estimators import MoEClassifier, MoERegressor
+from .estimators import GateSeparationWarning, MoEClassifier, MoERegressor
 from .model import Model
 
 __all__ = ["Model", "MoERegressor", "MoEClassifier", "MoeError", "MoeValueError",
-           "MoeNumericalError", "library_version"]
+           "MoeNumericalError", "GateSeparationWarning", "library_version"]
 __version__ = "0.1.0"
 
 

@@ -2,6 +2,7 @@
 MoEClassifier (logistic or multinomial experts)."""
 import ctypes
 import threading
+import warnings
 
 import numpy as np
 
@@ -57,14 +58,47 @@ def _rows(estimator, X):
 
 
 class _Report(ctypes.Structure):
-    """moe_fit_report, version 1 (the fields every libmoe has)."""
+    """moe_fit_report as moe/fitter.h lays it out, up to version 6. The library fills the
+    fields of the version asked for and no more (version 1 from an older libmoe)."""
     _fields_ = [("version", ctypes.c_uint), ("status", ctypes.c_int),
                 ("iterations", ctypes.c_size_t), ("total_iterations", ctypes.c_size_t),
                 ("loglik", ctypes.c_double), ("converged", ctypes.c_int),
                 ("n_restarts", ctypes.c_size_t), ("best_restart", ctypes.c_size_t),
                 ("seconds", ctypes.c_double), ("monotonicity_violations", ctypes.c_size_t),
                 ("worst_relative_decrease", ctypes.c_double), ("degenerate_events", ctypes.c_size_t),
-                ("inner_iterations", ctypes.c_size_t), ("gradient_evaluations", ctypes.c_size_t)]
+                ("inner_iterations", ctypes.c_size_t), ("gradient_evaluations", ctypes.c_size_t),
+                # version 2
+                ("ridge_fallbacks", ctypes.c_size_t), ("line_search_failures", ctypes.c_size_t),
+                ("floored_variances", ctypes.c_size_t),
+                # version 3
+                ("separation_events", ctypes.c_size_t), ("step", ctypes.c_double),
+                ("gate_step", ctypes.c_double),
+                # version 4
+                ("samples_seen", ctypes.c_size_t), ("batches", ctypes.c_size_t),
+                # version 5
+                ("stages", ctypes.c_uint), ("stage_seconds", ctypes.c_double * 3),
+                # version 6
+                ("search_runs", ctypes.c_size_t), ("search_iterations", ctypes.c_size_t),
+                ("stream_steps", ctypes.c_size_t), ("stream_rows", ctypes.c_size_t),
+                ("stream_loglik", ctypes.c_double), ("warnings", ctypes.c_uint),
+                ("gate_transition", ctypes.c_double)]
+
+
+REPORT_VERSION = 6
+STAGE_STREAM = 0x8
+WARNING_GATE_SEPARATED = 0x1
+
+
+class GateSeparationWarning(UserWarning):
+    """The fitted gate separates the rows: its maximum likelihood lies at infinity."""
+
+
+GATE_SEPARATED_MESSAGE = (
+    "libmoe: the gate separates the rows (its smallest transition holds {rows:.2g} rows): its "
+    "maximum likelihood lies at infinity, so its coefficients are where the iterations "
+    "stopped and their standard errors and p-values are not meaningful (the likelihood is "
+    "flat towards infinity); the experts and the gate's borders are still estimated. For a "
+    "finite gate, refit with a gate penalty, e.g. gate_l2=1e-4.")
 
 
 lib.moe_fitter_get_report.restype = ctypes.c_int
@@ -72,6 +106,37 @@ lib.moe_fitter_get_report.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Report)]
 
 
 CANCELLED = "libmoe: the fit was cancelled"
+
+
+def _report_attributes(fitter):
+    """The fitted attributes the report gives: n_iter_ (the best restart's iterations),
+    n_search_iter_ and n_search_runs_ (the start search's EM iterations and runs, counted
+    apart), converged_ (None for a streaming session, which has no convergence test),
+    stream_ (a session's rows, steps and prequential average log-likelihood per row, else
+    None), gate_separated_, and report_ (every field, as a dict)."""
+    report = _Report()
+    report.version = REPORT_VERSION
+    if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) != 0:
+        report = _Report()  # a libmoe before version 6: the fields every libmoe has
+        report.version = 1
+        if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) != 0:
+            return {}
+    fields = {}
+    for name, kind in _Report._fields_:
+        value = getattr(report, name)
+        fields[name] = list(value) if name == "stage_seconds" else value
+    streaming = bool(report.stages & STAGE_STREAM)
+    stream = None
+    if streaming:
+        rows = report.stream_rows
+        stream = {"rows": report.samples_seen, "batches": report.batches,
+                  "steps": report.stream_steps, "scored_rows": rows,
+                  "average_loglik": report.stream_loglik / rows if rows else float("nan")}
+    return {"n_iter_": report.iterations, "n_search_iter_": report.search_iterations,
+            "n_search_runs_": report.search_runs,
+            "converged_": None if streaming else bool(report.converged), "stream_": stream,
+            "gate_separated_": bool(report.warnings & WARNING_GATE_SEPARATED),
+            "report_": fields}
 
 
 class _Fitter:
@@ -265,13 +330,13 @@ class _MoE(BaseEstimator):
             if before is not None:
                 fitter.restore(before)
             raise
-        report = _Report()
-        report.version = 1
-        if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) == 0:
-            fitted.update(n_iter_=report.iterations, converged_=bool(report.converged))
+        fitted.update(_report_attributes(fitter))
         fitted.update(model_=model, _fitter=fitter, n_features_in_=X.shape[1])
         for name, value in fitted.items():
             setattr(self, name, value)
+        if getattr(self, "gate_separated_", False):
+            warnings.warn(GATE_SEPARATED_MESSAGE.format(rows=self.report_["gate_transition"]),
+                          GateSeparationWarning, stacklevel=3)
         return self
 
     def __getstate__(self):

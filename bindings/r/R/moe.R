@@ -130,13 +130,37 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
     stop(structure(class = c("interrupt", "condition"),
                    list(message = paste("libmoe:", fit), call = call)))
   object <- list(model = fit$model, loglik = fit$loglik, iterations = fit$iterations,
-                 converged = fit$converged, penalty = fit$penalty, call = call, terms = mt,
+                 converged = fit$converged, penalty = fit$penalty,
+                 total_iterations = fit$total_iterations, search_runs = fit$search_runs,
+                 search_iterations = fit$search_iterations,
+                 gate_separated = fit$gate_separated, gate_transition = fit$gate_transition,
+                 call = call, terms = mt,
                  family = family, k = k, estimator = estimator, X = design$X, y = response$y,
                  weights = w, levels = response$levels, intercept = design$intercept,
                  contrasts = design$contrasts, xlevels = .getXlevels(mt, frame),
                  na.action = attr(frame, "na.action"))
   class(object) <- "moe"
+  if (isTRUE(object$gate_separated))
+    warning(.separation_text(object), call. = FALSE)
   object
+}
+
+# What a separated gate means and what to do (moe/fitter.h, MOE_WARNING_GATE_SEPARATED).
+.separation_text <- function(object) {
+  paste0("the gate separates the rows (its smallest transition holds ",
+         format(object$gate_transition, digits = 2), " rows): its maximum likelihood lies ",
+         "at infinity, so its coefficients are where the iterations stopped and their ",
+         "standard errors and p-values are not meaningful (the likelihood is flat towards ",
+         "infinity); the experts and the gate's borders are still estimated. For a finite ",
+         "gate, refit with a gate penalty: moe(..., gate_l2 = 1e-4)")
+}
+
+# The iterations: the start search's (default init = mixed) apart from the best restart's.
+.iterations_text <- function(x) {
+  final <- paste0(x$iterations, " in the best restart")
+  if (is.null(x$search_runs) || x$search_runs == 0) return(final)
+  paste0(x$search_iterations, " in the start search (", x$search_runs, " EM runs), then ",
+         final)
 }
 
 .parameters <- function(object) {
@@ -274,8 +298,9 @@ print.moe <- function(x, ...) {
   print(parameters$gate)
   ll <- logLik(x)
   cat("\nlog-likelihood ", format(as.numeric(ll), digits = 8), " (df = ", attr(ll, "df"),
-      "), BIC ", format(BIC(ll), digits = 8), ", ", x$iterations, " iterations",
+      "), BIC ", format(BIC(ll), digits = 8), "\niterations: ", .iterations_text(x),
       if (!x$converged) " (not converged)", "\n", sep = "")
+  if (isTRUE(x$gate_separated)) cat("\nWarning: ", .separation_text(x), "\n", sep = "")
   if (any(.penalty(x) != 0))
     cat("Penalised fit (", .penalty_text(.penalty(x)), "): the log-likelihood is the ",
         "likelihood's alone;\nvcov and summary use the penalised information\n", sep = "")
@@ -299,7 +324,9 @@ summary.moe <- function(object, ...) {
   penalty <- .penalty(object)
   structure(list(call = object$call, coefficients = table, note = note,
                  loglik = logLik(object), family = object$family, k = object$k,
-                 penalty = if (any(penalty != 0)) penalty),
+                 penalty = if (any(penalty != 0)) penalty,
+                 gate_separated = isTRUE(object$gate_separated),
+                 separation = if (isTRUE(object$gate_separated)) .separation_text(object)),
             class = "summary.moe")
 }
 
@@ -313,6 +340,9 @@ print.summary.moe <- function(x, ...) {
         .penalty_text(x$penalty), "):\n", sep = "")
   }
   printCoefmat(x$coefficients, ...)
+  if (isTRUE(x$gate_separated))
+    cat("\nWarning: the gate's standard errors and p-values are not meaningful: ",
+        x$separation, "\n", sep = "")
   if (!is.null(x$note)) cat("\nNo standard errors: ", x$note, "\n", sep = "")
   cat("\nlog-likelihood ", format(as.numeric(x$loglik), digits = 8), " (df = ",
       attr(x$loglik, "df"), "), AIC ", format(stats::AIC(x$loglik), digits = 8), ", BIC ",

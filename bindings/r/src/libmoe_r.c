@@ -199,8 +199,8 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     }
     moe_fitter_free(fitter);
 
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 5));
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, 5));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 10));
     SET_VECTOR_ELT(out, 0, raw_of(model));
     SET_STRING_ELT(names, 0, Rf_mkChar("model"));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(report.loglik));
@@ -218,6 +218,19 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     Rf_setAttrib(penalty, R_NamesSymbol, penalty_names);
     SET_VECTOR_ELT(out, 4, penalty);
     SET_STRING_ELT(names, 4, Rf_mkChar("penalty"));
+    /* The start search's work apart from the restarts' iterations (report version 6), and
+       whether the gate separates the rows (its standard errors then mean nothing). */
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double)report.total_iterations));
+    SET_STRING_ELT(names, 5, Rf_mkChar("total_iterations"));
+    SET_VECTOR_ELT(out, 6, Rf_ScalarReal((double)report.search_runs));
+    SET_STRING_ELT(names, 6, Rf_mkChar("search_runs"));
+    SET_VECTOR_ELT(out, 7, Rf_ScalarReal((double)report.search_iterations));
+    SET_STRING_ELT(names, 7, Rf_mkChar("search_iterations"));
+    SET_VECTOR_ELT(out, 8,
+                   Rf_ScalarLogical((report.warnings & MOE_WARNING_GATE_SEPARATED) != 0));
+    SET_STRING_ELT(names, 8, Rf_mkChar("gate_separated"));
+    SET_VECTOR_ELT(out, 9, Rf_ScalarReal(report.gate_transition));
+    SET_STRING_ELT(names, 9, Rf_mkChar("gate_transition"));
     Rf_setAttrib(out, R_NamesSymbol, names);
     moe_model_free(model);
     UNPROTECT(4);

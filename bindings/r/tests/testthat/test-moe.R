@@ -209,3 +209,31 @@ test_that("an interrupt stops a fit and is signalled as an interrupt", {
                     stdout = FALSE, stderr = FALSE)
   expect_equal(status, 3)
 })
+
+test_that("print says how the start search's iterations and the final ones add up", {
+  fit <- moe(y ~ x, regimes(600, 4), k = 2, seed = 1)
+  expect_gt(fit$search_runs, 23)
+  expect_gt(fit$search_iterations, fit$total_iterations)
+  expect_output(print(fit),
+                "iterations: [0-9]+ in the start search \\([0-9]+ EM runs\\), then [0-9]+ in the best restart")
+  plain <- moe(y ~ x, regimes(600, 4), k = 2, seed = 1, init = "kmeans")
+  expect_equal(plain$search_runs, 0)
+  expect_output(print(plain), "iterations: [0-9]+ in the best restart")
+})
+
+test_that("a separated gate is said, with what its standard errors mean and the remedy", {
+  for (k in 3:4) {
+    expect_warning(fit <- moe(accel ~ times, mcycle, k = k, seed = 0),
+                   "gate separates the rows.*gate_l2 = 1e-4")
+    expect_true(fit$gate_separated)
+    expect_lt(fit$gate_transition, 1e-3)
+    expect_output(print(fit), "Warning: the gate separates the rows")
+    expect_output(print(summary(fit)), "the gate's standard errors and p-values are not meaningful")
+  }
+  expect_silent(fit <- moe(accel ~ times, mcycle, k = 2, seed = 0))
+  expect_false(fit$gate_separated)
+  expect_silent(penalised <- moe(accel ~ times, mcycle, k = 3, seed = 0, gate_l2 = 1e-4))
+  expect_false(penalised$gate_separated)
+  expect_silent(ordinary <- moe(y ~ x, regimes(1500, 2), k = 2, seed = 1))
+  expect_false(ordinary$gate_separated)
+})
