@@ -272,8 +272,8 @@ static int all_finite(const moe_model_t *model)
     size_t p = moe_model_n_inputs(model), K = moe_model_n_experts(model);
     size_t size = K * moe_model_expert_rows(model) * p;
     double *values = malloc((size + K * p) * sizeof(double));
-    moe_model_get_experts(model, values, size);
-    moe_model_get_gate(model, values + size, K * p);
+    EXPECT_STATUS(moe_model_get_experts(model, values, size), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, values + size, K * p), MOE_OK);
     int finite = 1;
     for (size_t a = 0; a < size + K * p; ++a)
         finite = finite && isfinite(values[a]);

@@ -283,8 +283,9 @@ static moe_status ols_partial_fit(void *state, moe_fit_context *context)
     moe_status status = moe_context_iteration(context, 0, 0, loglik);
     if (status == MOE_OK)
         status = moe_context_iteration(context, 0, 1, loglik);
-    moe_context_set_result(context, 0, 0);
-    return status;
+    /* The result is named even after a cancelled iteration, so that the fit keeps it. */
+    moe_status named = moe_context_set_result(context, 0, 0);
+    return status != MOE_OK ? status : named;
 }
 
 static const moe_estimator_ops ols_ops = {

@@ -104,16 +104,17 @@ START_TEST(never_decreases_loglik)
         moe_model_t *model = new_model(K, d);
         moe_fitter_t *fitter = NULL;
         ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
-        moe_fitter_set_int(fitter, MOE_OPT_SEED, seed);
-        moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1);
-        moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 150);
-        moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12);
-        moe_fitter_set_int(fitter, MOE_OPT_INIT, seed % 2 ? MOE_INIT_RANDOM : MOE_INIT_KMEANS);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, seed), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 150), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+        long long init = seed % 2 ? MOE_INIT_RANDOM : MOE_INIT_KMEANS;
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, init), MOE_OK);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, n, data.X, d, data.y, NULL), MOE_OK);
         size_t length = 0;
-        moe_fitter_get_trace(fitter, NULL, 0, &length);
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
         double *trace = malloc(length * sizeof(double));
-        moe_fitter_get_trace(fitter, trace, length, &length);
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
         for (size_t t = 1; t < length; ++t) {
             double relative = (trace[t - 1] - trace[t]) / fabs(trace[t - 1]);
             if (relative > worst)
@@ -232,8 +233,8 @@ START_TEST(expert_ridge_shrinks_coefficients)
         ck_assert_int_eq(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-14), MOE_OK);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, 1, y, NULL), MOE_OK);
         double beta[2], variance;
-        moe_model_get_experts(model, beta, 2);
-        moe_model_get_variances(model, &variance, 1);
+        EXPECT_STATUS(moe_model_get_experts(model, beta, 2), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(model, &variance, 1), MOE_OK);
         slopes[penalised] = beta[1];
         /* Stationarity of the penalised objective in (intercept, slope) at the fitted
            variance: X~'(y - X~ beta) / sigma^2 = N ridge (0, slope). */
@@ -280,7 +281,7 @@ START_TEST(feature_units_do_not_matter)
         moe_fit_report report = get_report(fitter);
         ck_assert_uint_eq(report.ridge_fallbacks, 0);
         loglik[run] = report.loglik;
-        moe_model_get_experts(model, expert[run], 6);
+        EXPECT_STATUS(moe_model_get_experts(model, expert[run], 6), MOE_OK);
         moe_fitter_free(fitter);
         moe_model_free(model);
     }
@@ -306,9 +307,9 @@ static void fit_parameters(uint64_t seed, const synthetic_data *data, size_t K, 
     ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 3), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, data->n, data->X, d, data->y, NULL), MOE_OK);
-    moe_model_get_gate(model, out, K * p);
-    moe_model_get_experts(model, out + K * p, K * p);
-    moe_model_get_variances(model, out + 2 * K * p, K);
+    EXPECT_STATUS(moe_model_get_gate(model, out, K * p), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, out + K * p, K * p), MOE_OK);
+    EXPECT_STATUS(moe_model_get_variances(model, out + 2 * K * p, K), MOE_OK);
     moe_fitter_free(fitter);
     moe_model_free(model);
 }
@@ -340,8 +341,8 @@ START_TEST(experts_in_canonical_order)
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, data.X, 1, data.y, NULL), MOE_OK);
     double experts[8], gate[8];
-    moe_model_get_experts(model, experts, 8);
-    moe_model_get_gate(model, gate, 8);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, 8), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 8), MOE_OK);
     for (size_t k = 1; k < 4; ++k)
         ck_assert_double_le(experts[(k - 1) * 2], experts[k * 2]);
     ck_assert_double_eq(gate[6], 0.0);
@@ -361,7 +362,7 @@ START_TEST(starts_from_model_parameters)
     synthetic_data_make(&data, &truth, 5000, 42);
     moe_model_t *model = truth_model(&truth);
     double loglik_truth;
-    moe_model_loglik(model, data.n, data.X, 2, data.y, NULL, &loglik_truth);
+    EXPECT_STATUS(moe_model_loglik(model, data.n, data.X, 2, data.y, NULL, &loglik_truth), MOE_OK);
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_option(fitter, "init", "model"), MOE_OK);
@@ -390,15 +391,15 @@ static int all_finite(const moe_model_t *model)
 {
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
     double values[64];
-    moe_model_get_gate(model, values, 64);
+    EXPECT_STATUS(moe_model_get_gate(model, values, 64), MOE_OK);
     for (size_t i = 0; i < K * p; ++i)
         if (!isfinite(values[i]))
             return 0;
-    moe_model_get_experts(model, values, 64);
+    EXPECT_STATUS(moe_model_get_experts(model, values, 64), MOE_OK);
     for (size_t i = 0; i < K * p; ++i)
         if (!isfinite(values[i]))
             return 0;
-    moe_model_get_variances(model, values, 64);
+    EXPECT_STATUS(moe_model_get_variances(model, values, 64), MOE_OK);
     for (size_t k = 0; k < K; ++k)
         if (!isfinite(values[k]) || !(values[k] > 0.0))
             return 0;
@@ -489,7 +490,7 @@ START_TEST(single_expert_is_least_squares)
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, 2, y, NULL), MOE_OK);
     double beta[3];
-    moe_model_get_experts(model, beta, 3);
+    EXPECT_STATUS(moe_model_get_experts(model, beta, 3), MOE_OK);
     for (int j = 0; j < 3; ++j)
         ck_assert_double_eq_tol(beta[j], expected[j], 1e-9);
     moe_fitter_free(fitter);
@@ -519,23 +520,23 @@ START_TEST(weights_act_as_frequencies)
         }
     }
     moe_model_t *start = truth_model(&truth), *a = NULL, *b = NULL;
-    moe_model_clone(&a, start);
-    moe_model_clone(&b, start);
+    EXPECT_STATUS(moe_model_clone(&a, start), MOE_OK);
+    EXPECT_STATUS(moe_model_clone(&b, start), MOE_OK);
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
-    moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MODEL);
-    moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1);
-    moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-13);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MODEL), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-13), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, a, n, data.X, 2, data.y, weights), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, b, m, X2, 2, y2, NULL), MOE_OK);
     double pa[6], pb[6];
-    moe_model_get_experts(a, pa, 6);
-    moe_model_get_experts(b, pb, 6);
+    EXPECT_STATUS(moe_model_get_experts(a, pa, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(b, pb, 6), MOE_OK);
     for (int j = 0; j < 6; ++j)
         ck_assert_double_eq_tol(pa[j], pb[j], 1e-6);
     double la, lb;
-    moe_model_loglik(a, n, data.X, 2, data.y, weights, &la);
-    moe_model_loglik(a, m, X2, 2, y2, NULL, &lb);
+    EXPECT_STATUS(moe_model_loglik(a, n, data.X, 2, data.y, weights, &la), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(a, m, X2, 2, y2, NULL, &lb), MOE_OK);
     ck_assert_double_eq_tol(la, lb, 1e-9 * fabs(la));
     moe_fitter_free(fitter);
     moe_model_free(start);
@@ -558,8 +559,8 @@ START_TEST(restarts_keep_the_best)
     moe_model_t *model = new_model(4, 2);
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
-    moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_RANDOM);
-    moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 6);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_RANDOM), MOE_OK);
+    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 6), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, data.n, data.X, 2, data.y, NULL), MOE_OK);
     moe_fit_report best = get_report(fitter);
     ck_assert_uint_eq(best.n_restarts, 6);
@@ -569,9 +570,9 @@ START_TEST(restarts_keep_the_best)
     for (long long r = 1; r <= 6; ++r) {
         moe_model_t *fewer = new_model(4, 2);
         moe_fitter_t *one = NULL;
-        moe_fitter_create(&one, "em");
-        moe_fitter_set_int(one, MOE_OPT_INIT, MOE_INIT_RANDOM);
-        moe_fitter_set_int(one, MOE_OPT_N_INIT, r);
+        EXPECT_STATUS(moe_fitter_create(&one, "em"), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(one, MOE_OPT_INIT, MOE_INIT_RANDOM), MOE_OK);
+        EXPECT_STATUS(moe_fitter_set_int(one, MOE_OPT_N_INIT, r), MOE_OK);
         ck_assert_int_eq(moe_fitter_fit(one, fewer, data.n, data.X, 2, data.y, NULL), MOE_OK);
         double loglik = get_report(one).loglik;
         ck_assert_double_ge(loglik, previous);

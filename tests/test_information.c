@@ -562,7 +562,7 @@ START_TEST(one_expert_is_least_squares)
     double covariance[16];
     ck_assert_int_eq(moe_model_vcov(model, N, X, D, Y, NULL, covariance, 16), MOE_OK);
     double variance = 0.0;
-    moe_model_get_variances(model, &variance, 1);
+    EXPECT_STATUS(moe_model_get_variances(model, &variance, 1), MOE_OK);
     /* (X~'X~)^-1 by hand: 3 x 3 */
     double G[9] = {0};
     for (int i = 0; i < N; ++i) {

@@ -29,6 +29,7 @@
 
 #include "moe/moe.h"
 #include "common/checksum.h"
+#include "model/model_impl.h"
 #include "support/runner.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -1658,7 +1659,9 @@ START_TEST(save_buffer_size_protocol)
 }
 END_TEST
 
-/* A model the loader would reject (here a gate that overflowed) must not be written. */
+/* A model the loader would reject must not be written. The setters refuse a gate whose
+   re-referencing overflows, so the non-finite value is put in place behind their back, as
+   a bug elsewhere in the library would. */
 START_TEST(unloadable_model_is_not_saved)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
@@ -1667,28 +1670,26 @@ START_TEST(unloadable_model_is_not_saved)
     moe_model_t *model = NULL;
     EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     const double gate[2] = {1e308, -1e308}; /* re-referencing gives 2e308 = inf */
-    if (moe_model_set_gate(model, gate, 2) == MOE_OK) {
-        double stored[2];
-        EXPECT_STATUS(moe_model_get_gate(model, stored, 2), MOE_OK);
-        if (!isfinite(stored[0])) {
-            size_t written = 1;
-            unsigned char buffer[256];
-            moe_status status = moe_model_save_buffer(model, buffer, sizeof buffer, &written);
-            ck_assert_msg(status != MOE_OK && status != MOE_ERR_BUFFER_TOO_SMALL,
-                          "non-finite gate saved: %d", (int)status);
-            /* The size query makes the same checks. */
-            status = moe_model_save_buffer(model, NULL, 0, &written);
-            ck_assert_int_ne(status, MOE_OK);
-            ck_assert_int_ne(status, MOE_ERR_BUFFER_TOO_SMALL);
-            ck_assert_uint_eq(written, 0);
-            char directory[4096], path[4200];
-            make_directory(directory, sizeof directory);
-            snprintf(path, sizeof path, "%s/model.moe", directory);
-            ck_assert_int_ne(moe_model_save(model, path), MOE_OK);
-            ck_assert_int_eq(count_entries(directory), 0);
-            ck_assert_int_eq(rmdir(directory), 0);
-        }
-    }
+    EXPECT_STATUS(moe_model_set_gate(model, gate, 2), MOE_ERR_NON_FINITE);
+    double stored[2];
+    EXPECT_STATUS(moe_model_get_gate(model, stored, 2), MOE_OK);
+    ck_assert_double_eq(stored[0], 0.0); /* unchanged */
+    model->gate[0] = INFINITY;
+    size_t written = 1;
+    unsigned char buffer[256];
+    EXPECT_STATUS(moe_model_save_buffer(model, buffer, sizeof buffer, &written),
+                  MOE_ERR_NON_FINITE);
+    ck_assert_uint_eq(written, 0);
+    /* The size query makes the same checks. */
+    written = 1;
+    EXPECT_STATUS(moe_model_save_buffer(model, NULL, 0, &written), MOE_ERR_NON_FINITE);
+    ck_assert_uint_eq(written, 0);
+    char directory[4096], path[4200];
+    make_directory(directory, sizeof directory);
+    snprintf(path, sizeof path, "%s/model.moe", directory);
+    EXPECT_STATUS(moe_model_save(model, path), MOE_ERR_NON_FINITE);
+    ck_assert_int_eq(count_entries(directory), 0);
+    ck_assert_int_eq(rmdir(directory), 0);
     moe_model_free(model);
 }
 END_TEST

@@ -87,7 +87,7 @@ START_TEST(new_model_is_neutral)
     for (int i = 0; i < 8; ++i)
         ck_assert_double_eq_tol(proba[i], 0.25, 1e-15);
     double variances[4];
-    moe_model_get_variances(model, variances, 4);
+    EXPECT_STATUS(moe_model_get_variances(model, variances, 4), MOE_OK);
     for (int k = 0; k < 4; ++k)
         ck_assert_double_eq(variances[k], 1.0);
     moe_model_free(model);
@@ -105,12 +105,12 @@ START_TEST(gate_is_rereferenced_to_last_expert)
             shifted[k * 3 + j] = gate_values[k * 3 + j] + (j == 0 ? 10.0 : -0.25 * j);
     ck_assert_int_eq(moe_model_set_gate(model, shifted, 9), MOE_OK);
     double gate[9], after[18];
-    moe_model_get_gate(model, gate, 9);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 9), MOE_OK);
     for (int j = 0; j < 3; ++j)
         ck_assert_double_eq(gate[6 + j], 0.0);
     for (int i = 0; i < 6; ++i)
         ck_assert_double_eq_tol(gate[i], gate_values[i], 1e-12);
-    moe_model_gate_proba(model, 6, X, 2, after, 18);
+    EXPECT_STATUS(moe_model_gate_proba(model, 6, X, 2, after, 18), MOE_OK);
     for (int i = 0; i < 18; ++i)
         ck_assert_double_eq_tol(after[i], before[i], 1e-12);
     moe_model_free(model);
@@ -244,14 +244,14 @@ START_TEST(canonicalize_keeps_the_distribution)
 {
     moe_model_t *model = fixed_model();
     double before_proba[18], before_prediction[6], before_loglik;
-    moe_model_gate_proba(model, 6, X, 2, before_proba, 18);
-    moe_model_predict(model, 6, X, 2, before_prediction, 6);
-    moe_model_loglik(model, 6, X, 2, y, NULL, &before_loglik);
+    EXPECT_STATUS(moe_model_gate_proba(model, 6, X, 2, before_proba, 18), MOE_OK);
+    EXPECT_STATUS(moe_model_predict(model, 6, X, 2, before_prediction, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(model, 6, X, 2, y, NULL, &before_loglik), MOE_OK);
     ck_assert_int_eq(moe_model_canonicalize(model), MOE_OK);
     double experts[9], gate[9], variances[3];
-    moe_model_get_experts(model, experts, 9);
-    moe_model_get_gate(model, gate, 9);
-    moe_model_get_variances(model, variances, 3);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, 9), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 9), MOE_OK);
+    EXPECT_STATUS(moe_model_get_variances(model, variances, 3), MOE_OK);
     /* sorted by intercept: -2 (variance 1), 1 (0.5), 3 (2) */
     ck_assert_double_eq(experts[0], -2.0);
     ck_assert_double_eq(experts[3], 1.0);
@@ -261,9 +261,9 @@ START_TEST(canonicalize_keeps_the_distribution)
     for (int j = 0; j < 3; ++j)
         ck_assert_double_eq(gate[6 + j], 0.0);
     double after_prediction[6], after_loglik, after_proba[18];
-    moe_model_predict(model, 6, X, 2, after_prediction, 6);
-    moe_model_loglik(model, 6, X, 2, y, NULL, &after_loglik);
-    moe_model_gate_proba(model, 6, X, 2, after_proba, 18);
+    EXPECT_STATUS(moe_model_predict(model, 6, X, 2, after_prediction, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_loglik(model, 6, X, 2, y, NULL, &after_loglik), MOE_OK);
+    EXPECT_STATUS(moe_model_gate_proba(model, 6, X, 2, after_proba, 18), MOE_OK);
     for (int i = 0; i < 6; ++i)
         ck_assert_double_eq_tol(after_prediction[i], before_prediction[i], 1e-12);
     ck_assert_double_eq_tol(after_loglik, before_loglik, 1e-12);
@@ -284,7 +284,7 @@ START_TEST(clone_is_deep)
     double zeros[9] = {0};
     ck_assert_int_eq(moe_model_set_experts(model, zeros, 9), MOE_OK);
     double experts[9];
-    moe_model_get_experts(copy, experts, 9);
+    EXPECT_STATUS(moe_model_get_experts(copy, experts, 9), MOE_OK);
     ck_assert_int_eq(memcmp(experts, expert_values, sizeof experts), 0);
     moe_model_free(model);
     moe_model_free(copy);
@@ -300,8 +300,8 @@ START_TEST(no_intercept_and_no_features)
     moe_model_t *model = NULL;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     double gate[2] = {log(3.0), 0.0}, experts[2] = {-1.0, 2.0}, proba[2], prediction[1];
-    moe_model_set_gate(model, gate, 2);
-    moe_model_set_experts(model, experts, 2);
+    EXPECT_STATUS(moe_model_set_gate(model, gate, 2), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, experts, 2), MOE_OK);
     ck_assert_int_eq(moe_model_gate_proba(model, 1, NULL, 0, proba, 2), MOE_OK);
     ck_assert_double_eq_tol(proba[0], 0.75, 1e-15);
     ck_assert_int_eq(moe_model_predict(model, 1, NULL, 0, prediction, 1), MOE_OK);

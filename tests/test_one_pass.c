@@ -244,9 +244,9 @@ START_TEST(gate_solvers_are_monotone_and_agree)
             ck_assert_uint_eq(report.monotonicity_violations, 0);
             ck_assert_msg(report.converged, "%s did not converge", solvers[s]);
             size_t length = 0;
-            moe_fitter_get_trace(fitter, NULL, 0, &length);
+            EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
             double *trace = malloc(length * sizeof(double));
-            moe_fitter_get_trace(fitter, trace, length, &length);
+            EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
             for (size_t t = 1; t < length; ++t)
                 ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * fabs(trace[t - 1]),
                               "%s: iteration %zu lowered the log-likelihood", solvers[s], t);

@@ -45,9 +45,9 @@ static moe_model_t *model_at(const double *theta)
 static void parameters_of(const moe_model_t *model, double *theta)
 {
     double gate[K * P];
-    moe_model_get_gate(model, gate, K * P);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, K * P), MOE_OK);
     memcpy(theta, gate, (K - 1) * P * sizeof(double));
-    moe_model_get_experts(model, theta + (K - 1) * P, K * P);
+    EXPECT_STATUS(moe_model_get_experts(model, theta + (K - 1) * P, K * P), MOE_OK);
 }
 
 /* Run gd from theta for `iterations` with the options; theta_out the result. */
@@ -179,7 +179,7 @@ START_TEST(mini_batches_with_adam)
     make_data();
     moe_model_t *model = model_at(start);
     double before = 0.0, after = 0.0;
-    moe_model_loglik(model, N, X, D, Y, NULL, &before);
+    EXPECT_STATUS(moe_model_loglik(model, N, X, D, Y, NULL, &before), MOE_OK);
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create(&fitter, "gd"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_option(fitter, "optimizer", "adam"), MOE_OK);
@@ -189,7 +189,7 @@ START_TEST(mini_batches_with_adam)
     ck_assert_int_eq(moe_fitter_set_option(fitter, "n_init", "1"), MOE_OK);
     ck_assert_int_eq(moe_fitter_set_option(fitter, "max_iter", "20"), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
-    moe_model_loglik(model, N, X, D, Y, NULL, &after);
+    EXPECT_STATUS(moe_model_loglik(model, N, X, D, Y, NULL, &after), MOE_OK);
     ck_assert_msg(after > before, "log-likelihood %g after, %g before", after, before);
     moe_model_free(model);
     moe_fitter_free(fitter);

@@ -19,6 +19,7 @@ typedef struct job {
     long long seed;
     double parameters[PARAMETERS];
     moe_status status;
+    moe_status error_status; /* of the call that must fail */
     char message[64];
 } job;
 
@@ -37,14 +38,16 @@ static void run_job(job *work)
     if (work->status == MOE_OK)
         work->status = moe_fitter_fit(fitter, model, work->data->n, work->data->X, 2,
                                       work->data->y, NULL);
-    if (work->status == MOE_OK) {
-        moe_model_get_gate(model, work->parameters, 9);
-        moe_model_get_experts(model, work->parameters + 9, 9);
-        moe_model_get_variances(model, work->parameters + 18, 3);
-    }
+    if (work->status == MOE_OK)
+        work->status = moe_model_get_gate(model, work->parameters, 9);
+    if (work->status == MOE_OK)
+        work->status = moe_model_get_experts(model, work->parameters + 9, 9);
+    if (work->status == MOE_OK)
+        work->status = moe_model_get_variances(model, work->parameters + 18, 3);
     /* Each thread provokes its own error and must read back its own message. */
     double loglik;
-    moe_model_loglik(model, 0, work->data->X, 2, work->data->y, NULL, &loglik);
+    work->error_status =
+        moe_model_loglik(model, 0, work->data->X, 2, work->data->y, NULL, &loglik);
     strncpy(work->message, moe_last_error(), sizeof work->message - 1);
     moe_fitter_free(fitter);
     moe_model_free(model);
@@ -70,6 +73,7 @@ START_TEST(parallel_fits_match_sequential_fits)
         sequential[t].seed = parallel[t].seed = 10 + t;
         run_job(&sequential[t]);
         ck_assert_int_eq(sequential[t].status, MOE_OK);
+        ck_assert_int_eq(sequential[t].error_status, MOE_ERR_EMPTY_INPUT);
     }
     pthread_t threads[THREADS];
     for (int t = 0; t < THREADS; ++t)
@@ -78,6 +82,7 @@ START_TEST(parallel_fits_match_sequential_fits)
         pthread_join(threads[t], NULL);
     for (int t = 0; t < THREADS; ++t) {
         ck_assert_int_eq(parallel[t].status, MOE_OK);
+        ck_assert_int_eq(parallel[t].error_status, MOE_ERR_EMPTY_INPUT);
         ck_assert_int_eq(memcmp(parallel[t].parameters, sequential[t].parameters,
                                 sizeof parallel[t].parameters), 0);
         ck_assert_str_eq(parallel[t].message, sequential[t].message);

@@ -11,6 +11,16 @@
 
 #include "moe/moe.h"
 
+/* A call that must succeed: a corpus written from a half-set model would not be the one
+   named. */
+static void require(moe_status status, const char *what)
+{
+    if (status != MOE_OK) {
+        fprintf(stderr, "%s: %s\n", what, moe_last_error());
+        exit(1);
+    }
+}
+
 static int save(const moe_model_t *model, const char *directory, const char *name)
 {
     char path[4096];
@@ -43,11 +53,12 @@ static void fill(moe_model_t *model, double scale)
     double values[256];
     for (size_t a = 0; a < 256; ++a)
         values[a] = scale * (double)((int)(a * 37 % 11) - 5) / 3.0;
-    moe_model_set_gate(model, values, 256);
-    moe_model_set_experts(model, values + 3, 253);
+    require(moe_model_set_gate(model, values, 256), "gate");
+    require(moe_model_set_experts(model, values + 3, 253), "experts");
     double variances[16] = {0.5, 1.5, 0.25, 2.0, 0.75, 1.0, 3.0, 0.1,
                             0.5, 1.5, 0.25, 2.0, 0.75, 1.0, 3.0, 0.1};
-    moe_model_set_variances(model, variances, 16);
+    if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN) /* the others have none */
+        require(moe_model_set_variances(model, variances, 16), "variances");
 }
 
 int main(int argc, char **argv)
@@ -87,11 +98,11 @@ int main(int argc, char **argv)
     /* Format version 2: names. */
     moe_model_t *named = make(MOE_FAMILY_MULTINOMIAL, 2, 2, 3, 1);
     fill(named, 1.0);
-    moe_model_set_name(named, MOE_NAME_FEATURE, 0, "age");
-    moe_model_set_name(named, MOE_NAME_FEATURE, 1, "income, net");
-    moe_model_set_name(named, MOE_NAME_RESPONSE, 0, "choice");
-    moe_model_set_name(named, MOE_NAME_CLASS, 0, "bus");
-    moe_model_set_name(named, MOE_NAME_CLASS, 2, "\xc3\xa9lectrique");
+    require(moe_model_set_name(named, MOE_NAME_FEATURE, 0, "age"), "feature 0");
+    require(moe_model_set_name(named, MOE_NAME_FEATURE, 1, "income, net"), "feature 1");
+    require(moe_model_set_name(named, MOE_NAME_RESPONSE, 0, "choice"), "response");
+    require(moe_model_set_name(named, MOE_NAME_CLASS, 0, "bus"), "class 0");
+    require(moe_model_set_name(named, MOE_NAME_CLASS, 2, "\xc3\xa9lectrique"), "class 2");
     failures += save(named, directory, "multinomial-names");
     moe_model_free(named);
     return failures == 0 ? 0 : 1;

@@ -41,6 +41,21 @@ static void expect(int rank, int ok, const char *what)
     }
 }
 
+/* A library call that must succeed: the failure names the call, its status and the message
+   of the library that set it. */
+#define EXPECT_OK(call) expect_ok((call), #call)
+static void expect_ok(moe_status status, const char *call)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *message = strncmp(call, "moe_mpi_", 8) == 0 ? moe_mpi_last_error()
+                                                            : moe_last_error();
+    char what[512];
+    snprintf(what, sizeof what, "%s returned %d (%s): %s", call, (int)status,
+             moe_strerror(status), message);
+    expect(rank, status == MOE_OK, what);
+}
+
 /* The whole data set, the same on every rank (x ~ N(0, I), two experts, sd 0.5). */
 static void generate(double *X, double *y)
 {
@@ -61,7 +76,7 @@ static moe_model_t *gaussian_of(size_t experts, size_t features)
     spec.n_experts = experts;
     spec.n_features = features;
     moe_model_t *model = NULL;
-    moe_model_create(&model, &spec);
+    EXPECT_OK(moe_model_create(&model, &spec));
     return model;
 }
 
@@ -73,9 +88,9 @@ static moe_model_t *gaussian(void)
 static moe_fitter_t *ot_fitter(void)
 {
     moe_fitter_t *fitter = NULL;
-    moe_fitter_create(&fitter, "ot");
-    moe_fitter_set_option(fitter, "seed", "7");
-    moe_fitter_set_option(fitter, "n_init", "2");
+    EXPECT_OK(moe_fitter_create(&fitter, "ot"));
+    EXPECT_OK(moe_fitter_set_option(fitter, "seed", "7"));
+    EXPECT_OK(moe_fitter_set_option(fitter, "n_init", "2"));
     return fitter;
 }
 
@@ -90,7 +105,7 @@ static void block(int rank, int size, size_t *first, size_t *count)
 static size_t model_bytes(const moe_model_t *model, unsigned char *buffer)
 {
     size_t written = 0;
-    moe_model_save_buffer(model, buffer, 4096, &written);
+    EXPECT_OK(moe_model_save_buffer(model, buffer, 4096, &written));
     return written;
 }
 
@@ -176,7 +191,7 @@ static int check_statistics(int rank, size_t M, size_t d, const double *X, const
            "moe_mpi_report_init again");
     expect(rank, moe_mpi_get_report(&report) == MOE_OK, "the report of the fit");
     double loglik = 0.0;
-    moe_model_loglik(model, M, X, d, y, NULL, &loglik);
+    EXPECT_OK(moe_model_loglik(model, M, X, d, y, NULL, &loglik));
     snprintf(what, sizeof what, "%s: the report's log-likelihood %.17g is all rows' %.17g", split,
              report.loglik, loglik);
     expect(rank, close_to(report.loglik, loglik) && report.n_obs == (double)M, what);
@@ -184,7 +199,7 @@ static int check_statistics(int rank, size_t M, size_t d, const double *X, const
     moe_criteria mine = MOE_CRITERIA_INIT, all = MOE_CRITERIA_INIT;
     status = moe_mpi_criteria(MPI_COMM_WORLD, model, count, X + first * d, d, y + first, NULL,
                               &mine);
-    moe_model_criteria(model, M, X, d, y, NULL, &all);
+    EXPECT_OK(moe_model_criteria(model, M, X, d, y, NULL, &all));
     expect(rank, status == MOE_OK && mine.n_obs == all.n_obs && mine.n_params == all.n_params &&
                      close_to(mine.loglik, all.loglik) && close_to(mine.aic, all.aic) &&
                      close_to(mine.bic, all.bic) && close_to(mine.icl, all.icl) &&
@@ -195,7 +210,8 @@ static int check_statistics(int rank, size_t M, size_t d, const double *X, const
     /* Penalties too: N times the penalty is a sum over the rows as well. */
     moe_status summed = moe_mpi_information(MPI_COMM_WORLD, model, count, X + first * d, d,
                                             y + first, NULL, 0.01, 0.02, ours, P * P);
-    moe_model_information_penalized(model, M, X, d, y, NULL, 0.01, 0.02, theirs, P * P);
+    EXPECT_OK(
+        moe_model_information_penalized(model, M, X, d, y, NULL, 0.01, 0.02, theirs, P * P));
     int same = summed == MOE_OK;
     for (size_t i = 0; same && i < P * P; ++i)
         same = close_to(ours[i], theirs[i]);
@@ -300,8 +316,8 @@ static void shuffle_case(int rank, int size, const double *X, const double *y)
            "every row arrives once");
     double share = (double)M / size, spread = 5.0 * sqrt(share);
     expect(rank, fabs((double)rows - share) < spread, "the rows spread over the ranks");
-    moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index, rows, X_out,
-                    y_out, w_again, &again);
+    EXPECT_OK(moe_mpi_shuffle(MPI_COMM_WORLD, 3, count, D, X + first * D, D, y + first, index,
+                              rows, X_out, y_out, w_again, &again));
     expect(rank, memcmp(w_out, w_again, rows * sizeof(double)) == 0,
            "the same seed, the same rows");
     /* The sorted two-regime rows, shuffled: no warning any more. */
@@ -309,8 +325,8 @@ static void shuffle_case(int rank, int size, const double *X, const double *y)
     regimes(R, 1, x, response);
     size_t from = (size_t)rank * R / (size_t)size;
     size_t mine = (size_t)(rank + 1) * R / (size_t)size - from;
-    moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, 0, NULL, NULL,
-                    NULL, &rows);
+    EXPECT_OK(moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, 0,
+                              NULL, NULL, NULL, &rows));
     double *shuffled_x = malloc((rows + 1) * sizeof(double));
     double *shuffled_y = malloc((rows + 1) * sizeof(double));
     status = moe_mpi_shuffle(MPI_COMM_WORLD, 3, mine, 1, x + from, 1, response + from, NULL, rows,
@@ -320,7 +336,7 @@ static void shuffle_case(int rank, int size, const double *X, const double *y)
     moe_mpi_report report = MOE_MPI_REPORT_INIT;
     status = moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, rows, shuffled_x, 1, shuffled_y, NULL,
                          0);
-    moe_mpi_get_report(&report);
+    EXPECT_OK(moe_mpi_get_report(&report));
     expect(rank, status == MOE_OK && !report.shards_differ, "the shuffled sorted rows: no warning");
     if (rank == 0)
         printf("regimes, sorted then shuffled: log-likelihood %.6f, worst gap %.4f (allowed "
@@ -414,7 +430,7 @@ static void statistics_errors(int rank, int size, const double *X, const double 
     status = moe_mpi_criteria(MPI_COMM_WORLD, model, last ? 0 : rows, X + first * D, D, y + first,
                               NULL, &criteria);
     moe_criteria all = MOE_CRITERIA_INIT;
-    moe_model_criteria(model, rows * (size_t)(size - 1), X, D, y, NULL, &all);
+    EXPECT_OK(moe_model_criteria(model, rows * (size_t)(size - 1), X, D, y, NULL, &all));
     expect(rank, size == 1 || (status == MOE_OK && criteria.n_obs == all.n_obs &&
                                close_to(criteria.loglik, all.loglik) &&
                                close_to(criteria.icl, all.icl)),
@@ -454,7 +470,7 @@ static void fit_case(int rank, int size, const double *X, const double *y, int b
         expect(rank, root_length == length && memcmp(roots, mine, length) == 0,
                "every rank holds root's model, bit for bit");
         double experts[2 * P];
-        moe_model_get_experts(model, experts, 2 * P);
+        EXPECT_OK(moe_model_get_experts(model, experts, 2 * P));
         static const double truth[2 * P] = {-1, 1, 0, -1, 1, 0, 0, 2};
         double error = 0.0;
         for (int i = 0; i < 2 * P; ++i)
@@ -472,7 +488,7 @@ static void fit_case(int rank, int size, const double *X, const double *y, int b
                 rows[r] = c;
                 total += c;
             }
-            moe_mpi_support_counts((size_t)size, rows, total / (size_t)size, counts);
+            EXPECT_OK(moe_mpi_support_counts((size_t)size, rows, total / (size_t)size, counts));
             size_t S = 0;
             for (int r = 0; r < size; ++r)
                 S += counts[r];
@@ -482,15 +498,15 @@ static void fit_case(int rank, int size, const double *X, const double *y, int b
                 size_t f, c;
                 block(r, size, &f, &c);
                 moe_fitter_t *em = NULL;
-                moe_fitter_create(&em, "em");
-                moe_fitter_set_option(em, "seed", "7");
-                moe_fitter_set_option(em, "n_init", "2");
+                EXPECT_OK(moe_fitter_create(&em, "em"));
+                EXPECT_OK(moe_fitter_set_option(em, "seed", "7"));
+                EXPECT_OK(moe_fitter_set_option(em, "n_init", "2"));
                 locals[r] = gaussian();
-                moe_fitter_fit(em, locals[r], c, X + f * D, D, y + f, NULL);
+                EXPECT_OK(moe_fitter_fit(em, locals[r], c, X + f * D, D, y + f, NULL));
                 moe_fitter_free(em);
                 shares[r] = (double)c / (double)total;
                 size_t *indices = malloc((counts[r] > 0 ? counts[r] : 1) * sizeof(size_t));
-                moe_mpi_support_rows(7, r, c, counts[r], indices);
+                EXPECT_OK(moe_mpi_support_rows(7, r, c, counts[r], indices));
                 for (size_t i = 0; i < counts[r]; ++i, ++at) {
                     memcpy(support_X + at * D, X + (f + indices[i]) * D, D * sizeof(double));
                     support_y[at] = y[f + indices[i]];

@@ -1,4 +1,5 @@
 #include "support/tensor_truth.h"
+#include "support/runner.h"
 #include "support/synthetic.h"
 
 #include <math.h>
@@ -151,7 +152,7 @@ double tensor_regressor_fit(const tensor_truth *truth, const moe_model_t *model,
 {
     size_t k = truth->k, d = truth->d;
     double *fitted = malloc(k * d * sizeof(double));
-    moe_model_get_experts(model, fitted, k * d);
+    EXPECT_STATUS(moe_model_get_experts(model, fitted, k * d), MOE_OK);
     size_t order[16];
     for (size_t i = 0; i < k; ++i)
         order[i] = i;
@@ -183,7 +184,7 @@ double tensor_gating_fit(const tensor_truth *truth, const moe_model_t *model)
 {
     size_t d = truth->d;
     double *gate = malloc(2 * d * sizeof(double));
-    moe_model_get_gate(model, gate, 2 * d);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 2 * d), MOE_OK);
     double dot = 0.0, length = 0.0;
     for (size_t j = 0; j < d; ++j) {
         double w = gate[j] - gate[d + j];
@@ -198,8 +199,8 @@ double tensor_parameter_error(const tensor_truth *truth, const moe_model_t *mode
 {
     size_t k = truth->k, d = truth->d;
     double *experts = malloc(k * d * sizeof(double)), *gate = malloc(k * d * sizeof(double));
-    moe_model_get_experts(model, experts, k * d);
-    moe_model_get_gate(model, gate, k * d);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, k * d), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, k * d), MOE_OK);
     size_t order[16];
     for (size_t i = 0; i < k; ++i)
         order[i] = i;
