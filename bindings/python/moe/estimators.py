@@ -72,12 +72,12 @@ def _column_names(X):
     return None
 
 
-def _shown(names, most=10):
-    """A list of names for a message, cut after `most`: a frame may have thousands."""
-    names = list(names)
-    if len(names) <= most:
-        return repr(names)
-    return f"{repr(names[:most])[:-1]}, ... ({len(names)} in all)]"
+def _listed(heading, names, most=5):
+    """A section of the message of other columns, in scikit-learn's form ("- name" lines,
+    sorted, at most `most` and then "- ..."): a frame may have thousands."""
+    names = sorted(names)
+    lines = [f"- {name}" for name in names[:most]] + (["- ..."] if len(names) > most else [])
+    return f"{heading}:\n" + "".join(f"{line}\n" for line in lines)
 
 
 def _check_columns(estimator, names):
@@ -85,8 +85,9 @@ def _check_columns(estimator, names):
     columns by position, so other names or another order would answer for other data.
     Reordered columns are refused, not put back in order, as scikit-learn does: a frame
     that differs from the fit's usually means a mistake upstream, and the same code then
-    behaves alike with every estimator of a pipeline. X without names is taken with a
-    warning, as scikit-learn takes it (names the estimator cannot check)."""
+    behaves alike with every estimator of a pipeline. The message is scikit-learn's, which
+    its estimator checks match, with the columns and the remedy after it. X without names
+    is taken with a warning, as scikit-learn takes it (names the estimator cannot check)."""
     fitted = getattr(estimator, "feature_names_in_", None)
     kind = type(estimator).__name__
     if names is None or fitted is None:
@@ -99,18 +100,20 @@ def _check_columns(estimator, names):
         return
     if list(names) == list(fitted):
         return
-    missing = [name for name in fitted if name not in set(names)]
-    unexpected = [name for name in names if name not in set(fitted)]
-    if missing or unexpected:
-        parts = ([f"missing {_shown(missing)}"] if missing else []) + \
-            ([f"unexpected {_shown(unexpected)}"] if unexpected else [])
-        raise invalid(f"X's columns are not the fit's: {', '.join(parts)}", MOE_ERR_DIMENSION)
-    if collections.Counter(names) != collections.Counter(fitted):  # the same, repeated
-        raise invalid(f"X's columns are not the fit's: fit {_shown(fitted)}, X {_shown(names)}",
-                      MOE_ERR_DIMENSION)
-    raise invalid(f"X has the columns of the fit in another order: fit {_shown(fitted)}, "
-                  f"X {_shown(names)}; select them in the fit's order with "
-                  "X[estimator.feature_names_in_]", MOE_ERR_DIMENSION)
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = set(names) - set(fitted)
+    missing = set(fitted) - set(names)
+    if unexpected:
+        message += _listed("Feature names unseen at fit time", unexpected)
+    if missing:
+        message += _listed("Feature names seen at fit time, yet now missing", missing)
+    if not (unexpected or missing):
+        if collections.Counter(names) == collections.Counter(fitted):
+            message += "Feature names must be in the same order as they were in fit.\n"
+        else:
+            message += "Feature names must be those of the fit, each as often.\n"
+        message += "Select the fit's columns in its order with X[estimator.feature_names_in_]."
+    raise invalid(message, MOE_ERR_DIMENSION)
 
 
 def _rows(estimator, X):
@@ -344,12 +347,11 @@ class _MoE(BaseEstimator):
         model_ only once the library returns MOE_OK. A fit that fails or is cancelled (Ctrl-C)
         leaves the estimator as it was: unfitted, or with its previous fit and stream intact.
         `fitted`: further attributes (a classifier's classes) set with the fit, and only then.
-        `names`: X's column names (_column_names), or None."""
+        `names`: X's column names (_column_names), or None; those of a stream's first batch
+        (partial_fit checks the next ones')."""
         fitted = dict(fitted or {})
         continuing = partial and hasattr(self, "model_")
-        if continuing:
-            _check_columns(self, names)
-        elif names is not None:
+        if names is not None and not continuing:
             fitted["feature_names_in_"] = names
         X, y, w = checked_rows(X, self.n_features_in_ if continuing else None, y, sample_weight)
         if continuing:
@@ -485,8 +487,11 @@ class MoERegressor(RegressorMixin, _MoE):
 
     @available_if(lambda self: self.estimator == "ismm")
     def partial_fit(self, X, y, sample_weight=None):
-        """One batch of a stream: the "ismm" estimator."""
+        """One batch of a stream: the "ismm" estimator. The first batch's column names are
+        feature_names_in_; the next batches must have the same."""
         names = _column_names(X)
+        if hasattr(self, "model_"):
+            _check_columns(self, names)  # before X's values: a frame of other columns
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
         return self._fit(X, y, sample_weight, partial=True, names=names)
 

@@ -2,6 +2,7 @@
 assignments and the library's own tables (families, links, estimators), and a docstring on
 everything public."""
 import inspect
+import pickle
 
 import numpy as np
 import pytest
@@ -101,6 +102,8 @@ def test_summary_takes_the_fits_penalties():
     penalised = fit.model_.vcov(X, y, gate_l2=0.1, expert_ridge=0.05)
     fit.set_params(gate_l2=None, options=None)  # the fit is what counts, not the parameters now
     np.testing.assert_array_equal(fit.summary(X, y).covariance, penalised)
+    again = pickle.loads(pickle.dumps(fit))
+    np.testing.assert_array_equal(again.summary(X, y).covariance, penalised)
 
 
 def test_names_from_the_columns_and_the_classes(three_classes):

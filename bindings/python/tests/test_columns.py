@@ -3,6 +3,7 @@ refusing columns other than the fit's (reordered, missing or extra), as scikit-l
 
 pandas is optional: every test runs with Frame, a minimal stand-in (string column names and
 an __array__), and again with pandas.DataFrame when pandas is installed."""
+import re
 import warnings
 
 import numpy as np
@@ -103,9 +104,11 @@ def test_the_same_columns_give_the_arrays_answers(regressor, make_frame):
         assert fit.loglik(frame, y) == plain.loglik(X, y)
 
 
-REORDERED = (r"X has the columns of the fit in another order: fit \['a', 'b', 'c'\], "
-             r"X \['b', 'a', 'c'\]; select them in the fit's order with "
-             r"X\[estimator.feature_names_in_\]")
+# scikit-learn's message, which its check_dataframe_column_names_consistency matches (a check
+# that runs only where pandas is installed), then the remedy.
+HEADING = "The feature names should match those that were passed during fit.\n"
+REORDERED = re.escape(HEADING + "Feature names must be in the same order as they were in fit.\n"
+                      "Select the fit's columns in its order with X[estimator.feature_names_in_].")
 
 
 def test_reordered_columns_are_refused_by_every_method(regressor, classifier, make_frame):
@@ -124,14 +127,29 @@ def test_reordered_columns_are_refused_by_every_method(regressor, classifier, ma
 
 def test_missing_or_extra_columns_are_refused(regressor, make_frame):
     fit, X, y = regressor
-    with pytest.raises(ValueError, match=r"missing \['c'\]"):
+    with pytest.raises(ValueError, match=re.escape(
+            HEADING + "Feature names seen at fit time, yet now missing:\n- c\n")):
         fit.predict(make_frame(X[:, :2], ["a", "b"]))
-    with pytest.raises(ValueError, match=r"X's columns are not the fit's: missing \['c'\], "
-                                         r"unexpected \['d'\]"):
+    with pytest.raises(ValueError, match=re.escape(
+            HEADING + "Feature names unseen at fit time:\n- d\n"
+            "Feature names seen at fit time, yet now missing:\n- c\n")):
         fit.predict(make_frame(X, ["a", "b", "d"]))
     wide = np.column_stack([X, X[:, 0]])
-    with pytest.raises(ValueError, match=r"unexpected \['d'\]"):
+    with pytest.raises(ValueError, match=re.escape(HEADING + "Feature names unseen at fit "
+                                                   "time:\n- d\n")):
         fit.predict(make_frame(wide, ["a", "b", "c", "d"]))
+    with pytest.raises(ValueError, match="each as often"):
+        fit.predict(make_frame(wide, ["a", "b", "c", "a"]))
+
+
+def test_a_long_list_of_other_columns_is_cut():
+    X, y = data(300, 5)
+    wide = np.column_stack([X] * 4)
+    fit = moe.MoERegressor(n_experts=1, n_init=1).fit(Frame(wide, [f"f{i:02}" for i in
+                                                                   range(12)]), y)
+    with pytest.raises(ValueError, match=re.escape(
+            "unseen at fit time:\n- g00\n- g01\n- g02\n- g03\n- g04\n- ...\n")):
+        fit.predict(Frame(wide, [f"g{i:02}" for i in range(12)]))
 
 
 def test_an_array_after_a_frame_is_taken_with_a_warning(regressor):
@@ -166,7 +184,7 @@ def test_a_stream_keeps_the_columns_of_its_first_batch(make_frame):
     stream.partial_fit(make_frame(X[:600], NAMES), y[:600])
     assert list(stream.feature_names_in_) == NAMES
     before = stream.model_.to_bytes()
-    with pytest.raises(ValueError, match="another order"):
+    with pytest.raises(ValueError, match=REORDERED):
         stream.partial_fit(make_frame(X[600:, [2, 1, 0]], ["c", "b", "a"]), y[600:])
     assert stream.model_.to_bytes() == before
     stream.partial_fit(make_frame(X[600:], NAMES), y[600:])
@@ -191,3 +209,31 @@ def test_columns_are_checked_without_scikit_learn(monkeypatch):
         fit.predict(Frame(X[:, [1, 0, 2]], ["b", "a", "c"]))
     with pytest.warns(UserWarning, match="X does not have valid feature names"):
         fit.predict(X)
+
+
+class StandInPandas:
+    """Just enough of pandas for scikit-learn's check_dataframe_column_names_consistency:
+    DataFrame(values, columns), and DataFrame(frame, columns) selecting columns by name
+    (a name the frame lacks gives NaN, as pandas' reindexing)."""
+
+    class DataFrame(Frame):
+        def __init__(self, data, columns):
+            if isinstance(data, Frame):
+                by_name = dict(zip(data.columns, data.values.T))
+                missing = np.full(data.values.shape[0], np.nan)
+                data = np.column_stack([by_name.get(name, missing) for name in columns])
+            super().__init__(data, columns)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: moe.MoERegressor(random_state=0, n_init=1),
+    lambda: moe.MoERegressor(random_state=0, estimator="ismm"),  # and partial_fit's check
+    lambda: moe.MoEClassifier(random_state=0, n_init=1)])
+def test_scikit_learns_column_names_check(make, monkeypatch):
+    # The check skips itself without pandas: run it here with the stand-in, so that it holds
+    # where pandas is installed too.
+    checks = pytest.importorskip("sklearn.utils.estimator_checks")
+    import sys
+    monkeypatch.setitem(sys.modules, "pandas", StandInPandas)
+    estimator = make()
+    checks.check_dataframe_column_names_consistency(type(estimator).__name__, estimator)
