@@ -460,8 +460,16 @@ class MoERegressor(RegressorMixin, _MoE):
     """Softmax-gated mixture of Gaussian regression experts.
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
-    are parameters: n_experts, estimator ("em", "gem", "gd", "cqt", "ismm", "ot"),
-    fit_intercept, random_state (the seed), n_init, max_iter, tol, threads.
+    are parameters: n_experts, estimator (a name of moe.available_estimators(): "em", "gem",
+    "gd", "cqt", "ismm", "ot"), fit_intercept, random_state (the seed), n_init, max_iter, tol,
+    threads.
+
+    Attributes after a fit: model_ (the moe.Model), coef_ and intercept_ (the experts'),
+    gate_coef_ and gate_intercept_ (the gate's; the last expert's row is the zero
+    reference), variances_, n_features_in_, feature_names_in_ (only for a fit on X with
+    string column names, such as a pandas DataFrame: predict and the rest then refuse X with
+    other columns or another order, and warn for X without names), n_iter_ and converged_.
+    Expert k of predict_cluster is row k of coef_, "expert[k + 1]" in summary's names.
 
     A fit or partial_fit that fails or is interrupted (Ctrl-C raises KeyboardInterrupt,
     "libmoe: the fit was cancelled") leaves the estimator as it was before the call: not
@@ -508,8 +516,11 @@ class MoERegressor(RegressorMixin, _MoE):
 
 class MoEClassifier(ClassifierMixin, _MoE):
     """Softmax-gated mixture of logistic (two classes) or multinomial experts. Class labels
-    may be any values; they are encoded in sorted order, like scikit-learn does. An
-    interrupted or failed fit keeps the previous fit, classes_ included (see MoERegressor)."""
+    may be any values; they are encoded in sorted order, like scikit-learn does, and are
+    classes_ after a fit. An interrupted or failed fit keeps the previous fit, classes_
+    included. The other parameters and attributes are MoERegressor's, without variances_;
+    coef_ and intercept_ model P(y = classes_[1]) with two classes, and have a row per
+    class (the last the zero reference) with more."""
 
     _family = "logistic"
 
