@@ -28,8 +28,8 @@ def regressor():
 @pytest.fixture(scope="module")
 def three_classes():
     rng = np.random.default_rng(4)
-    X = rng.normal(size=(1500, 2))
-    labels = np.array(["low", "mid", "high"])[np.digitize(X[:, 0] + 0.3 * rng.normal(size=1500),
+    X = rng.normal(size=(800, 2))
+    labels = np.array(["low", "mid", "high"])[np.digitize(X[:, 0] + 0.3 * rng.normal(size=800),
                                                           [-0.5, 0.5])]
     return moe.MoEClassifier(n_experts=2, random_state=0, n_init=1).fit(X, labels), X, labels
 
