@@ -13,16 +13,18 @@ class MoeError(Exception):
     """A libmoe status other than MOE_OK; `status` is its number, the message libmoe's."""
 
     def __init__(self, status, message):
+        """The error of libmoe status `status`, with its message."""
         super().__init__(message)
         self.status = status
 
 
 class MoeNumericalError(MoeError, ArithmeticError):
-    pass
+    """MOE_ERR_NUMERICAL: the computation failed numerically (e.g. a covariance that is not
+    positive definite)."""
 
 
 class MoeValueError(MoeError, ValueError):
-    pass
+    """A value libmoe (or this package, before the call) refuses: a ValueError."""
 
 
 _VALUE_STATUSES = {1, 2, 3, 4, 5, 6, 7, 14, 16}  # invalid argument .. not found, invalid label
@@ -121,6 +123,13 @@ _prototypes = {
     "moe_model_expert_rows": (ctypes.c_size_t, [ctypes.c_void_p]),
     "moe_model_n_free_params": (ctypes.c_size_t, [ctypes.c_void_p]),
     "moe_model_family": (ctypes.c_int, [ctypes.c_void_p]),
+    "moe_model_link": (ctypes.c_int, [ctypes.c_void_p]),
+    "moe_model_prediction_width": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_family_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "moe_family_from_name": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+    "moe_link_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "moe_link_from_name": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+    "moe_criteria_init": (ctypes.c_int, [ctypes.POINTER(Criteria), ctypes.c_uint]),
     "moe_model_has_intercept": (ctypes.c_int, [ctypes.c_void_p]),
     "moe_model_get_gate": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
     "moe_model_get_experts": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
@@ -132,6 +141,11 @@ _prototypes = {
     "moe_model_posterior": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
                                            ctypes.c_size_t, c_double_p, c_double_p,
                                            ctypes.c_size_t]),
+    "moe_model_classify": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                          ctypes.c_size_t, c_size_t_p, ctypes.c_size_t]),
+    "moe_model_cluster": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
+                                         ctypes.c_size_t, c_double_p, c_size_t_p,
+                                         ctypes.c_size_t]),
     "moe_model_loglik": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
                                         ctypes.c_size_t, c_double_p, c_double_p, c_double_p]),
     "moe_model_criteria": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
@@ -163,6 +177,10 @@ _prototypes = {
                                               c_double_p, ctypes.c_size_t, c_double_p,
                                               c_double_p]),
     "moe_fitter_estimator_name": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "moe_fitter_get_double": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, c_double_p]),
+    "moe_estimator_count": (ctypes.c_size_t, []),
+    "moe_estimator_name": (ctypes.c_char_p, [ctypes.c_size_t]),
+    "moe_estimator_description": (ctypes.c_char_p, [ctypes.c_size_t]),
     "moe_fitter_save_state_buffer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
                                                     ctypes.c_size_t, c_size_t_p]),
     "moe_fitter_load_state_buffer": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,

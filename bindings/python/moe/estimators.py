@@ -1,12 +1,14 @@
 """scikit-learn style estimators over libmoe's fitters: MoERegressor (Gaussian experts) and
 MoEClassifier (logistic or multinomial experts)."""
+import collections
 import ctypes
 import threading
 import warnings
 
 import numpy as np
 
-from ._checks import PINNED_BOUNDS, option_text, per_row, text, whole_number
+from ._checks import (MOE_ERR_DIMENSION, PINNED_BOUNDS, invalid, option_text, per_row, text,
+                      whole_number)
 from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
 from .model import Model, checked_rows, in_place, leading, pointer
 
@@ -49,9 +51,78 @@ def _validate(X, y, sample_weight, numeric):
     return X, np.asarray(y), sample_weight
 
 
+def _column_names(X):
+    """X's column names as an object array, as scikit-learn reads them: X names its columns
+    (a pandas DataFrame, or anything with a `columns` of strings) and every name is a string.
+    None when X has no such names or none is a string; a mix is a TypeError."""
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray):
+        return None
+    try:
+        names = list(columns)
+    except TypeError:
+        return None
+    strings = [isinstance(name, str) for name in names]
+    if names and all(strings):
+        return np.asarray(names, dtype=object)
+    if any(strings):
+        kinds = sorted({type(name).__name__ for name in names})
+        raise TypeError(f"X's column names must be all strings or none, got {', '.join(kinds)}: "
+                        "convert them, e.g. X.columns = X.columns.astype(str)")
+    return None
+
+
+def _listed(heading, names, most=5):
+    """A section of the message of other columns, in scikit-learn's form ("- name" lines,
+    sorted, at most `most` and then "- ..."): a frame may have thousands."""
+    names = sorted(names)
+    lines = [f"- {name}" for name in names[:most]] + (["- ..."] if len(names) > most else [])
+    return f"{heading}:\n" + "".join(f"{line}\n" for line in lines)
+
+
+def _check_columns(estimator, names):
+    """Refuse X whose named columns are not the fit's, in the fit's order: libmoe reads
+    columns by position, so other names or another order would answer for other data.
+    Reordered columns are refused, not put back in order, as scikit-learn does: a frame
+    that differs from the fit's usually means a mistake upstream, and the same code then
+    behaves alike with every estimator of a pipeline. The message is scikit-learn's, which
+    its estimator checks match, with the columns and the remedy after it. X without names
+    is taken with a warning, as scikit-learn takes it (names the estimator cannot check)."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    kind = type(estimator).__name__
+    if names is None or fitted is None:
+        if names is None and fitted is not None:
+            warnings.warn(f"X does not have valid feature names, but {kind} was fitted with "
+                          "feature names", UserWarning, stacklevel=4)
+        elif names is not None and hasattr(estimator, "model_"):
+            warnings.warn(f"X has feature names, but {kind} was fitted without feature names",
+                          UserWarning, stacklevel=4)
+        return
+    if list(names) == list(fitted):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = set(names) - set(fitted)
+    missing = set(fitted) - set(names)
+    if unexpected:
+        message += _listed("Feature names unseen at fit time", unexpected)
+    if missing:
+        message += _listed("Feature names seen at fit time, yet now missing", missing)
+    if not (unexpected or missing):
+        if collections.Counter(names) == collections.Counter(fitted):
+            message += "Feature names must be in the same order as they were in fit.\n"
+        else:
+            message += "Feature names must be those of the fit, each as often.\n"
+        message += "Select the fit's columns in its order with X[estimator.feature_names_in_]."
+    raise invalid(message, MOE_ERR_DIMENSION)
+
+
 def _rows(estimator, X):
+    """X for a fitted estimator's prediction: the fit's columns (checked by name when X
+    names them), as float64 rows libmoe reads in place."""
     if HAVE_SKLEARN:
         check_is_fitted(estimator, "model_")
+    _check_columns(estimator, _column_names(X))
+    if HAVE_SKLEARN:
         X = check_array(X, dtype=np.float64)
     X = np.asarray(X, dtype=np.float64)
     return X if in_place(X) else np.ascontiguousarray(X)
@@ -191,6 +262,15 @@ class _Fitter:
         fitter.restore(state)
         return fitter
 
+    def penalty(self, name):
+        """The value of a penalty option (gate_l2, expert_ridge) this fitter fitted with; 0
+        when its estimator has no such option."""
+        value = ctypes.c_double()
+        if lib.moe_fitter_get_double(self._handle, _OPTION_NUMBERS[name],
+                                     ctypes.byref(value)) != 0:
+            return 0.0
+        return value.value
+
     def run(self, function, model, X, y, weights):
         """The fit on a thread of its own (ctypes releases the GIL for the call), so that
         Ctrl-C reaches Python and cancels the fit through the callback."""
@@ -242,7 +322,24 @@ _PINNED_OPTIONS = (
 )
 
 
+_OPTION_NUMBERS = {lib.moe_option_name(number).decode(): number for number in range(1, 64)
+                   if lib.moe_option_name(number) is not None}
+
+
+def _without_intercept(model, values):
+    """The columns of gate or expert rows that multiply X's features (scikit-learn's coef_)."""
+    return values[..., 1:] if model.intercept else values
+
+
+def _intercepts(model, values):
+    """The intercept column of gate or expert rows; zeros for a model without intercepts."""
+    return values[..., 0] if model.intercept else np.zeros(values.shape[:-1])
+
+
 class _MoE(BaseEstimator):
+    """What the regressor and the classifier share: the options, the fit into a new model,
+    coefficients under scikit-learn's names, named standard errors and hard assignments."""
+
     _family = "gaussian"
 
     # Every option the library pins is a keyword (None: the library's default); options of
@@ -254,6 +351,9 @@ class _MoE(BaseEstimator):
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
                  optimizer_eps=None, weight_decay=None, options=None):
+        """Keep the parameters as given (scikit-learn's convention: they are checked by fit).
+        None leaves an option at libmoe's default; `options` is a dict of further option
+        names to values."""
         self.n_experts = n_experts
         self.estimator = estimator
         self.fit_intercept = fit_intercept
@@ -306,13 +406,17 @@ class _MoE(BaseEstimator):
                             intercept=self.fit_intercept,
                             n_classes=n_classes if family == "multinomial" else 0)
 
-    def _fit(self, X, y, sample_weight, partial, fitted=None):
+    def _fit(self, X, y, sample_weight, partial, fitted=None, names=None):
         """The fit, into a new model (or, continuing a stream, a copy of model_) that becomes
         model_ only once the library returns MOE_OK. A fit that fails or is cancelled (Ctrl-C)
         leaves the estimator as it was: unfitted, or with its previous fit and stream intact.
-        `fitted`: further attributes (a classifier's classes) set with the fit, and only then."""
+        `fitted`: further attributes (a classifier's classes) set with the fit, and only then.
+        `names`: X's column names (_column_names), or None; those of a stream's first batch
+        (partial_fit checks the next ones')."""
         fitted = dict(fitted or {})
         continuing = partial and hasattr(self, "model_")
+        if names is not None and not continuing:
+            fitted["feature_names_in_"] = names
         X, y, w = checked_rows(X, self.n_features_in_ if continuing else None, y, sample_weight)
         if continuing:
             model, fitter = self.model_.copy(), self._fitter
@@ -334,10 +438,69 @@ class _MoE(BaseEstimator):
         fitted.update(model_=model, _fitter=fitter, n_features_in_=X.shape[1])
         for name, value in fitted.items():
             setattr(self, name, value)
+        if names is None and not continuing:
+            self.__dict__.pop("feature_names_in_", None)  # a refit on an array forgets them
         if getattr(self, "gate_separated_", False):
             warnings.warn(GATE_SEPARATED_MESSAGE.format(rows=self.report_["gate_transition"]),
                           GateSeparationWarning, stacklevel=3)
         return self
+
+    # ---- the fitted parameters under scikit-learn's names: views of model_, in its order of
+    # experts; model_.gate, model_.experts and model_.variances hold the same values with
+    # the intercept as the first column.
+    @property
+    def coef_(self):
+        """The experts' coefficients of X's features: n_experts x n_features (multinomial
+        experts: n_experts x n_classes x n_features, the last class the reference, zero)."""
+        return _without_intercept(self.model_, self.model_.experts)
+
+    @property
+    def intercept_(self):
+        """The experts' intercepts: n_experts values (multinomial: n_experts x n_classes);
+        zeros for fit_intercept=False."""
+        return _intercepts(self.model_, self.model_.experts)
+
+    @property
+    def gate_coef_(self):
+        """The gate's coefficients of X's features, n_experts x n_features: the softmax
+        weights of expert k are gate_coef_[k] . x + gate_intercept_[k]; the last row, the
+        reference, is zero."""
+        return _without_intercept(self.model_, self.model_.gate)
+
+    @property
+    def gate_intercept_(self):
+        """The gate's intercepts, n_experts values (the last is 0, the reference)."""
+        return _intercepts(self.model_, self.model_.gate)
+
+    def _penalties(self):
+        """The gate_l2 and expert_ridge the fit used, from its fitter (the estimator's
+        parameters may have changed since)."""
+        return {name: self._fitter.penalty(name) for name in ("gate_l2", "expert_ridge")}
+
+    def _classes_for_names(self):
+        return None
+
+    def summary(self, X, y, sample_weight=None):
+        """A moe.Summary of the fitted model on data (usually the fit's): every free
+        parameter named after X's columns ("gate[1].x1", "expert[2].intercept",
+        "variance[1]"; feature_names_in_ when the fit had them), with its estimate and
+        standard error. A fit with gate_l2 or expert_ridge gets the penalised covariance
+        (Model.vcov), with the fit's own penalties."""
+        X = _rows(self, X)
+        return self.model_.summary(X, self._encode(y), sample_weight,
+                                   feature_names=getattr(self, "feature_names_in_", None),
+                                   classes=self._classes_for_names(), **self._penalties())
+
+    def standard_errors(self, X, y, sample_weight=None):
+        """name -> standard error of every free parameter (see summary)."""
+        result = self.summary(X, y, sample_weight)
+        return dict(zip(result.names, result.standard_errors.tolist()))
+
+    def predict_cluster(self, X, y=None):
+        """The expert (0 .. n_experts - 1) each row belongs to: of largest posterior
+        P(k | x, y) given y, else of largest gate probability; ties to the lower expert."""
+        X = _rows(self, X)
+        return self.model_.cluster(X, None if y is None else self._encode(y))
 
     def __getstate__(self):
         # The fitter is a C handle: it travels as libmoe's bytes of its state (options and
@@ -361,8 +524,16 @@ class MoERegressor(RegressorMixin, _MoE):
     """Softmax-gated mixture of Gaussian regression experts.
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
-    are parameters: n_experts, estimator ("em", "gem", "gd", "cqt", "ismm", "ot"),
-    fit_intercept, random_state (the seed), n_init, max_iter, tol, threads.
+    are parameters: n_experts, estimator (a name of moe.available_estimators(): "em", "gem",
+    "gd", "cqt", "ismm", "ot"), fit_intercept, random_state (the seed), n_init, max_iter, tol,
+    threads.
+
+    Attributes after a fit: model_ (the moe.Model), coef_ and intercept_ (the experts'),
+    gate_coef_ and gate_intercept_ (the gate's; the last expert's row is the zero
+    reference), variances_, n_features_in_, feature_names_in_ (only for a fit on X with
+    string column names, such as a pandas DataFrame: predict and the rest then refuse X with
+    other columns or another order, and warn for X without names), n_iter_ and converged_.
+    Expert k of predict_cluster is row k of coef_, "expert[k + 1]" in summary's names.
 
     A fit or partial_fit that fails or is interrupted (Ctrl-C raises KeyboardInterrupt,
     "libmoe: the fit was cancelled") leaves the estimator as it was before the call: not
@@ -371,31 +542,54 @@ class MoERegressor(RegressorMixin, _MoE):
 
     _family = "gaussian"
 
+    @property
+    def variances_(self):
+        """The experts' variances, n_experts values (model_.variances)."""
+        return self.model_.variances
+
+    def _encode(self, y):
+        return y
+
     def fit(self, X, y, sample_weight=None):
+        """Fit the mixture to X (n x d; a DataFrame's column names become feature_names_in_)
+        and y (n values), with optional per-row weights; returns the estimator."""
+        names = _column_names(X)
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
-        return self._fit(X, y, sample_weight, partial=False)
+        return self._fit(X, y, sample_weight, partial=False, names=names)
 
     @available_if(lambda self: self.estimator == "ismm")
     def partial_fit(self, X, y, sample_weight=None):
-        """One batch of a stream: the "ismm" estimator."""
+        """One batch of a stream: the "ismm" estimator. The first batch's column names are
+        feature_names_in_; the next batches must have the same."""
+        names = _column_names(X)
+        if hasattr(self, "model_"):
+            _check_columns(self, names)  # before X's values: a frame of other columns
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
-        return self._fit(X, y, sample_weight, partial=True)
+        return self._fit(X, y, sample_weight, partial=True, names=names)
 
     def predict(self, X):
+        """The mixture's mean E[y | x] of each row of X."""
         X = _rows(self, X)
         return self.model_.predict(X)
 
     def loglik(self, X, y, sample_weight=None):
+        """The (weighted) log-likelihood of y given X under the fitted model."""
         X = _rows(self, X)
         return self.model_.loglik(X, y, sample_weight)
 
 
 class MoEClassifier(ClassifierMixin, _MoE):
     """Softmax-gated mixture of logistic (two classes) or multinomial experts. Class labels
-    may be any values; they are encoded in sorted order, like scikit-learn does. An
-    interrupted or failed fit keeps the previous fit, classes_ included (see MoERegressor)."""
+    may be any values; they are encoded in sorted order, like scikit-learn does, and are
+    classes_ after a fit. An interrupted or failed fit keeps the previous fit, classes_
+    included. The other parameters and attributes are MoERegressor's, without variances_;
+    coef_ and intercept_ model P(y = classes_[1]) with two classes, and have a row per
+    class (the last the zero reference) with more."""
 
     _family = "logistic"
+
+    def _classes_for_names(self):
+        return self.classes_
 
     def _classes(self, y, sample_weight):
         """The classes of y and y's codes; they become the estimator's with a fit that ends."""
@@ -412,6 +606,7 @@ class MoEClassifier(ClassifierMixin, _MoE):
         return {"classes_": classes, "_n_classes": len(classes)}, codes.astype(np.float64)
 
     def _encode(self, y):
+        """y's labels as the model's class codes (their positions in classes_)."""
         y = np.asarray(y)
         positions = np.searchsorted(self.classes_, y)
         if np.any(positions >= len(self.classes_)) or np.any(self.classes_[positions] != y):
@@ -419,12 +614,17 @@ class MoEClassifier(ClassifierMixin, _MoE):
         return positions.astype(np.float64)
 
     def fit(self, X, y, sample_weight=None):
+        """Fit the mixture to X (n x d; a DataFrame's column names become feature_names_in_)
+        and the labels y (any values, at least two classes), with optional per-row weights;
+        returns the estimator."""
+        names = _column_names(X)
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=False)
         classes, codes = self._classes(y, sample_weight)
         # libmoe's logistic experts model P(y = 1): class 1 is the second sorted label.
-        return self._fit(X, codes, sample_weight, partial=False, fitted=classes)
+        return self._fit(X, codes, sample_weight, partial=False, fitted=classes, names=names)
 
     def predict_proba(self, X):
+        """n x n_classes probabilities P(y = classes_[c] | x) of each row of X."""
         X = _rows(self, X)
         out = self.model_.predict(X)
         if self._n_classes == 2:
@@ -432,9 +632,12 @@ class MoEClassifier(ClassifierMixin, _MoE):
         return out
 
     def predict(self, X):
-        probabilities = self.predict_proba(X)
-        return self.classes_[np.argmax(probabilities, axis=1)]
+        """The most probable label of each row of X, by libmoe's rule (moe_model_classify,
+        the rule of its accuracy: ties to the class first in classes_)."""
+        X = _rows(self, X)
+        return self.classes_[self.model_.classify(X)]
 
     def loglik(self, X, y, sample_weight=None):
+        """The (weighted) log-likelihood of the labels y given X under the fitted model."""
         X = _rows(self, X)
         return self.model_.loglik(X, self._encode(y), sample_weight)

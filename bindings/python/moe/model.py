@@ -1,15 +1,40 @@
 """A fitted (or hand-made) mixture of experts: parameters as numpy arrays, prediction,
-posteriors, likelihood, criteria, standard errors, saving and pickling."""
+posteriors, hard assignments, likelihood, criteria, named standard errors, saving and
+pickling."""
 import ctypes
+import math
 
 import numpy as np
 
-from ._checks import SIZE_MAX, file_name, per_row, whole_number
-from ._lib import Criteria, ModelSpec, check, lib
+from ._checks import SIZE_MAX, file_name, invalid, per_row, text, whole_number
+from ._lib import Criteria, ModelSpec, c_size_t_p, check, lib
 
-FAMILIES = {"gaussian": 1, "logistic": 2, "multinomial": 3}
-FAMILY_NAMES = {value: name for name, value in FAMILIES.items()}
-LINKS = {"identity": 0, "sigmoid": 1, "relu": 2}
+MOE_CRITERIA_VERSION = 1
+
+
+def _library_names(name_of):
+    """name -> value of every value of a libmoe enum that the library names
+    (moe_family_name, moe_link_name): the library's own table, which a later libmoe.so.1
+    may extend, rather than a copy of it here."""
+    names = {}
+    for value in range(64):
+        name = name_of(value)
+        if name is not None:
+            names[name.decode()] = value
+    return names
+
+
+FAMILIES = _library_names(lib.moe_family_name)
+LINKS = _library_names(lib.moe_link_name)
+
+
+def _value_of(kind, name, from_name, names):
+    """The enum value of a family or link name, as the library reads it
+    (moe_family_from_name, moe_link_from_name); ValueError listing the names it knows."""
+    value = ctypes.c_int()
+    if not isinstance(name, str) or from_name(text(kind, name), ctypes.byref(value)) != 0:
+        raise invalid(f"{kind} must be one of {', '.join(names)}, got {name!r}")
+    return value.value
 
 
 def in_place(X):
@@ -54,34 +79,100 @@ def checked_rows(X, n_features, y, sample_weight=None):
 
 
 def pointer(array):
+    """A double* to a float64 array, or NULL for None."""
     return array.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) if array is not None else None
 
 
+def _input_names(n_features, intercept, feature_names):
+    """The names of the inputs x~ of every gate and expert row: "intercept" first when the
+    model has one, then the features' names (x1, x2, ... when none are given)."""
+    if feature_names is None:
+        feature_names = [f"x{j + 1}" for j in range(n_features)]
+    feature_names = [str(name) for name in feature_names]
+    if len(feature_names) != n_features:
+        raise invalid(f"feature_names has {len(feature_names)} names for {n_features} features")
+    return (["intercept"] if intercept else []) + feature_names
+
+
+class Summary:
+    """Estimates of a model's free parameters with their standard errors, one row per
+    parameter in the order of Model.vcov, each named ("gate[1].x1", "expert[2].intercept",
+    "expert[1].class[a].x2", "variance[1]"; experts and gate rows count from 1).
+
+    Attributes: names (list of str), estimates, standard_errors, z_values (estimate over
+    standard error) and p_values (two-sided, normal) as arrays, and covariance, the matrix
+    they come from. str() is a table; to_dict() maps each name to its row."""
+
+    def __init__(self, names, estimates, covariance):
+        """The summary of parameters `names` with values `estimates` and this covariance."""
+        self.names = list(names)
+        self.estimates = np.asarray(estimates, dtype=np.float64)
+        self.covariance = covariance
+        self.standard_errors = np.sqrt(np.diag(covariance))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.z_values = self.estimates / self.standard_errors
+        self.p_values = np.array([math.erfc(abs(z) / math.sqrt(2.0)) for z in self.z_values])
+
+    def __len__(self):
+        return len(self.names)
+
+    def to_dict(self):
+        """name -> {"estimate", "standard_error", "z_value", "p_value"} for every parameter."""
+        return {name: {"estimate": float(estimate), "standard_error": float(error),
+                       "z_value": float(z), "p_value": float(p)}
+                for name, estimate, error, z, p in zip(self.names, self.estimates,
+                                                       self.standard_errors, self.z_values,
+                                                       self.p_values)}
+
+    def __str__(self):
+        width = max([len("parameter")] + [len(name) for name in self.names])
+        lines = [f"{'parameter':<{width}} {'estimate':>12} {'std. error':>12} {'z':>9} "
+                 f"{'P(>|z|)':>10}"]
+        for name, estimate, error, z, p in zip(self.names, self.estimates,
+                                               self.standard_errors, self.z_values,
+                                               self.p_values):
+            lines.append(f"{name:<{width}} {estimate:>12.6g} {error:>12.6g} {z:>9.3f} "
+                         f"{p:>10.3g}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<Summary of {len(self.names)} parameters>\n{self}"
+
+
 class Model:
-    """A libmoe model (moe_model_t). Create one with Model.create or get it from a fit."""
+    """A libmoe model (moe_model_t): the gate, the experts and, for Gaussian experts, their
+    variances. Create one with Model.create, load one with Model.load or Model.from_bytes,
+    or take a fitted estimator's model_. Pickles as libmoe's own bytes.
+
+    Every call here takes the model as const, so a failure's message is the thread's
+    (moe_last_error, what check reads), not the model's (moe_model_last_error keeps only
+    failures of calls that modify the model)."""
 
     def __init__(self, handle):
+        """Wrap a moe_model_t handle this object then owns (and frees)."""
         self._handle = ctypes.c_void_p(handle)
 
     @classmethod
     def create(cls, n_experts, n_features, family="gaussian", intercept=True, n_classes=0,
                link="identity"):
-        if family not in FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-        if link not in LINKS:
-            raise ValueError(f"link must be one of {', '.join(LINKS)}, got {link!r}")
+        """A model with neutral parameters (equal gate weights, zero coefficients, unit
+        variances). family: one of FAMILIES ("gaussian", "logistic", "multinomial"); link:
+        one of LINKS, the Gaussian experts' mean function; n_classes for multinomial
+        experts."""
+        family_value = _value_of("family", family, lib.moe_family_from_name, FAMILIES)
+        link_value = _value_of("link", link, lib.moe_link_from_name, LINKS)
         # Checked here: ctypes would store -1 in a size_t as 2^64 - 1.
         n_experts = whole_number("n_experts", n_experts, 1, SIZE_MAX)
         n_features = whole_number("n_features", n_features, 0, SIZE_MAX)
         n_classes = whole_number("n_classes", n_classes, 0, SIZE_MAX)
         spec = ModelSpec()
         check(lib.moe_model_spec_init(ctypes.byref(spec), 1))
-        spec.family = FAMILIES[family]
+        spec.family = family_value
         spec.n_experts = n_experts
         spec.n_features = n_features
         spec.intercept = 1 if intercept else 0
         spec.n_classes = n_classes
-        spec.link = LINKS[link]
+        spec.link = link_value
         handle = ctypes.c_void_p()
         check(lib.moe_model_create(ctypes.byref(handle), ctypes.byref(spec)))
         return cls(handle.value)
@@ -91,32 +182,42 @@ class Model:
             lib.moe_model_free(self._handle)
             self._handle = ctypes.c_void_p()
 
-    def _message(self):
-        return lib.moe_model_last_error(self._handle)
-
     # ---- structure and parameters ------------------------------------------------------
     @property
     def n_experts(self):
+        """K, the number of experts."""
         return lib.moe_model_n_experts(self._handle)
 
     @property
     def n_features(self):
+        """d, the number of columns of X."""
         return lib.moe_model_n_features(self._handle)
 
     @property
     def n_classes(self):
+        """The classes of multinomial experts; 0 for the other families."""
         return lib.moe_model_n_classes(self._handle)
 
     @property
     def family(self):
-        return FAMILY_NAMES[lib.moe_model_family(self._handle)]
+        """The experts' family, as the library names it ("gaussian", "logistic",
+        "multinomial")."""
+        return lib.moe_family_name(lib.moe_model_family(self._handle)).decode()
+
+    @property
+    def link(self):
+        """The link of the experts' mean, as the library names it ("identity", "sigmoid",
+        "relu"; the classification families have "identity")."""
+        return lib.moe_link_name(lib.moe_model_link(self._handle)).decode()
 
     @property
     def intercept(self):
+        """True when every gate and expert row has an intercept (x~ = [1, x])."""
         return bool(lib.moe_model_has_intercept(self._handle))
 
     @property
     def n_free_params(self):
+        """The number of free parameters: the size of vcov and of parameter_names()."""
         return lib.moe_model_n_free_params(self._handle)
 
     @property
@@ -124,7 +225,7 @@ class Model:
         """K x p gate rows (intercept first; the last row is the zero reference)."""
         K, p = self.n_experts, lib.moe_model_n_inputs(self._handle)
         out = np.empty((K, p))
-        check(lib.moe_model_get_gate(self._handle, pointer(out), out.size), self._message)
+        check(lib.moe_model_get_gate(self._handle, pointer(out), out.size))
         return out
 
     @property
@@ -133,15 +234,16 @@ class Model:
         K, p = self.n_experts, lib.moe_model_n_inputs(self._handle)
         rows = lib.moe_model_expert_rows(self._handle)
         out = np.empty((K, rows, p))
-        check(lib.moe_model_get_experts(self._handle, pointer(out), out.size), self._message)
+        check(lib.moe_model_get_experts(self._handle, pointer(out), out.size))
         return out if rows > 1 else out[:, 0, :]
 
     @property
     def variances(self):
+        """The K experts' variances (Gaussian experts); None for the other families."""
         if self.family != "gaussian":
             return None
         out = np.empty(self.n_experts)
-        check(lib.moe_model_get_variances(self._handle, pointer(out), out.size), self._message)
+        check(lib.moe_model_get_variances(self._handle, pointer(out), out.size))
         return out
 
     # ---- evaluation ------------------------------------------------------------------
@@ -152,50 +254,82 @@ class Model:
         return checked_rows(X, self.n_features, y, sample_weight)
 
     def predict(self, X):
+        """The mixture's prediction for each row of X: E[y | x] for Gaussian experts,
+        P(y = 1 | x) for logistic ones (n values), and an n x classes array of P(y = c | x)
+        for multinomial ones."""
         X = self._rows(X)
-        width = self.n_classes if self.family == "multinomial" else 1
+        width = lib.moe_model_prediction_width(self._handle)
         out = np.empty((X.shape[0], width))
         check(lib.moe_model_predict(self._handle, X.shape[0], pointer(X), leading(X), pointer(out),
-                                    out.size), self._message)
+                                    out.size))
         return out if width > 1 else out[:, 0]
 
     def gate_proba(self, X):
+        """n x K gate probabilities pi_k(x) of each row of X."""
         X = self._rows(X)
         out = np.empty((X.shape[0], self.n_experts))
         check(lib.moe_model_gate_proba(self._handle, X.shape[0], pointer(X), leading(X),
-                                       pointer(out), out.size), self._message)
+                                       pointer(out), out.size))
         return out
 
     def posterior(self, X, y):
+        """n x K posterior probabilities P(expert k | x, y) of each row."""
         X, y, _ = self._data(X, y)
         out = np.empty((X.shape[0], self.n_experts))
         check(lib.moe_model_posterior(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
-                                      pointer(out), out.size), self._message)
+                                      pointer(out), out.size))
         return out
 
+    def classify(self, X):
+        """The most probable class code (0 .. classes - 1; logistic: 1 when P(y = 1 | x) >
+        1/2) of each row, by libmoe's rule (moe_model_classify, that of its accuracy: ties
+        to the lower class). Classification families only."""
+        X = self._rows(X)
+        out = np.empty(X.shape[0], dtype=np.uintp)
+        check(lib.moe_model_classify(self._handle, X.shape[0], pointer(X), leading(X),
+                                     out.ctypes.data_as(c_size_t_p), out.size))
+        return out.astype(np.intp)
+
+    def cluster(self, X, y=None):
+        """The expert (0 .. K - 1, rows of gate and experts) each row belongs to: the one of
+        largest posterior P(k | x, y) given y, else of largest gate probability pi_k(x); ties
+        to the lower expert (moe_model_cluster)."""
+        if y is None:
+            X = self._rows(X)
+        else:
+            X, y, _ = self._data(X, y)
+        out = np.empty(X.shape[0], dtype=np.uintp)
+        check(lib.moe_model_cluster(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
+                                    out.ctypes.data_as(c_size_t_p), out.size))
+        return out.astype(np.intp)
+
     def loglik(self, X, y, sample_weight=None):
+        """The (weighted) log-likelihood sum_i w_i log p(y_i | x_i)."""
         X, y, w = self._data(X, y, sample_weight)
         value = ctypes.c_double()
         check(lib.moe_model_loglik(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
-                                   pointer(w), ctypes.byref(value)), self._message)
+                                   pointer(w), ctypes.byref(value)))
         return value.value
 
     def criteria(self, X, y, sample_weight=None):
         """A dict of loglik, n_params, n_obs, aic, bic, icl and entropy."""
         X, y, w = self._data(X, y, sample_weight)
         result = Criteria()
-        result.version = 1
+        check(lib.moe_criteria_init(ctypes.byref(result), MOE_CRITERIA_VERSION))
         check(lib.moe_model_criteria(self._handle, X.shape[0], pointer(X), leading(X), pointer(y),
-                                     pointer(w), ctypes.byref(result)), self._message)
+                                     pointer(w), ctypes.byref(result)))
         return {name: getattr(result, name) for name, _ in Criteria._fields_ if name != "version"}
 
     def aic(self, X, y):
+        """Akaike's criterion, -2 loglik + 2 n_params (smaller is better)."""
         return self.criteria(X, y)["aic"]
 
     def bic(self, X, y):
+        """The Bayesian criterion, -2 loglik + n_params log(n) (smaller is better)."""
         return self.criteria(X, y)["bic"]
 
     def icl(self, X, y):
+        """The integrated completed likelihood, BIC plus twice the posterior entropy."""
         return self.criteria(X, y)["icl"]
 
     def vcov(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0):
@@ -213,32 +347,80 @@ class Model:
                                            float(expert_ridge), pointer(out), out.size))
         return out
 
+    def parameter_names(self, feature_names=None, classes=None):
+        """The names of the free parameters, in the order of vcov: the gate's free rows
+        ("gate[1].intercept", "gate[1].x1", ...; the last expert is the reference), the
+        experts' ("expert[2].x1"; multinomial experts "expert[2].class[a].x1" for every class
+        but the last, the reference), then the variances ("variance[1]"). feature_names
+        replaces x1, x2, ...; classes the multinomial class codes 0, 1, ...."""
+        inputs = _input_names(self.n_features, self.intercept, feature_names)
+        K = self.n_experts
+        names = [f"gate[{k + 1}].{name}" for k in range(K - 1) for name in inputs]
+        if self.family == "multinomial":
+            labels = list(range(self.n_classes)) if classes is None else list(classes)
+            names += [f"expert[{k + 1}].class[{label}].{name}" for k in range(K)
+                      for label in labels[:-1] for name in inputs]
+        else:
+            names += [f"expert[{k + 1}].{name}" for k in range(K) for name in inputs]
+        if self.family == "gaussian":
+            names += [f"variance[{k + 1}]" for k in range(K)]
+        return names
+
+    def parameter_vector(self):
+        """The free parameters' values, in the order of vcov and parameter_names()."""
+        K = self.n_experts
+        values = [self.gate[:K - 1].ravel()]
+        experts = self.experts
+        values.append(experts[:, :-1, :].ravel() if self.family == "multinomial"
+                      else experts.ravel())
+        if self.family == "gaussian":
+            values.append(self.variances)
+        return np.concatenate(values)
+
+    def summary(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0,
+                feature_names=None, classes=None):
+        """A Summary: every free parameter named, with its estimate and its standard error
+        from vcov (pass the penalties of the fit, as for vcov)."""
+        covariance = self.vcov(X, y, sample_weight, gate_l2=gate_l2, expert_ridge=expert_ridge)
+        return Summary(self.parameter_names(feature_names, classes), self.parameter_vector(),
+                       covariance)
+
+    def standard_errors(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0,
+                        feature_names=None, classes=None):
+        """name -> standard error of every free parameter (see summary and vcov)."""
+        result = self.summary(X, y, sample_weight, gate_l2, expert_ridge, feature_names, classes)
+        return dict(zip(result.names, result.standard_errors.tolist()))
+
     # ---- persistence ------------------------------------------------------------------
     def to_bytes(self):
+        """The model in libmoe's portable format (what save writes)."""
         size = ctypes.c_size_t()
-        check(lib.moe_model_save_buffer(self._handle, None, 0, ctypes.byref(size)), self._message)
+        check(lib.moe_model_save_buffer(self._handle, None, 0, ctypes.byref(size)))
         buffer = ctypes.create_string_buffer(size.value)
-        check(lib.moe_model_save_buffer(self._handle, buffer, size.value, ctypes.byref(size)),
-              self._message)
+        check(lib.moe_model_save_buffer(self._handle, buffer, size.value, ctypes.byref(size)))
         return buffer.raw[:size.value]
 
     @classmethod
     def from_bytes(cls, data):
+        """A model from to_bytes' output; MoeValueError for anything else."""
         handle = ctypes.c_void_p()
         buffer = ctypes.create_string_buffer(bytes(data), len(data))
         check(lib.moe_model_load_buffer(ctypes.byref(handle), buffer, len(data)))
         return cls(handle.value)
 
     def save(self, path):
-        check(lib.moe_model_save(self._handle, file_name("path", path)), self._message)
+        """Write the model to a file (atomically replacing one that is there)."""
+        check(lib.moe_model_save(self._handle, file_name("path", path)))
 
     @classmethod
     def load(cls, path):
+        """A model from a file that save (or the moe tool) wrote."""
         handle = ctypes.c_void_p()
         check(lib.moe_model_load(ctypes.byref(handle), file_name("path", path)))
         return cls(handle.value)
 
     def copy(self):
+        """An independent deep copy."""
         handle = ctypes.c_void_p()
         check(lib.moe_model_clone(ctypes.byref(handle), self._handle))
         return Model(handle.value)
