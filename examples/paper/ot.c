@@ -19,12 +19,13 @@
  *
  * Build (against an installed libmoe; ctest builds it as paper_ot, label long):
  *   cc -std=c11 -O2 examples/paper/ot.c $(pkg-config --cflags --libs moe) -lm -o ot
- * Usage: ot [--sizes N1,N2,...] [--machines M1,M2,...] [--sets S] [--n-init R] [--trace]
- *           [--quick]
+ * Usage: ot [--sizes N1,N2,...] [--machines M1,M2,...] [--sets S] [--first-set F]
+ *           [--n-init R] [--trace] [--quick]
  * (defaults: N = 1e5, M = 4, 16, 64, 128, two sets, n_init = 5 as in the paper). The paper's
  * figures: Fig. 4 the defaults, Fig. 5 --sizes 5e5, Fig. 2 --sizes 1e6, Fig. 3 --machines 128
  * --sizes 1e5,5e5,1e6; --trace prints the transport MM's objective at every iteration of the
- * first set (Fig. 6). Each set's rows are the same for every M, so G is fitted once per set.
+ * first set (Fig. 6). --first-set F runs sets F to F + S - 1 (set s's rows and fits are the
+ * same in every run), so sets can run in separate processes. Each set's rows are the same for every M, so G is fitted once per set.
  * Exit status: 0 when every fit ran (the comparisons are printed, not judged), 2 on an error.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -431,7 +432,7 @@ static void print_machines(size_t N, size_t train, size_t test, size_t M, const 
 
 static void print_trace(size_t N, size_t M, const mm_record *record)
 {
-    printf("\nMM objective per support row, N = %zu, M = %zu, set 0 (Fig. 6):", N, M);
+    printf("\nMM objective per support row, N = %zu, M = %zu (Fig. 6):", N, M);
     int monotone = 1;
     for (size_t i = 0; i < record->length; ++i) {
         printf("%s%.6g", i % 8 == 0 ? "\n  " : " ", record->objective[i]);
@@ -443,7 +444,7 @@ static void print_trace(size_t N, size_t M, const mm_record *record)
 }
 
 typedef struct settings {
-    size_t sizes[8], machines[8], n_sizes, n_machines, sets;
+    size_t sizes[8], machines[8], n_sizes, n_machines, sets, first_set;
     const char *n_init;
     int trace;
 } settings;
@@ -455,7 +456,7 @@ static void run_size(const settings *config, size_t N)
     metrics(*sum)[4] = calloc(n_machines, sizeof *sum);
     mm_record *mm = calloc(n_machines, sizeof *mm);
     size_t train = 0, test = 0;
-    for (size_t set = 0; set < sets; ++set) {
+    for (size_t set = config->first_set; set < config->first_set + sets; ++set) {
         dataset data;
         make_dataset(&data, N, set);
         train = data.train;
@@ -475,7 +476,7 @@ static void run_size(const settings *config, size_t N)
                 accumulate(&sum[mi][1 + e], &result[e], sets);
             mm[mi].iterations += record.iterations / (double)sets;
             mm[mi].violations += record.violations / (double)sets;
-            if (config->trace && set == 0)
+            if (config->trace && set == config->first_set)
                 print_trace(N, M, &record);
             /* Each set's rows as they come, for long runs watched as they go. */
             fprintf(stderr, "ot: N = %zu, set %zu, M = %zu: log-lik G %.4f R %.4f Mid %.4f W %.4f; "
@@ -506,6 +507,8 @@ static int parse(int argc, char **argv, settings *config)
             config->sets = (size_t)strtoul(argv[++a], NULL, 10);
         else if (strcmp(argv[a], "--n-init") == 0 && a + 1 < argc)
             config->n_init = argv[++a];
+        else if (strcmp(argv[a], "--first-set") == 0 && a + 1 < argc)
+            config->first_set = (size_t)strtoul(argv[++a], NULL, 10);
         else if (strcmp(argv[a], "--trace") == 0)
             config->trace = 1;
         else if (strcmp(argv[a], "--quick") == 0) {
@@ -526,15 +529,15 @@ static int parse(int argc, char **argv, settings *config)
 
 int main(int argc, char **argv)
 {
-    settings config = {{100000}, {4, 16, 64, 128}, 1, 4, 2, "5", 0};
+    settings config = {{100000}, {4, 16, 64, 128}, 1, 4, 2, 0, "5", 0};
     if (!parse(argc, argv, &config)) {
         fprintf(stderr, "usage: ot [--sizes N,...] [--machines M,...] [--sets S] "
-                        "[--n-init R] [--trace] [--quick]\n");
+                        "[--first-set F] [--n-init R] [--trace] [--quick]\n");
         return 2;
     }
-    printf("K = %d, d = %d; em with n_init = %s; %zu Monte-Carlo set(s) per configuration; "
-           "means per test row\n",
-           K, D, config.n_init, config.sets);
+    printf("K = %d, d = %d; em with n_init = %s; Monte-Carlo sets %zu to %zu; means per test "
+           "row\n",
+           K, D, config.n_init, config.first_set, config.first_set + config.sets - 1);
     for (size_t si = 0; si < config.n_sizes; ++si)
         run_size(&config, config.sizes[si]);
     return 0;
