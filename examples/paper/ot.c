@@ -19,8 +19,13 @@
  *
  * Build (against an installed libmoe; ctest builds it as paper_ot, label long):
  *   cc -std=c11 -O2 examples/paper/ot.c $(pkg-config --cflags --libs moe) -lm -o ot
- * Usage: ot [--sizes N1,N2,...] [--machines M1,M2,...] [--sets S] [--n-init R] [--quick]
- * (defaults: N = 1e5, M = 4, 16, 64, 128, two sets, n_init = 5 as in the paper)
+ * Usage: ot [--sizes N1,N2,...] [--machines M1,M2,...] [--sets S] [--first-set F]
+ *           [--n-init R] [--trace] [--quick]
+ * (defaults: N = 1e5, M = 4, 16, 64, 128, two sets, n_init = 5 as in the paper). The paper's
+ * figures: Fig. 4 the defaults, Fig. 5 --sizes 5e5, Fig. 2 --sizes 1e6, Fig. 3 --machines 128
+ * --sizes 1e5,5e5,1e6; --trace prints the transport MM's objective at every iteration of the
+ * first set (Fig. 6). --first-set F runs sets F to F + S - 1 (set s's rows and fits are the
+ * same in every run), so sets can run in separate processes. Each set's rows are the same for every M, so G is fitted once per set.
  * Exit status: 0 when every fit ran (the comparisons are printed, not judged), 2 on an error.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -246,25 +251,6 @@ static moe_model_t *fit_em(size_t n, const double *X, const double *y, const cha
     return model;
 }
 
-static moe_model_t *reduce(const char *method, size_t M, moe_model_t *const *locals,
-                           const double *shares, size_t S, const double *support_X,
-                           const double *support_y, double *seconds)
-{
-    moe_model_t *model = model_of(NULL, NULL, NULL);
-    moe_fitter_t *fitter = NULL;
-    moe_fitter_create(&fitter, "ot");
-    moe_fitter_set_option(fitter, "reduction", method);
-    moe_fitter_set_option(fitter, "tol", "1e-10");
-    double start = now();
-    moe_status status = moe_fitter_aggregate(fitter, model, M, (const moe_model_t *const *)locals,
-                                             shares, S, support_X, D, support_y, NULL);
-    *seconds = now() - start;
-    if (status != MOE_OK)
-        fail(method, status, moe_fitter_last_error(fitter));
-    moe_fitter_free(fitter);
-    return model;
-}
-
 static size_t parse_list(const char *text, size_t *out, size_t capacity)
 {
     size_t count = 0;
@@ -277,124 +263,282 @@ static size_t parse_list(const char *text, size_t *out, size_t capacity)
     return count;
 }
 
-int main(int argc, char **argv)
+/* ---- One Monte-Carlo set -------------------------------------------------------------------- */
+
+typedef struct dataset {
+    size_t N, train, test;
+    double *X, *y;
+    int *labels;
+    moe_model_t *true_model;
+} dataset;
+
+/* Set `set` of size N: the same rows whatever the machine counts, so G is fitted once. */
+static void make_dataset(dataset *data, size_t N, size_t set)
 {
-    size_t sizes[8] = {100000}, machines[8] = {4, 16, 64, 128}, n_sizes = 1, n_machines = 4;
-    size_t sets = 2;
-    const char *n_init = "5";
+    data->N = N;
+    data->train = N * 4 / 5;
+    data->test = N - data->train;
+    data->X = malloc(N * D * sizeof(double));
+    data->y = malloc(N * sizeof(double));
+    data->labels = malloc(N * sizeof(int));
+    if (!data->X || !data->y || !data->labels)
+        fail("data", MOE_ERR_OUT_OF_MEMORY, "cannot allocate the rows");
+    moe_rng rng;
+    moe_rng_seed(&rng, 2024, set);
+    truth t;
+    make_truth(&t, &rng);
+    data->true_model = model_of(t.gate, t.experts, t.variances);
+    double *X = data->X, *y = data->y;
+    int *labels = data->labels;
+    sample(&t, data->true_model, N, &rng, X, y, labels);
+    /* shuffle so the train/test split and the shards are random */
+    for (size_t i = N; i > 1; --i) {
+        size_t j = moe_rng_below(&rng, i);
+        double tmp[D];
+        memcpy(tmp, X + (i - 1) * D, sizeof tmp);
+        memcpy(X + (i - 1) * D, X + j * D, sizeof tmp);
+        memcpy(X + j * D, tmp, sizeof tmp);
+        double ty = y[i - 1];
+        y[i - 1] = y[j];
+        y[j] = ty;
+        int tl = labels[i - 1];
+        labels[i - 1] = labels[j];
+        labels[j] = tl;
+    }
+}
+
+static void free_dataset(dataset *data)
+{
+    free(data->X);
+    free(data->y);
+    free(data->labels);
+    moe_model_free(data->true_model);
+}
+
+static metrics measure_test(const moe_model_t *estimate, const dataset *data)
+{
+    return measure(estimate, data->true_model, data->test, data->X + data->train * D,
+                   data->y + data->train, data->labels + data->train);
+}
+
+/* What the transport MM did (Fig. 6): its iterations, monotonicity and objective trace. */
+typedef struct mm_record {
+    double iterations, violations;
+    size_t length;
+    double *objective; /* per support row, entry 0 the start (winning restart) */
+} mm_record;
+
+static void record_mm(const moe_fitter_t *fitter, size_t S, mm_record *record)
+{
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    record->iterations = (double)report.iterations;
+    record->violations = (double)report.monotonicity_violations;
+    size_t length = 0;
+    moe_fitter_get_trace(fitter, NULL, 0, &length);
+    record->objective = malloc((length > 0 ? length : 1) * sizeof(double));
+    moe_fitter_get_trace(fitter, record->objective, length, &length);
+    for (size_t i = 0; i < length; ++i)
+        record->objective[i] = -record->objective[i] / (double)S; /* the trace holds -objective */
+    record->length = length;
+}
+
+static moe_model_t *reduce(const char *method, size_t M, moe_model_t *const *locals,
+                           const double *shares, size_t S, const double *support_X,
+                           const double *support_y, double *seconds, mm_record *record)
+{
+    moe_model_t *model = model_of(NULL, NULL, NULL);
+    moe_fitter_t *fitter = NULL;
+    moe_fitter_create(&fitter, "ot");
+    moe_fitter_set_option(fitter, "reduction", method);
+    moe_fitter_set_option(fitter, "tol", "1e-10");
+    double start = now();
+    moe_status status = moe_fitter_aggregate(fitter, model, M, (const moe_model_t *const *)locals,
+                                             shares, S, support_X, D, support_y, NULL);
+    *seconds = now() - start;
+    if (status != MOE_OK)
+        fail(method, status, moe_fitter_last_error(fitter));
+    if (record != NULL)
+        record_mm(fitter, S, record);
+    moe_fitter_free(fitter);
+    return model;
+}
+
+/* R, Mid and W from M local em fits on equal random shards; result[0..2]. */
+static void distributed(const dataset *data, size_t M, const char *n_init, size_t set,
+                        metrics *result, mm_record *record)
+{
+    size_t train = data->train;
+    moe_model_t **locals = malloc(M * sizeof *locals);
+    double *shares = malloc(M * sizeof(double)), slowest = 0.0, seconds = 0.0;
+    for (size_t m = 0; m < M; ++m) {
+        size_t first = m * train / M, last = (m + 1) * train / M;
+        locals[m] = fit_em(last - first, data->X + first * D, data->y + first, n_init,
+                           set + 1000 * m, &seconds);
+        slowest = seconds > slowest ? seconds : slowest;
+        shares[m] = (double)(last - first) / (double)train;
+    }
+    /* The support: N / M training rows (the shards are a random order, so the first rows are
+       a random sample). */
+    size_t S = train / M;
+    static const char *const methods[] = {"transport", "middle", "average"};
+    for (int r = 0; r < 3; ++r) {
+        moe_model_t *reduced = reduce(methods[r], M, locals, shares, S, data->X, data->y,
+                                      &seconds, r == 0 ? record : NULL);
+        result[r] = measure_test(reduced, data);
+        result[r].seconds = slowest + seconds;
+        moe_model_free(reduced);
+    }
+    for (size_t m = 0; m < M; ++m)
+        moe_model_free(locals[m]);
+    free(locals);
+    free(shares);
+}
+
+/* ---- Output --------------------------------------------------------------------------------- */
+
+static void accumulate(metrics *sum, const metrics *value, size_t sets)
+{
+    sum->transport += value->transport / (double)sets;
+    sum->loglik += value->loglik / (double)sets;
+    sum->mse += value->mse / (double)sets;
+    sum->rpe += value->rpe / (double)sets;
+    sum->ari += value->ari / (double)sets;
+    sum->seconds += value->seconds / (double)sets;
+}
+
+/* sum[0] is G, sum[1..3] R, Mid and W; mm the transport MM's means over the sets. */
+static void print_machines(size_t N, size_t train, size_t test, size_t M, const metrics *sum,
+                           const mm_record *mm)
+{
+    static const char *const names[] = {"G", "R", "Mid", "W"};
+    printf("\nN = %zu (train %zu, test %zu), M = %zu\n  %-4s %12s %10s %12s %9s %7s %9s\n", N,
+           train, test, M, "", "transport", "loglik", "param MSE", "RPE", "ARI", "time s");
+    for (int e = 0; e < 4; ++e)
+        printf("  %-4s %12.4f %10.4f %12.4g %9.5f %7.4f %9.3f\n", names[e], sum[e].transport,
+               sum[e].loglik, sum[e].mse, sum[e].rpe, sum[e].ari, sum[e].seconds);
+    /* The paper's qualitative claims, reported (docs/REPRODUCTIONS.md says where they hold):
+       R about as good as G at small M, better than Mid and W. */
+    printf("  R against G: log-likelihood %+.4f per row, ARI %+.4f; R %s Mid and W on "
+           "the log-likelihood; learning time %.1fx shorter\n",
+           sum[1].loglik - sum[0].loglik, sum[1].ari - sum[0].ari,
+           sum[1].loglik > sum[2].loglik && sum[1].loglik > sum[3].loglik ? "beats"
+                                                                          : "does not beat",
+           sum[0].seconds / sum[1].seconds);
+    printf("  transport MM: %.1f iterations (winning restart, mean), %.1f increases of its "
+           "objective\n",
+           mm->iterations, mm->violations);
+}
+
+static void print_trace(size_t N, size_t M, const mm_record *record)
+{
+    printf("\nMM objective per support row, N = %zu, M = %zu (Fig. 6):", N, M);
+    int monotone = 1;
+    for (size_t i = 0; i < record->length; ++i) {
+        printf("%s%.6g", i % 8 == 0 ? "\n  " : " ", record->objective[i]);
+        if (i > 0 && record->objective[i] > record->objective[i - 1])
+            monotone = 0;
+    }
+    printf("\n  %zu iterations after the start, %s\n", record->length - 1,
+           monotone ? "non-increasing" : "NOT monotone");
+}
+
+typedef struct settings {
+    size_t sizes[8], machines[8], n_sizes, n_machines, sets, first_set;
+    const char *n_init;
+    int trace;
+} settings;
+
+/* All sets at one N: G once per set, then every M on the same rows. */
+static void run_size(const settings *config, size_t N)
+{
+    size_t n_machines = config->n_machines, sets = config->sets;
+    metrics(*sum)[4] = calloc(n_machines, sizeof *sum);
+    mm_record *mm = calloc(n_machines, sizeof *mm);
+    size_t train = 0, test = 0;
+    for (size_t set = config->first_set; set < config->first_set + sets; ++set) {
+        dataset data;
+        make_dataset(&data, N, set);
+        train = data.train;
+        test = data.test;
+        double seconds = 0.0;
+        moe_model_t *global = fit_em(train, data.X, data.y, config->n_init, set, &seconds);
+        metrics g = measure_test(global, &data);
+        g.seconds = seconds;
+        moe_model_free(global);
+        for (size_t mi = 0; mi < n_machines; ++mi) {
+            size_t M = config->machines[mi];
+            metrics result[3];
+            mm_record record = {0, 0, 0, NULL};
+            distributed(&data, M, config->n_init, set, result, &record);
+            accumulate(&sum[mi][0], &g, sets);
+            for (int e = 0; e < 3; ++e)
+                accumulate(&sum[mi][1 + e], &result[e], sets);
+            mm[mi].iterations += record.iterations / (double)sets;
+            mm[mi].violations += record.violations / (double)sets;
+            if (config->trace && set == config->first_set)
+                print_trace(N, M, &record);
+            /* Each set's rows as they come, for long runs watched as they go. */
+            fprintf(stderr, "ot: N = %zu, set %zu, M = %zu: log-lik G %.4f R %.4f Mid %.4f W %.4f; "
+                            "time G %.1f R %.1f s\n",
+                    N, set, M, g.loglik, result[0].loglik, result[1].loglik, result[2].loglik,
+                    g.seconds, result[0].seconds);
+            free(record.objective);
+            fflush(stdout);
+        }
+        free_dataset(&data);
+        fprintf(stderr, "ot: N = %zu, set %zu done\n", N, set);
+    }
+    for (size_t mi = 0; mi < n_machines; ++mi)
+        print_machines(N, train, test, config->machines[mi], sum[mi], &mm[mi]);
+    fflush(stdout);
+    free(sum);
+    free(mm);
+}
+
+static int parse(int argc, char **argv, settings *config)
+{
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--sizes") == 0 && a + 1 < argc)
-            n_sizes = parse_list(argv[++a], sizes, 8);
+            config->n_sizes = parse_list(argv[++a], config->sizes, 8);
         else if (strcmp(argv[a], "--machines") == 0 && a + 1 < argc)
-            n_machines = parse_list(argv[++a], machines, 8);
+            config->n_machines = parse_list(argv[++a], config->machines, 8);
         else if (strcmp(argv[a], "--sets") == 0 && a + 1 < argc)
-            sets = (size_t)strtoul(argv[++a], NULL, 10);
+            config->sets = (size_t)strtoul(argv[++a], NULL, 10);
         else if (strcmp(argv[a], "--n-init") == 0 && a + 1 < argc)
-            n_init = argv[++a];
+            config->n_init = argv[++a];
+        else if (strcmp(argv[a], "--first-set") == 0 && a + 1 < argc)
+            config->first_set = (size_t)strtoul(argv[++a], NULL, 10);
+        else if (strcmp(argv[a], "--trace") == 0)
+            config->trace = 1;
         else if (strcmp(argv[a], "--quick") == 0) {
-            sizes[0] = 20000;
-            n_sizes = 1;
-            machines[0] = 4;
-            machines[1] = 16;
-            n_machines = 2;
-            sets = 1;
-        } else {
-            fprintf(stderr, "usage: ot [--sizes N,...] [--machines M,...] [--sets S] "
-                            "[--n-init R] [--quick]\n");
-            return 2;
-        }
+            config->sizes[0] = 20000;
+            config->n_sizes = 1;
+            config->machines[0] = 4;
+            config->machines[1] = 16;
+            config->n_machines = 2;
+            config->sets = 1;
+        } else
+            return 0;
     }
-    printf("K = %d, d = %d; em with n_init = %s; %zu Monte-Carlo set(s) per configuration; "
-           "means per test row\n",
-           K, D, n_init, sets);
-    for (size_t si = 0; si < n_sizes; ++si) {
-        size_t N = sizes[si], train = N * 4 / 5, test = N - train;
-        double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
-        int *labels = malloc(N * sizeof(int));
-        for (size_t mi = 0; mi < n_machines; ++mi) {
-            size_t M = machines[mi];
-            static const char *const names[] = {"G", "R", "Mid", "W"};
-            metrics sum[4];
-            memset(sum, 0, sizeof sum);
-            for (size_t set = 0; set < sets; ++set) {
-                moe_rng rng;
-                moe_rng_seed(&rng, 2024, set);
-                truth t;
-                make_truth(&t, &rng);
-                moe_model_t *true_model = model_of(t.gate, t.experts, t.variances);
-                sample(&t, true_model, N, &rng, X, y, labels);
-                /* shuffle so the train/test split and the shards are random */
-                for (size_t i = N; i > 1; --i) {
-                    size_t j = moe_rng_below(&rng, i);
-                    double tmp[D];
-                    memcpy(tmp, X + (i - 1) * D, sizeof tmp);
-                    memcpy(X + (i - 1) * D, X + j * D, sizeof tmp);
-                    memcpy(X + j * D, tmp, sizeof tmp);
-                    double ty = y[i - 1];
-                    y[i - 1] = y[j];
-                    y[j] = ty;
-                    int tl = labels[i - 1];
-                    labels[i - 1] = labels[j];
-                    labels[j] = tl;
-                }
-                const double *X_test = X + train * D, *y_test = y + train;
-                const int *labels_test = labels + train;
-                metrics result[4];
-                double seconds = 0.0;
-                moe_model_t *global = fit_em(train, X, y, n_init, set, &seconds);
-                result[0] = measure(global, true_model, test, X_test, y_test, labels_test);
-                result[0].seconds = seconds;
-                moe_model_free(global);
-                moe_model_t **locals = malloc(M * sizeof *locals);
-                double *shares = malloc(M * sizeof(double)), slowest = 0.0;
-                for (size_t m = 0; m < M; ++m) {
-                    size_t first = m * train / M, last = (m + 1) * train / M;
-                    locals[m] = fit_em(last - first, X + first * D, y + first, n_init, set + 1000 * m,
-                                       &seconds);
-                    slowest = seconds > slowest ? seconds : slowest;
-                    shares[m] = (double)(last - first) / (double)train;
-                }
-                /* The support: N / M training rows (the shards are a random order, so the
-                   first rows are a random sample). */
-                size_t S = train / M;
-                static const char *const methods[] = {"transport", "middle", "average"};
-                for (int r = 0; r < 3; ++r) {
-                    moe_model_t *reduced = reduce(methods[r], M, locals, shares, S, X, y, &seconds);
-                    result[1 + r] = measure(reduced, true_model, test, X_test, y_test, labels_test);
-                    result[1 + r].seconds = slowest + seconds;
-                    moe_model_free(reduced);
-                }
-                for (size_t m = 0; m < M; ++m)
-                    moe_model_free(locals[m]);
-                free(locals);
-                free(shares);
-                moe_model_free(true_model);
-                for (int e = 0; e < 4; ++e) {
-                    sum[e].transport += result[e].transport / (double)sets;
-                    sum[e].loglik += result[e].loglik / (double)sets;
-                    sum[e].mse += result[e].mse / (double)sets;
-                    sum[e].rpe += result[e].rpe / (double)sets;
-                    sum[e].ari += result[e].ari / (double)sets;
-                    sum[e].seconds += result[e].seconds / (double)sets;
-                }
-            }
-            printf("\nN = %zu (train %zu, test %zu), M = %zu\n  %-4s %12s %10s %12s %9s %7s %9s\n", N,
-                   train, test, M, "", "transport", "loglik", "param MSE", "RPE", "ARI", "time s");
-            for (int e = 0; e < 4; ++e)
-                printf("  %-4s %12.4f %10.4f %12.4f %9.5f %7.4f %9.3f\n", names[e], sum[e].transport,
-                       sum[e].loglik, sum[e].mse, sum[e].rpe, sum[e].ari, sum[e].seconds);
-            /* The paper's qualitative claims, reported (docs/REPRODUCTIONS.md says where
-               they hold): R about as good as G at small M, better than Mid and W. */
-            printf("  R against G: log-likelihood %+.4f per row, ARI %+.4f; R %s Mid and W on "
-                   "the log-likelihood; learning time %.1fx shorter\n",
-                   sum[1].loglik - sum[0].loglik, sum[1].ari - sum[0].ari,
-                   sum[1].loglik > sum[2].loglik && sum[1].loglik > sum[3].loglik ? "beats"
-                                                                                  : "does not beat",
-                   sum[0].seconds / sum[1].seconds);
-        }
-        free(X);
-        free(y);
-        free(labels);
+    for (size_t i = 0; i < config->n_machines; ++i)
+        if (config->machines[i] == 0)
+            return 0;
+    return config->n_sizes > 0 && config->n_machines > 0 && config->sets > 0;
+}
+
+int main(int argc, char **argv)
+{
+    settings config = {{100000}, {4, 16, 64, 128}, 1, 4, 2, 0, "5", 0};
+    if (!parse(argc, argv, &config)) {
+        fprintf(stderr, "usage: ot [--sizes N,...] [--machines M,...] [--sets S] "
+                        "[--first-set F] [--n-init R] [--trace] [--quick]\n");
+        return 2;
     }
+    printf("K = %d, d = %d; em with n_init = %s; Monte-Carlo sets %zu to %zu; means per test "
+           "row\n",
+           K, D, config.n_init, config.first_set, config.first_set + config.sets - 1);
+    for (size_t si = 0; si < config.n_sizes; ++si)
+        run_size(&config, config.sizes[si]);
     return 0;
 }
