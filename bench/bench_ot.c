@@ -9,7 +9,8 @@
  * (defaults, one thread), then the M shards' local fits one by one (each as ot fits it: an
  * "ot" fitter with one shard, which is ot's local em with its search scaled to its rows and
  * local_tol) and their reduction by moe_fitter_aggregate on a support of training rows
- * (ot's default: N / M, at most 25 per free parameter, at least 2000). The modelled
+ * (ot's default: N / M, at most 25 per free parameter, at least 2000; with their responses,
+ * as ot's fit and moe-mpi pass them, so that the reduction screens the local models). The modelled
  * speed-up of M machines is the global time over the slowest shard's time plus the
  * reduction's; the gaps are the global fit's log-likelihood per row minus the
  * reduced model's (held-out and training rows; positive: the reduction is worse).
@@ -17,8 +18,11 @@
  * usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] [--features d]
  *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64]
  *                 [--full-search] [--paper-support] [--support S] [--reduction-restarts R]
+ *                 [--cpu-time]
  * (--full-search: the local fits search as a global fit does, as ot's did in 0.1.0;
- * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows)
+ * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows;
+ * --cpu-time: times are the process's CPU time, not wall time, for a loaded machine; run with
+ * OPENBLAS_NUM_THREADS=1)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,10 +36,14 @@
 
 enum { K = 4, D = 20, P = D + 1 };
 
+/* --cpu-time: the process's CPU time instead of the wall clock (one thread: the work a
+   machine does, whatever else the machine runs). */
+static int cpu_time = 0;
+
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -243,10 +251,12 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     size_t S = support_rows == 0 ? (cap > 2000 ? cap : 2000) : support_rows;
     if (support_rows == 1 || S > data->n / M)
         S = data->n / M;
-    double *support_X = malloc(S * data->d * sizeof(double));
-    for (size_t s = 0; s < S; ++s)
-        memcpy(support_X + s * data->d, data->X + (s * (data->n / S) + M / 2) * data->d,
-               data->d * sizeof(double));
+    double *support_X = malloc(S * data->d * sizeof(double)), *support_y = malloc(S * sizeof(double));
+    for (size_t s = 0; s < S; ++s) {
+        size_t row = s * (data->n / S) + M / 2;
+        memcpy(support_X + s * data->d, data->X + row * data->d, data->d * sizeof(double));
+        support_y[s] = data->y[row];
+    }
     moe_model_t *reduced = empty_model(data);
     moe_fitter_t *ot = NULL;
     moe_fitter_create(&ot, "ot");
@@ -255,7 +265,7 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
         moe_fitter_set_option(ot, "reduction_restarts", reduction_restarts);
     double start = now();
     if (moe_fitter_aggregate(ot, reduced, M, (const moe_model_t *const *)locals, shares, S,
-                             support_X, data->d, NULL, NULL) != MOE_OK)
+                             support_X, data->d, support_y, NULL) != MOE_OK)
         fprintf(stderr, "the reduction failed: %s\n", moe_fitter_last_error(ot));
     result.reduction = now() - start;
     moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -271,6 +281,7 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     free(locals);
     free(shares);
     free(support_X);
+    free(support_y);
     moe_model_free(reduced);
     moe_model_free(global);
     return result;
@@ -298,6 +309,10 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--full-search") == 0) {
             local_search = 1;
+            continue;
+        }
+        if (strcmp(argv[a], "--cpu-time") == 0) {
+            cpu_time = 1;
             continue;
         }
         if (strcmp(argv[a], "--paper-support") == 0) {
@@ -340,8 +355,9 @@ int main(int argc, char **argv)
     data.test_y = malloc(data.test * sizeof(double));
     static const char *const layouts[] = {"clustered", "overlapping", "uniform"};
     printf("bench_ot: N = %zu training rows (%zu held out), K = %zu, d = %zu, x %s, %zu seeds x "
-           "%zu repetitions, one thread\n",
-           n, data.test, experts, features, layouts[shape], seeds, repeats);
+           "%zu repetitions, one thread, %s time\n",
+           n, data.test, experts, features, layouts[shape], seeds, repeats,
+           cpu_time ? "CPU" : "wall");
     printf("%4s %4s %4s %9s %9s %9s %6s %8s %9s %9s\n", "seed", "rep", "M", "global s",
            "shard s", "reduce s", "MM its", "speed-up", "test gap", "train gap");
     double worst_speedup[16], worst_test[16], worst_train[16], best_speedup[16];
@@ -381,7 +397,9 @@ int main(int argc, char **argv)
     return 0;
 usage:
     fprintf(stderr, "usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] "
-                    "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...]\n");
+                    "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...] "
+                    "[--full-search] [--paper-support] [--support S] "
+                    "[--reduction-restarts R] [--cpu-time]\n");
     return 2;
 }
 #endif
