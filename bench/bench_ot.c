@@ -9,13 +9,14 @@
  * (defaults, one thread), then the M shards' local fits one by one (each as ot fits it: an
  * "ot" fitter with one shard, which is ot's local em with its search scaled to its rows and
  * local_tol) and their reduction by moe_fitter_aggregate on a support of training rows
- * (ot's default: N / M, at most 25 per free parameter, at least 2000; with their responses,
+ * (ot's default: N / M, at most 25 per free parameter, at least 2000, the cap times 16 / M
+ * beyond 16 shards, at least 500; with their responses,
  * as ot's fit and moe-mpi pass them, so that the reduction screens the local models). The modelled
  * speed-up of M machines is the global time over the slowest shard's time plus the
  * reduction's; the gaps are the global fit's log-likelihood per row minus the
  * reduced model's (held-out and training rows; positive: the reduction is worse).
  *
- * usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] [--features d]
+ * usage: bench_ot [--rows N] [--seeds S] [--first-seed F] [--repeats R] [--experts K] [--features d]
  *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64]
  *                 [--full-search] [--paper-support] [--support S] [--reduction-restarts R]
  *                 [--cpu-time]
@@ -213,7 +214,8 @@ typedef struct outcome {
    (--full-search). */
 static size_t local_search = 0;
 /* Support rows of the reduction: 0, ot's default (N / M, at most 25 per free parameter, at
-   least 2000); 1, N / M (--paper-support); else that many. */
+   least 2000, times 16 / M beyond 16 shards, at least 500); 1, N / M (--paper-support); else
+   that many. */
 static size_t support_rows = 0;
 /* The reduction's option reduction_restarts ("": ot's default). */
 static const char *reduction_restarts = "";
@@ -248,7 +250,10 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     }
     /* The support: N / M training rows, every M-th (the rows are in random order). */
     size_t p = data->d + 1, cap = 25 * ((2 * data->K - 1) * p + data->K);
-    size_t S = support_rows == 0 ? (cap > 2000 ? cap : 2000) : support_rows;
+    cap = cap > 2000 ? cap : 2000;
+    if (M > 16)
+        cap = cap * 16 / M > 500 ? cap * 16 / M : 500;
+    size_t S = support_rows == 0 ? cap : support_rows;
     if (support_rows == 1 || S > data->n / M)
         S = data->n / M;
     double *support_X = malloc(S * data->d * sizeof(double)), *support_y = malloc(S * sizeof(double));
@@ -302,7 +307,7 @@ static int parse_shards(const char *text, size_t *counts, size_t capacity)
 
 int main(int argc, char **argv)
 {
-    size_t n = 200000, seeds = 3, repeats = 3, experts = 4, features = 10;
+    size_t n = 200000, seeds = 3, first_seed = 1, repeats = 3, experts = 4, features = 10;
     size_t shard_counts[16] = {4, 8, 16, 64};
     int n_shards = 4;
     layout shape = LAYOUT_CLUSTERED;
@@ -326,6 +331,8 @@ int main(int argc, char **argv)
             n = (size_t)strtod(value, NULL);
         else if (strcmp(argv[a], "--seeds") == 0)
             seeds = (size_t)strtoul(value, NULL, 10);
+        else if (strcmp(argv[a], "--first-seed") == 0)
+            first_seed = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--repeats") == 0)
             repeats = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--experts") == 0)
@@ -366,7 +373,7 @@ int main(int argc, char **argv)
         best_speedup[c] = 0.0;
         worst_test[c] = worst_train[c] = -INFINITY;
     }
-    for (size_t seed = 1; seed <= seeds; ++seed) {
+    for (size_t seed = first_seed; seed < first_seed + seeds; ++seed) {
         moe_model_t *truth = simulate_truth(experts, features, seed);
         bench_ot_simulate(truth, shape, n, seed, 1, data.X, data.y);
         bench_ot_simulate(truth, shape, data.test, seed, 2, data.test_X, data.test_y);
@@ -396,7 +403,8 @@ int main(int argc, char **argv)
     free(data.test_y);
     return 0;
 usage:
-    fprintf(stderr, "usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] "
+    fprintf(stderr, "usage: bench_ot [--rows N] [--seeds S] [--first-seed F] [--repeats R] "
+                    "[--experts K] "
                     "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...] "
                     "[--full-search] [--paper-support] [--support S] "
                     "[--reduction-restarts R] [--cpu-time]\n");
