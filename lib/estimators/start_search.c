@@ -570,12 +570,11 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             memcpy(failure_message, message, MOE_MESSAGE_SIZE);
         }
     }
-    /* A share keeps its share of the restarts (at least one): a local fit's extra restarts
-       from the search's lesser end points converged in 4 or 5 iterations when they won and
-       crept for 100 and more when they lost, most of a shard's time (bench/RESULTS.md). */
-    size_t least_survivors = SURVIVORS_PER_RESTART * settings->n_init;
-    if (share < 1.0)
-        least_survivors = (size_t)floor((double)least_survivors * share);
+    /* A share keeps one restart, the best end point: a local fit's extra restarts from the
+       search's lesser end points converged in 4 or 5 iterations when they won and crept for
+       100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
+       ends in a poorer optimum is left out of ot's reduction by its screen. */
+    size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
     size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
                                     least_survivors > 0 ? least_survivors : 1, starts);
     if (status == MOE_OK) {
