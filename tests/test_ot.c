@@ -396,6 +396,21 @@ START_TEST(local_search_shrinks_with_the_rows)
     ck_assert_msg(cost[0] > 0.0 && cost[1] <= 0.5 * cost[0],
                   "the search on a share of 1/8 cost %g rows x iterations, the full one %g",
                   cost[1], cost[0]);
+    /* A local fit is a local one however many rows its shard has: at most half the full
+       search, and one restart (its lesser end points crept; the screen guards the rest). */
+    ck_assert_double_le(moe_search_share_for_rows(1000000), 0.5);
+    {
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        moe_fitter_set_search_share(fitter, 0.45);
+        moe_model_t *model = gaussian(2);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        ck_assert_uint_eq(report.n_restarts, 1);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
     /* ot with one shard and the search of one of eight is that local fit (on the rows in
        ot's shuffled order: the same optimum). */
     const char *const options[] = {"shards", "1", "search_shards", "8", NULL};
