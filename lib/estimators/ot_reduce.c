@@ -721,6 +721,14 @@ static moe_status screen(moe_fit_context *context, size_t count,
             best = score[m] > best ? score[m] : best;
         }
     }
+    /* The screen assumes the shards are random samples, so that most fits agree: when less
+       than half the weight passes, the shards differ (a split by x, say), every model is
+       pooled, and moe-mpi's report says that they differ. */
+    double passing = 0.0;
+    for (size_t m = 0; judged && isfinite(best) && m < count; ++m)
+        passing += weights[m] > 0.0 && score[m] >= best - gap ? weights[m] : 0.0;
+    if (passing < 0.5)
+        judged = 0;
     *n_kept = 0;
     for (size_t m = 0; m < count; ++m)
         if (!judged || !isfinite(best) || (weights[m] > 0.0 && score[m] >= best - gap)) {
