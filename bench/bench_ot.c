@@ -9,16 +9,21 @@
  * (defaults, one thread), then the M shards' local fits one by one (each as ot fits it: an
  * "ot" fitter with one shard, which is ot's local em with its search scaled to its rows and
  * local_tol) and their reduction by moe_fitter_aggregate on a support of training rows
- * (ot's default: N / M, at most 25 per free parameter, at least 2000). The modelled
+ * (ot's default: N / M, at most 25 per free parameter, at least 2000, the cap times 16 / M
+ * beyond 16 shards, at least 500; with their responses,
+ * as ot's fit and moe-mpi pass them, so that the reduction screens the local models). The modelled
  * speed-up of M machines is the global time over the slowest shard's time plus the
  * reduction's; the gaps are the global fit's log-likelihood per row minus the
  * reduced model's (held-out and training rows; positive: the reduction is worse).
  *
- * usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] [--features d]
+ * usage: bench_ot [--rows N] [--seeds S] [--first-seed F] [--repeats R] [--experts K] [--features d]
  *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64]
  *                 [--full-search] [--paper-support] [--support S] [--reduction-restarts R]
+ *                 [--cpu-time]
  * (--full-search: the local fits search as a global fit does, as ot's did in 0.1.0;
- * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows)
+ * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows;
+ * --cpu-time: times are the process's CPU time, not wall time, for a loaded machine; run with
+ * OPENBLAS_NUM_THREADS=1)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,10 +37,14 @@
 
 enum { K = 4, D = 20, P = D + 1 };
 
+/* --cpu-time: the process's CPU time instead of the wall clock (one thread: the work a
+   machine does, whatever else the machine runs). */
+static int cpu_time = 0;
+
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -205,7 +214,8 @@ typedef struct outcome {
    (--full-search). */
 static size_t local_search = 0;
 /* Support rows of the reduction: 0, ot's default (N / M, at most 25 per free parameter, at
-   least 2000); 1, N / M (--paper-support); else that many. */
+   least 2000, times 16 / M beyond 16 shards, at least 500); 1, N / M (--paper-support); else
+   that many. */
 static size_t support_rows = 0;
 /* The reduction's option reduction_restarts ("": ot's default). */
 static const char *reduction_restarts = "";
@@ -240,13 +250,18 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     }
     /* The support: N / M training rows, every M-th (the rows are in random order). */
     size_t p = data->d + 1, cap = 25 * ((2 * data->K - 1) * p + data->K);
-    size_t S = support_rows == 0 ? (cap > 2000 ? cap : 2000) : support_rows;
+    cap = cap > 2000 ? cap : 2000;
+    if (M > 16)
+        cap = cap * 16 / M > 500 ? cap * 16 / M : 500;
+    size_t S = support_rows == 0 ? cap : support_rows;
     if (support_rows == 1 || S > data->n / M)
         S = data->n / M;
-    double *support_X = malloc(S * data->d * sizeof(double));
-    for (size_t s = 0; s < S; ++s)
-        memcpy(support_X + s * data->d, data->X + (s * (data->n / S) + M / 2) * data->d,
-               data->d * sizeof(double));
+    double *support_X = malloc(S * data->d * sizeof(double)), *support_y = malloc(S * sizeof(double));
+    for (size_t s = 0; s < S; ++s) {
+        size_t row = s * (data->n / S) + M / 2;
+        memcpy(support_X + s * data->d, data->X + row * data->d, data->d * sizeof(double));
+        support_y[s] = data->y[row];
+    }
     moe_model_t *reduced = empty_model(data);
     moe_fitter_t *ot = NULL;
     moe_fitter_create(&ot, "ot");
@@ -255,7 +270,7 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
         moe_fitter_set_option(ot, "reduction_restarts", reduction_restarts);
     double start = now();
     if (moe_fitter_aggregate(ot, reduced, M, (const moe_model_t *const *)locals, shares, S,
-                             support_X, data->d, NULL, NULL) != MOE_OK)
+                             support_X, data->d, support_y, NULL) != MOE_OK)
         fprintf(stderr, "the reduction failed: %s\n", moe_fitter_last_error(ot));
     result.reduction = now() - start;
     moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -271,6 +286,7 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     free(locals);
     free(shares);
     free(support_X);
+    free(support_y);
     moe_model_free(reduced);
     moe_model_free(global);
     return result;
@@ -291,13 +307,17 @@ static int parse_shards(const char *text, size_t *counts, size_t capacity)
 
 int main(int argc, char **argv)
 {
-    size_t n = 200000, seeds = 3, repeats = 3, experts = 4, features = 10;
+    size_t n = 200000, seeds = 3, first_seed = 1, repeats = 3, experts = 4, features = 10;
     size_t shard_counts[16] = {4, 8, 16, 64};
     int n_shards = 4;
     layout shape = LAYOUT_CLUSTERED;
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--full-search") == 0) {
             local_search = 1;
+            continue;
+        }
+        if (strcmp(argv[a], "--cpu-time") == 0) {
+            cpu_time = 1;
             continue;
         }
         if (strcmp(argv[a], "--paper-support") == 0) {
@@ -311,6 +331,8 @@ int main(int argc, char **argv)
             n = (size_t)strtod(value, NULL);
         else if (strcmp(argv[a], "--seeds") == 0)
             seeds = (size_t)strtoul(value, NULL, 10);
+        else if (strcmp(argv[a], "--first-seed") == 0)
+            first_seed = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--repeats") == 0)
             repeats = (size_t)strtoul(value, NULL, 10);
         else if (strcmp(argv[a], "--experts") == 0)
@@ -340,8 +362,9 @@ int main(int argc, char **argv)
     data.test_y = malloc(data.test * sizeof(double));
     static const char *const layouts[] = {"clustered", "overlapping", "uniform"};
     printf("bench_ot: N = %zu training rows (%zu held out), K = %zu, d = %zu, x %s, %zu seeds x "
-           "%zu repetitions, one thread\n",
-           n, data.test, experts, features, layouts[shape], seeds, repeats);
+           "%zu repetitions, one thread, %s time\n",
+           n, data.test, experts, features, layouts[shape], seeds, repeats,
+           cpu_time ? "CPU" : "wall");
     printf("%4s %4s %4s %9s %9s %9s %6s %8s %9s %9s\n", "seed", "rep", "M", "global s",
            "shard s", "reduce s", "MM its", "speed-up", "test gap", "train gap");
     double worst_speedup[16], worst_test[16], worst_train[16], best_speedup[16];
@@ -350,7 +373,7 @@ int main(int argc, char **argv)
         best_speedup[c] = 0.0;
         worst_test[c] = worst_train[c] = -INFINITY;
     }
-    for (size_t seed = 1; seed <= seeds; ++seed) {
+    for (size_t seed = first_seed; seed < first_seed + seeds; ++seed) {
         moe_model_t *truth = simulate_truth(experts, features, seed);
         bench_ot_simulate(truth, shape, n, seed, 1, data.X, data.y);
         bench_ot_simulate(truth, shape, data.test, seed, 2, data.test_X, data.test_y);
@@ -380,8 +403,11 @@ int main(int argc, char **argv)
     free(data.test_y);
     return 0;
 usage:
-    fprintf(stderr, "usage: bench_ot [--rows N] [--seeds S] [--repeats R] [--experts K] "
-                    "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...]\n");
+    fprintf(stderr, "usage: bench_ot [--rows N] [--seeds S] [--first-seed F] [--repeats R] "
+                    "[--experts K] "
+                    "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...] "
+                    "[--full-search] [--paper-support] [--support S] "
+                    "[--reduction-restarts R] [--cpu-time]\n");
     return 2;
 }
 #endif

@@ -396,6 +396,21 @@ START_TEST(local_search_shrinks_with_the_rows)
     ck_assert_msg(cost[0] > 0.0 && cost[1] <= 0.5 * cost[0],
                   "the search on a share of 1/8 cost %g rows x iterations, the full one %g",
                   cost[1], cost[0]);
+    /* A local fit is a local one however many rows its shard has: at most half the full
+       search, and one restart (its lesser end points crept; the screen guards the rest). */
+    ck_assert_double_le(moe_search_share_for_rows(1000000), 0.5);
+    {
+        moe_fitter_t *fitter = NULL;
+        ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
+        moe_fitter_set_search_share(fitter, 0.45);
+        moe_model_t *model = gaussian(2);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        moe_fitter_get_report(fitter, &report);
+        ck_assert_uint_eq(report.n_restarts, 1);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
     /* ot with one shard and the search of one of eight is that local fit (on the rows in
        ot's shuffled order: the same optimum). */
     const char *const options[] = {"shards", "1", "search_shards", "8", NULL};
@@ -417,6 +432,51 @@ START_TEST(local_search_shrinks_with_the_rows)
 }
 END_TEST
 
+/* A local fit that ended in a poor optimum is left out of the reduction when the support
+   rows have responses (option screen): seven shards at the truth and one far from it reduce
+   to the truth; the poor one pooled in (screen = 0, or no responses) pulls the experts. */
+START_TEST(a_poor_local_fit_is_left_out)
+{
+    double *X, *y;
+    sample(3000, 17, &X, &y);
+    const double gate[2 * P] = {0, -2, 1, 0, 0, 0, 0, 0}, variances[2] = {0.25, 0.25};
+    moe_model_t *truth = gaussian(2);
+    moe_model_set_gate(truth, gate, 2 * P);
+    moe_model_set_experts(truth, truth_experts, 2 * P);
+    moe_model_set_variances(truth, variances, 2);
+    test_rng rng = {5};
+    moe_model_t *poor = random_model(2, &rng);
+    const moe_model_t *locals[8] = {truth, truth, truth, poor, truth, truth, truth, truth};
+    double best = 0.0;
+    moe_model_loglik(truth, 3000, X, D, y, NULL, &best);
+    double gaps[3];
+    for (int variant = 0; variant < 3; ++variant) {
+        const char *const off[] = {"screen", "0", NULL};
+        moe_fitter_t *fitter = ot_fitter(variant == 1 ? off : NULL);
+        moe_model_t *target = gaussian(2);
+        ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 8, locals, NULL, 3000, X, D,
+                                              variant == 2 ? NULL : y, NULL),
+                         MOE_OK);
+        double loglik = 0.0;
+        moe_model_loglik(target, 3000, X, D, y, NULL, &loglik);
+        gaps[variant] = (best - loglik) / 3000.0;
+        moe_model_free(target);
+        moe_fitter_free(fitter);
+    }
+    ck_assert_msg(fabs(gaps[0]) < 0.005 && gaps[1] > 0.05 && gaps[2] > 0.05,
+                  "gaps to the truth per row: screened %g, screen = 0 %g, no responses %g",
+                  gaps[0], gaps[1], gaps[2]);
+    moe_fitter_t *fitter = ot_fitter(NULL);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "screen", "-1"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "screen", "x"), MOE_ERR_INVALID_ARGUMENT);
+    moe_fitter_free(fitter);
+    moe_model_free(truth);
+    moe_model_free(poor);
+    free(X);
+    free(y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("ot");
@@ -429,6 +489,7 @@ int main(void)
     tcase_add_test(cases, dead_components_and_refusals);
     tcase_add_test(cases, reduction_matches_the_scalar_path);
     tcase_add_test(cases, local_search_shrinks_with_the_rows);
+    tcase_add_test(cases, a_poor_local_fit_is_left_out);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

@@ -7,8 +7,11 @@
  * fitted by a local em (its own fitter, with this fitter's options, its start search's budget
  * in proportion to its rows and its tol at least local_tol), the parts at once on the
  * threads; the local models are then reduced into the working model (ot_reduce.c) on a
- * support sample of N / shards rows (at most 25 per free parameter, at least 2000) drawn
- * from all the rows with the same seed. One shard returns its local fit as it is.
+ * support sample of N / shards rows (at most 25 per free parameter, at least 2000, and that
+ * cap shrinking as 1 / shards beyond 16 shards) drawn
+ * from all the rows with the same seed, leaving out a local model far below the best on the
+ * support rows (option screen: a shard whose em ended in a poorer optimum). One shard
+ * returns its local fit as it is.
  *
  * aggregate (moe_fitter_aggregate): the reduction of the caller's models on the caller's
  * support rows: what a coordinator does with models fitted elsewhere (libmoe_mpi gathers
@@ -33,13 +36,17 @@ typedef struct ot_settings {
     size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: by its rows */
     double local_tolerance; /* the local fits' and the reduction's tol is at least this (0: the
                                fitter's tol) */
+    double screen; /* local models more than this many nats per support row below the best are
+                      left out of the reduction (0: none; needs the support's responses) */
 } ot_settings;
 
-/* The local fits and the reduction's MM stop at the paper's tolerance, 1e-6, unless tol is
-   looser: a shard's em can creep for hundreds of iterations at a few 1e-7 nats per row per
-   iteration, far below what its rows can tell apart, while the global em's default tol of
-   1e-8 is kept for single fits (bench/RESULTS.md). */
-static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1, 0, 1e-6};
+/* The local fits and the reduction's MM stop at 1e-5 unless tol is looser: a shard's em can
+   creep for hundreds of iterations at 1e-7 to 1e-6 nats per row per iteration (a shard of
+   K = 5, d = 20 took 4 s at the paper's 1e-6, against 0.9 s at 1e-5 with the same reduced
+   model), far below what its rows can tell apart, while the global em's default tol of 1e-8
+   is kept for single fits (bench/RESULTS.md). The screen: good shards' fits differ by
+   hundredths of a nat per support row, one in a poorer optimum by tenths (bench/RESULTS.md). */
+static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1, 0, 1e-5, 0.05};
 
 static int parse_count(const char *text, size_t low, size_t high, size_t *value)
 {
@@ -63,6 +70,8 @@ static moe_status ot_set_option(void *opaque, const char *name, const char *valu
         bad = parse_count(value, 1, 10000, &next.restarts);
     else if (strcmp(name, "search_shards") == 0)
         bad = parse_count(value, 0, 1u << 20, &next.search_shards);
+    else if (strcmp(name, "screen") == 0)
+        bad = moe_option_parse_real(value, &next.screen) != MOE_OK || !(next.screen >= 0.0);
     else if (strcmp(name, "local_tol") == 0)
         bad = moe_option_parse_real(value, &next.local_tolerance) != MOE_OK ||
               !(next.local_tolerance >= 0.0 && next.local_tolerance <= 1.0);
@@ -121,6 +130,7 @@ static moe_status reduction_options(moe_fit_context *context, const ot_settings 
     options->restarts = settings->restarts;
     options->tolerance = tolerance > settings->local_tolerance ? tolerance
                                                                 : settings->local_tolerance;
+    options->screen = settings->screen;
     options->seed = (uint64_t)seed;
     return status;
 }
@@ -154,12 +164,23 @@ static moe_status ot_aggregate(void *state, moe_fit_context *context)
  */
 #define SUPPORT_ROWS 2000
 #define SUPPORT_ROWS_PER_PARAMETER 25
+/* Beyond SUPPORT_SHARDS shards the cap shrinks as 1 / M (at least SUPPORT_ROWS_LEAST rows),
+   so that the reduction's M S (local models at the support rows) and K M S (MM pairs) stop
+   growing with M: at 64 shards of K = 4, d = 10 it took 0.04 to 0.06 s on 2025 rows, as
+   long as the slowest shard's fit; on 506 rows 0.007 s with the same gap (bench/RESULTS.md). */
+#define SUPPORT_SHARDS 16
+#define SUPPORT_ROWS_LEAST 500
 
 static size_t default_support(const moe_model_t *model, size_t n, size_t M)
 {
     size_t cap = SUPPORT_ROWS_PER_PARAMETER * moe_model_n_free_params(model);
     if (cap < SUPPORT_ROWS)
         cap = SUPPORT_ROWS;
+    if (M > SUPPORT_SHARDS) {
+        cap = cap * SUPPORT_SHARDS / M;
+        if (cap < SUPPORT_ROWS_LEAST)
+            cap = SUPPORT_ROWS_LEAST;
+    }
     return n / M < cap ? n / M : cap;
 }
 

@@ -28,12 +28,14 @@ typedef struct ot_options {
     ot_gate_targets gate_targets;
     size_t max_iter, restarts;
     double tolerance;
+    double screen; /* nats per row: local models this far below the best are left out (0: none) */
     uint64_t seed;
 } ot_options;
 
 /*
  * Reduce `count` models (weights summing to 1) into `target` (its K, its structure) on the
- * support rows (the transport method needs them; y only for posterior gate targets).
+ * support rows (the transport method needs them; y for posterior gate targets and for
+ * options->screen, which leaves out the local models that far below the best).
  * Records the negated transport objective per MM iteration on restart r's trace.
  */
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,

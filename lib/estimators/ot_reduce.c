@@ -691,6 +691,59 @@ static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t c
     return status;
 }
 
+/*
+ * The local models worth reducing: with the support rows' responses, a model whose
+ * log-likelihood per support row is more than `gap` below the best model's is left out, and
+ * the others' weights are renormalised. The shards are random samples of the same rows, so
+ * their fits differ by sampling noise (hundredths of a nat per row); a local em that ended in
+ * a poorer optimum (an expert split across two regimes) is tenths of a nat below, and its
+ * components, pooled with the others', pulled the reduced experts towards it
+ * (bench/RESULTS.md). Without responses, or with gap 0, every model is kept.
+ */
+static moe_status screen(moe_fit_context *context, size_t count,
+                         const moe_model_t *const *models, const double *weights,
+                         const moe_rows *support, double gap, const moe_model_t **kept,
+                         double *kept_weights, size_t *n_kept)
+{
+    double *score = malloc((count > 0 ? count : 1) * sizeof(double));
+    if (score == NULL)
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+    int judged = gap > 0.0 && support != NULL && support->y != NULL && support->n > 0;
+    double best = -INFINITY, total = 0.0;
+    for (size_t m = 0; m < count; ++m) {
+        score[m] = 0.0;
+        if (judged && weights[m] > 0.0) {
+            double loglik = -INFINITY;
+            if (moe_model_loglik(models[m], support->n, support->X, support->ldx, support->y,
+                                 support->weights, &loglik) != MOE_OK || !isfinite(loglik))
+                loglik = -INFINITY;
+            score[m] = loglik / (double)support->n;
+            best = score[m] > best ? score[m] : best;
+        }
+    }
+    /* The screen assumes the shards are random samples, so that most fits agree: when less
+       than half the weight passes, the shards differ (a split by x, say), every model is
+       pooled, and moe-mpi's report says that they differ. */
+    double passing = 0.0;
+    for (size_t m = 0; judged && isfinite(best) && m < count; ++m)
+        passing += weights[m] > 0.0 && score[m] >= best - gap ? weights[m] : 0.0;
+    if (passing < 0.5)
+        judged = 0;
+    *n_kept = 0;
+    for (size_t m = 0; m < count; ++m)
+        if (!judged || !isfinite(best) || (weights[m] > 0.0 && score[m] >= best - gap)) {
+            kept[*n_kept] = models[m];
+            kept_weights[(*n_kept)++] = weights[m];
+            total += weights[m];
+        }
+    free(score);
+    if (*n_kept == 0 || !(total > 0.0))
+        return fail(context, MOE_ERR_INVALID_ARGUMENT, "no local model has a positive weight");
+    for (size_t m = 0; m < *n_kept; ++m)
+        kept_weights[m] /= total;
+    return MOE_OK;
+}
+
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
                      const moe_model_t *const *models, const double *weights,
                      const moe_rows *support, const ot_options *options)
@@ -704,15 +757,28 @@ moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count
         return fail(context, MOE_ERR_UNSUPPORTED, "too many experts for the reduction");
     if (options->method == OT_AVERAGE)
         return average(context, target, count, models, weights);
+    const moe_model_t **kept = malloc((count > 0 ? count : 1) * sizeof *kept);
+    double *kept_weights = malloc((count > 0 ? count : 1) * sizeof(double));
+    if (kept == NULL || kept_weights == NULL) {
+        free(kept);
+        free(kept_weights);
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+    }
+    size_t n_kept = 0;
+    moe_status status = screen(context, count, models, weights, support, options->screen,
+                               kept, kept_weights, &n_kept);
     pool pl;
+    memset(&pl, 0, sizeof pl);
     moe_rows empty = {0, NULL, moe_model_n_features(target), NULL, NULL};
-    moe_status status =
-        build_pool(context, target, count, models, weights, support != NULL ? support : &empty,
-                   &pl);
+    if (status == MOE_OK)
+        status = build_pool(context, target, n_kept, kept, kept_weights,
+                            support != NULL ? support : &empty, &pl);
     if (status == MOE_OK)
         status = options->method == OT_MIDDLE
-                     ? middle(context, target, count, models, weights, &pl)
+                     ? middle(context, target, n_kept, kept, kept_weights, &pl)
                      : transport(context, target, &pl, support, options);
     pool_free(&pl);
+    free(kept);
+    free(kept_weights);
     return status;
 }

@@ -47,6 +47,14 @@
 #define SEARCH_STARTS_MAX 400
 /* EM iterations of every start before the first selection. */
 #define SHORT_ITERATIONS 10
+/* A share's search (ot's local fits): LOCAL_STARTS_PER_EXPERT starts per expert at least,
+   of LOCAL_SHORT_ITERATIONS each. Half the starts and half their iterations of the full
+   search's floor: a local fit that ends in a poorer optimum is left out of ot's reduction
+   by its screen, so a shard's search need not be as sure as a global fit's; at six starts
+   of ten iterations every shard's search cost about what the global fit's did and sharding
+   could not pay (bench/RESULTS.md). */
+#define LOCAL_STARTS_PER_EXPERT 3
+#define LOCAL_SHORT_ITERATIONS 5
 /* Starts continued to convergence on the sample: the budget's at SURVIVOR_ITERATIONS each,
    but at least SURVIVORS_PER_RESTART per restart of the fit. */
 #define SURVIVORS_PER_RESTART 1
@@ -111,11 +119,16 @@ void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
    rows took ten times longer than the search saved (bench/RESULTS.md); with more, a small
    shard's fit was mostly its search. */
 #define LOCAL_SEARCH_ITERATIONS 10
+/* ... but at most half of a full search, so that a large shard's fit is still a local one
+   (one restart, LOCAL_STARTS_PER_EXPERT starts of LOCAL_SHORT_ITERATIONS): with the full
+   search and its five restarts, a shard of 125,000 rows of 1e6 took 0.9 s against 1.3 s
+   for the global fit (bench/RESULTS.md). */
+#define LOCAL_SHARE_MOST 0.5
 
 double moe_search_share_for_rows(size_t rows)
 {
     double share = LOCAL_SEARCH_ITERATIONS * (double)rows / (SHORT_BUDGET + SURVIVOR_BUDGET);
-    return share < 1.0 ? share : 1.0;
+    return share < LOCAL_SHARE_MOST ? share : LOCAL_SHARE_MOST;
 }
 
 /* The budget's share: 1 but for a fitter given a share of a fit's rows. */
@@ -524,12 +537,13 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
                                  SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
     if (starts < SEARCH_STARTS)
         starts = SEARCH_STARTS;
-    /* A share (ot's local fits) takes that share of the starts, but SEARCH_STARTS_PER_EXPERT
+    /* A share (ot's local fits) takes that share of the starts, but LOCAL_STARTS_PER_EXPERT
        per expert at least: with one start of each family, local fits of K = 5, d = 20 on
        12,500 rows were poor enough that their reduction ended 0.3 nats per row below the
-       global fit (0.0003 with six per expert; bench/RESULTS.md). */
+       global fit (bench/RESULTS.md). */
     if (share < 1.0)
-        starts = budget_count(ceil((double)starts * share), SEARCH_STARTS_PER_EXPERT * K, starts);
+        starts = budget_count(ceil((double)starts * share), LOCAL_STARTS_PER_EXPERT * K, starts);
+    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
     if (K == 1)
         starts = 1;
     candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
@@ -552,7 +566,7 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
         if (run == MOE_OK)
             run = short_run(context, settings, candidates[c].model, sample, resp,
-                            SHORT_ITERATIONS, 0.0, &candidates[c].objective, NULL);
+                            short_iterations, 0.0, &candidates[c].objective, NULL);
         if (run == MOE_OK)
             candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
                                                       resp);
@@ -565,12 +579,11 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
             memcpy(failure_message, message, MOE_MESSAGE_SIZE);
         }
     }
-    /* A share keeps its share of the restarts (at least one): a local fit's extra restarts
-       from the search's lesser end points converged in 4 or 5 iterations when they won and
-       crept for 100 and more when they lost, most of a shard's time (bench/RESULTS.md). */
-    size_t least_survivors = SURVIVORS_PER_RESTART * settings->n_init;
-    if (share < 1.0)
-        least_survivors = (size_t)floor((double)least_survivors * share);
+    /* A share keeps one restart, the best end point: a local fit's extra restarts from the
+       search's lesser end points converged in 4 or 5 iterations when they won and crept for
+       100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
+       ends in a poorer optimum is left out of ot's reduction by its screen. */
+    size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
     size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
                                     least_survivors > 0 ? least_survivors : 1, starts);
     if (status == MOE_OK) {

@@ -27,7 +27,8 @@ size_t moe_start_search_count(const moe_fit_context *context);
 void moe_fitter_set_search_share(moe_fitter_t *fitter, double share);
 
 /* The share a local fit of `rows` rows takes (ot's default): its search costs about as much
-   as ten EM iterations on its rows, the full search from about 110,000 rows on. */
+   as ten EM iterations on its rows, at most half of the full search (from about 55,000 rows
+   on). */
 double moe_search_share_for_rows(size_t rows);
 
 /* Free the candidates (the context's release does it). */
