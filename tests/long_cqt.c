@@ -7,7 +7,7 @@
 #include "support/synthetic.h"
 #include "support/tensor_truth.h"
 
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include <check.h>
 #include <math.h>

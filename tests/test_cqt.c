@@ -9,7 +9,7 @@
 #include "support/tensor_truth.h"
 #include "support/synthetic.h"
 
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include <check.h>
 #include <math.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/data.h"
-#include "estimators/gradient.h"
+#include "kernels/gradient.h"
 #include "model/family.h"
 #include "model/gate.h"
 #include "model/model_impl.h"

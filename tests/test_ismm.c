@@ -10,7 +10,7 @@
 #include "support/runner.h"
 #include "support/synthetic.h"
 
-#include "estimators/ismm.h"
+#include "estimators/ismm/ismm.h"
 #include "common/bytes.h"
 #include "common/checksum.h"
 

@@ -6,7 +6,7 @@
  */
 #include "support/runner.h"
 #include "support/synthetic.h"
-#include "estimators/start_search.h"
+#include "kernels/start_search.h"
 
 #include <check.h>
 #include <math.h>

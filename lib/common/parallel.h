@@ -49,7 +49,7 @@ moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *tota
  * hundreds of passes that each want the same hundreds of kilobytes; allocated afresh every
  * time, such a block is mapped, faulted in page by page and unmapped again (by the C
  * library past its mapping threshold, by AddressSanitizer's allocator always). The fitter
- * (estimators/fitter_run.c) puts a scratch of its call's own in place on the calling
+ * (fitter/fitter_run.c) puts a scratch of its call's own in place on the calling
  * thread with moe_scratch_enter, takes it away with moe_scratch_leave and frees it with
  * moe_scratch_free before returning: nothing outlives the call, nothing is shared between
  * threads. Runs outside a fitter call allocate as before.

@@ -17,7 +17,7 @@
  * For an odd tensor, -theta is a component with weight -lambda: the sign is fixed by
  * making every lambda positive (the weights 1/sqrt(pi) are).
  */
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include <math.h>
 #include <stdlib.h>

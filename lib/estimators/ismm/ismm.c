@@ -30,7 +30,7 @@
  * it: every count is checked against the others and against the bytes present, so a crafted
  * state allocates no more than it carries and describes only a session ismm could reach.
  */
-#include "estimators/ismm.h"
+#include "estimators/ismm/ismm.h"
 #include "common/check.h"
 #include "model/family_categorical.h"
 

@@ -1,5 +1,5 @@
 /* The fitter handle: the estimator's table (of any supported version), its state, progress. */
-#include "estimators/fitter_impl.h"
+#include "fitter/fitter_impl.h"
 
 #include <stddef.h>
 #include <stdlib.h>

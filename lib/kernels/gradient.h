@@ -8,7 +8,7 @@
 #ifndef MOE_LIB_GRADIENT_H
 #define MOE_LIB_GRADIENT_H
 
-#include "estimators/kernels.h"
+#include "kernels/kernels.h"
 
 /* lambda_max(E_w[x~ x~']) of the design (intercept column included), exactly, by LAPACK's
    symmetric eigensolver on the p x p weighted Gram matrix. */

@@ -16,7 +16,7 @@
  * (kron(A, M) + eps I)^-1 = kron(I - J/m, (a1 M + eps I)^-1) + kron(J/m, (a2 M + eps I)^-1),
  * two p x p factorisations instead of one of order m p.
  */
-#include "estimators/ismm.h"
+#include "estimators/ismm/ismm.h"
 
 #include <cblas.h>
 #include <lapacke.h>

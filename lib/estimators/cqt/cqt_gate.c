@@ -13,7 +13,7 @@
  * With an estimated noise, the shared variance takes its closed-form update after every gate
  * M-step (an expectation-conditional maximisation: still monotone).
  */
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include "common/linalg.h"
 

@@ -1,6 +1,6 @@
 /* Fitter options: by number or by name, bounds, and the decimal text form. */
 #define _POSIX_C_SOURCE 200809L
-#include "estimators/fitter_impl.h"
+#include "fitter/fitter_impl.h"
 
 #include <errno.h>
 #include <float.h>

@@ -20,8 +20,8 @@
  * from the sample's optima.
  * docs/ARCHITECTURE.md ("Default starts") has the measurements behind the numbers below.
  */
-#include "estimators/start_search.h"
-#include "estimators/kernels.h"
+#include "kernels/start_search.h"
+#include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
 #include "model/posterior.h"

@@ -21,8 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "estimators/cqt.h"
-#include "estimators/model_copy.h"
+#include "estimators/cqt/cqt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -509,7 +508,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     for (size_t restart = 0; status == MOE_OK && restart < restarts; ++restart) {
         moe_rng rng;
         moe_rng_seed(&rng, (uint64_t)seed, restart);
-        status = moe_estimator_copy_parameters(trial, start);
+        status = moe_model_copy_parameters(trial, start);
         cqt_gate_result result;
         if (status == MOE_OK)
             status = cqt_gate_fit(context, trial, &tensor.stage, &options, &rng, restart,
@@ -519,7 +518,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
             best = restart;
             best_iterations = result.iterations;
             best_converged = result.converged;
-            status = moe_estimator_copy_parameters(model, trial);
+            status = moe_model_copy_parameters(model, trial);
         }
     }
     moe_model_free(trial);

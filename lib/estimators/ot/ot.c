@@ -17,8 +17,8 @@
  * support rows: what a coordinator does with models fitted elsewhere (libmoe_mpi gathers
  * them from the ranks).
  */
-#include "estimators/ot.h"
-#include "estimators/start_search.h"
+#include "estimators/ot/ot.h"
+#include "kernels/start_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>

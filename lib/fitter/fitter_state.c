@@ -23,7 +23,7 @@
  * Every option is written, so a state restores the fitter whatever the defaults of the
  * libmoe that reads it.
  */
-#include "estimators/fitter_impl.h"
+#include "fitter/fitter_impl.h"
 #include "common/bytes.h"
 #include "common/checksum.h"
 #include "common/read_file.h"

@@ -4,7 +4,7 @@
  * sessions, and the report and trace that come out.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "estimators/fitter_impl.h"
+#include "fitter/fitter_impl.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/clock.h"

@@ -17,8 +17,7 @@
  * Memory: the assignments (L x S bytes of expert indices), the masses and local means (L x S
  * doubles each); never the L x K x S plan.
  */
-#include "estimators/ot.h"
-#include "estimators/model_copy.h"
+#include "estimators/ot/ot.h"
 #include "common/data.h"
 #include "common/linalg.h"
 
@@ -685,7 +684,7 @@ static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t c
             chosen = target_m;
         }
     }
-    status = moe_estimator_copy_parameters(target, models[chosen]);
+    status = moe_model_copy_parameters(target, models[chosen]);
     if (status == MOE_OK)
         status = moe_context_iteration(context, 0, 0, -best);
     return status;

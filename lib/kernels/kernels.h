@@ -6,8 +6,8 @@
 #ifndef MOE_LIB_KERNELS_H
 #define MOE_LIB_KERNELS_H
 
-#include "estimators/fitter_impl.h"
-#include "estimators/init.h"
+#include "fitter/fitter_impl.h"
+#include "kernels/init.h"
 #include "model/family.h"
 #include "model/gate.h"
 

@@ -1,4 +1,4 @@
-#include "estimators/options.h"
+#include "fitter/options.h"
 
 #include <stddef.h>
 #include <string.h>

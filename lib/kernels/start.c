@@ -1,14 +1,14 @@
 /*
  * Starting points (moe_context_start): the caller's model, a hard partition of the rows
- * (k-means++ or random, estimators/init.c) turned into parameters by M-steps, or the best
- * candidates of the search over many short runs (init = mixed, estimators/start_search.c).
+ * (k-means++ or random, kernels/init.c) turned into parameters by M-steps, or the best
+ * candidates of the search over many short runs (init = mixed, kernels/start_search.c).
  */
-#include "estimators/cqt.h"
-#include "estimators/kernels.h"
+#include "estimators/cqt/cqt.h"
+#include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
-#include "estimators/init.h"
-#include "estimators/start_search.h"
+#include "kernels/init.h"
+#include "kernels/start_search.h"
 #include "model/softmax.h"
 
 #include <stdlib.h>

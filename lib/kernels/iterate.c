@@ -3,8 +3,8 @@
  * points, the evaluation after each iteration, the trace, the monotonicity check and
  * convergence. An estimator supplies what one iteration does.
  */
-#include "estimators/kernels.h"
-#include "estimators/start_search.h"
+#include "kernels/kernels.h"
+#include "kernels/start_search.h"
 #include "common/alloc.h"
 #include "common/clock.h"
 #include "model/posterior.h"

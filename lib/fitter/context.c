@@ -1,5 +1,5 @@
 /* What an estimator sees of a fit: data, options, working model, trace and progress. */
-#include "estimators/kernels.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdint.h>

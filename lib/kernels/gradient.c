@@ -1,4 +1,4 @@
-#include "estimators/gradient.h"
+#include "kernels/gradient.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
 

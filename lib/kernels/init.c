@@ -1,4 +1,4 @@
-#include "estimators/init.h"
+#include "kernels/init.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"

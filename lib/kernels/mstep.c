@@ -3,13 +3,13 @@
  * statistics, or by inner gradient steps), and the gate's Newton solve, gradient steps,
  * gradient and fixed-curvature bound step.
  */
-#include "estimators/kernels.h"
+#include "kernels/kernels.h"
 #include "common/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* estimators/estep.c: the expert statistics of the last run, if it summed them. */
+/* kernels/estep.c: the expert statistics of the last run, if it summed them. */
 double *moe_estep_expert_statistics(const moe_estep_t *estep, const moe_data **data);
 
 /* The common entry of the kernels that change a model with rows and responsibilities. The

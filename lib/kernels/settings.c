@@ -1,11 +1,11 @@
 /*
- * The call's settings, rows and model checks behind the kernels (estimators/kernels.h), and
+ * The call's settings, rows and model checks behind the kernels (kernels/kernels.h), and
  * the small public kernels built on them: total weight, penalty, expert log-densities and
  * the parallel runner.
  */
-#include "estimators/kernels.h"
-#include "estimators/gradient.h"
-#include "estimators/start_search.h"
+#include "kernels/kernels.h"
+#include "kernels/gradient.h"
+#include "kernels/start_search.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/parallel.h"

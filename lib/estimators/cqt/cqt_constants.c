@@ -11,7 +11,7 @@
  * (Stein's identity turns one into the other), so a link with a kink (ReLU) needs no Dirac
  * mass: the moments are plain integrals, split at the kink.
  */
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "moe/kernels.h"
 #include "common/data.h"
 #include "common/error.h"
-#include "estimators/options.h"
+#include "fitter/options.h"
 #include "model/model_impl.h"
 
 /* The built-in estimators' tables, found by name (registry.c); NULL for an unknown name. */
@@ -48,7 +48,7 @@ struct moe_fitter {
     size_t trace_length;
     moe_session session;
     /* init = mixed: the start search's budget as a share of a full fit's (0: all of it;
-       ot's local fits take their share of the rows, estimators/start_search.c), and the
+       ot's local fits take their share of the rows, kernels/start_search.c), and the
        rows times EM iterations the last search ran (its cost, for the tests). */
     double search_share;
     double search_cost;
@@ -81,13 +81,13 @@ struct moe_fit_context {
     int loglik_evaluated;
     /* the caller's model as the call found it: init = model starts from it */
     struct moe_model *start;
-    /* caches of the kernels (estimators/kernels.h), filled on first use */
+    /* caches of the kernels (kernels/kernels.h), filled on first use */
     struct moe_fit_settings *settings;
     double lambda; /* lambda_max(E_w[x~ x~']) of the call's rows */
     int lambda_ready;
     double *gate_curvature; /* p x p: E_w[x~ x~'] / 2 + gate_l2 off the intercept */
     /* init = mixed: the search's end points, best first, and the rows they were found on
-       (estimators/start_search.c) */
+       (kernels/start_search.c) */
     struct moe_model **start_candidates;
     size_t n_start_candidates;
     int start_searched;

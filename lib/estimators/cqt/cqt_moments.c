@@ -12,7 +12,7 @@
  * the Hermite tensor S3(u) = u^(x)3 - sym3(u (x) I) seen through the whitening: O(n d k +
  * n k^3) time and O(k^3) memory; the d x d x d tensor never exists.
  */
-#include "estimators/cqt.h"
+#include "estimators/cqt/cqt.h"
 
 #include "common/linalg.h"
 

@@ -3,7 +3,7 @@
  * iteration's M-step needs summed in the same pass, and the finishing of those sums into the
  * gate objective's value, gradient and Hessian.
  */
-#include "estimators/kernels.h"
+#include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "model/posterior.h"
 #include "model/softmax.h"

@@ -1,5 +1,5 @@
 /* The constant table of built-in estimators. No mutable global registry. */
-#include "estimators/fitter_impl.h"
+#include "fitter/fitter_impl.h"
 
 #include <string.h>
 

@@ -2,8 +2,8 @@
 #ifndef MOE_LIB_START_SEARCH_H
 #define MOE_LIB_START_SEARCH_H
 
-#include "estimators/fitter_impl.h"
-#include "estimators/init.h"
+#include "fitter/fitter_impl.h"
+#include "kernels/init.h"
 #include "common/data.h"
 
 /*
