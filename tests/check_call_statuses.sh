@@ -29,9 +29,6 @@ source_dir=$1
 
 EXCLUDED=(
     'tests/fuzz/fuzz_*.c'
-    tests/test_ot.c
-    tests/test_ismm.c
-    tests/test_cqt.c
 )
 
 names=$(cat "$source_dir"/include/moe/*.h \

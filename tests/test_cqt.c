@@ -332,7 +332,7 @@ static fit_outcome fit_truth(const tensor_truth *truth, size_t n, uint64_t seed,
                       moe_fitter_last_error(fitter));
     outcome.status = moe_fitter_fit(fitter, model, n, X, truth->d, y, NULL);
     outcome.report.version = MOE_FIT_REPORT_VERSION;
-    moe_fitter_get_report(fitter, &outcome.report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &outcome.report), MOE_OK);
     if (outcome.status == MOE_OK) {
         outcome.regressor_fit = tensor_regressor_fit(truth, model, NULL);
         if (truth->k == 2)
@@ -453,8 +453,8 @@ START_TEST(gradient_em_matches_full_m_step)
                   two.report.iterations);
     ck_assert_uint_eq(two.report.monotonicity_violations, 0);
     double ga[20], gb[20];
-    moe_model_get_gate(a, ga, 20);
-    moe_model_get_gate(b, gb, 20);
+    EXPECT_STATUS(moe_model_get_gate(a, ga, 20), MOE_OK);
+    EXPECT_STATUS(moe_model_get_gate(b, gb, 20), MOE_OK);
     for (int j = 0; j < 20; ++j)
         ck_assert_msg(fabs(ga[j] - gb[j]) < 1e-3, "gate %d: %g vs %g", j, ga[j], gb[j]);
     moe_model_free(a);
@@ -476,7 +476,7 @@ START_TEST(moment_gate_has_the_right_sign)
     size_t perm[2];
     ck_assert(tensor_regressor_fit(&truth, model, perm) > 0.99);
     double gate[20];
-    moe_model_get_gate(model, gate, 20);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 20), MOE_OK);
     /* The truth's w* = w_0 - w_1 belongs to true expert 0; fitted expert perm[0] plays it. */
     double sign = perm[0] == 0 ? 1.0 : -1.0, dot = 0.0, length = 0.0;
     for (int j = 0; j < 10; ++j) {
@@ -517,7 +517,7 @@ START_TEST(gate_em_is_monotone)
                           "seed %d: loglik fell from %.12f to %.12f at %zu", seed, trace[t - 1],
                           trace[t], t);
         moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
         ck_assert_uint_eq(report.monotonicity_violations, 0);
         free(trace);
         free(X);
@@ -547,8 +547,8 @@ START_TEST(deterministic_across_threads)
         ck_assert_int_eq(moe_fitter_set_option(fitter, "decomposition", "als"), MOE_OK);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, 10, y, NULL), MOE_OK);
         double parameters[60];
-        moe_model_get_experts(model, parameters, 30);
-        moe_model_get_gate(model, parameters + 30, 30);
+        EXPECT_STATUS(moe_model_get_experts(model, parameters, 30), MOE_OK);
+        EXPECT_STATUS(moe_model_get_gate(model, parameters + 30, 30), MOE_OK);
         if (threads == 1)
             memcpy(first, parameters, sizeof parameters);
         else
@@ -590,7 +590,7 @@ START_TEST(refinement_and_tensor_start)
     ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 2), MOE_OK);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, 8000, X, 10, y, NULL), MOE_OK);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    moe_fitter_get_report(fitter, &report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_uint_eq(report.stages, MOE_STAGE_TENSOR | MOE_STAGE_GATE | MOE_STAGE_JOINT);
     ck_assert(tensor_regressor_fit(&truth, model, NULL) > 0.95);
     /* A model with an intercept cannot take the tensor start. */
@@ -705,7 +705,7 @@ START_TEST(assumptions_broken_give_clear_statuses)
     spec.family = MOE_FAMILY_GAUSSIAN;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     double *parameters = malloc(2 * d * sizeof(double));
-    moe_model_get_experts(model, parameters, 2 * d);
+    EXPECT_STATUS(moe_model_get_experts(model, parameters, 2 * d), MOE_OK);
 
     /* x far from centred. */
     double *shifted = malloc(n * d * sizeof(double));
@@ -724,7 +724,7 @@ START_TEST(assumptions_broken_give_clear_statuses)
 
     /* A failed fit leaves the model as it was. */
     double *after = malloc(2 * d * sizeof(double));
-    moe_model_get_experts(model, after, 2 * d);
+    EXPECT_STATUS(moe_model_get_experts(model, after, 2 * d), MOE_OK);
     ck_assert(memcmp(parameters, after, 2 * d * sizeof(double)) == 0);
 
     /* The moment gate is for two experts and the identity link only. */
@@ -777,10 +777,10 @@ START_TEST(noise_never_gives_nan)
     moe_status status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
     ck_assert(status == MOE_OK || status == MOE_ERR_NUMERICAL);
     double parameters[15];
-    moe_model_get_experts(model, parameters, 15);
+    EXPECT_STATUS(moe_model_get_experts(model, parameters, 15), MOE_OK);
     for (int i = 0; i < 15; ++i)
         ck_assert(isfinite(parameters[i]));
-    moe_model_get_gate(model, parameters, 15);
+    EXPECT_STATUS(moe_model_get_gate(model, parameters, 15), MOE_OK);
     for (int i = 0; i < 15; ++i)
         ck_assert(isfinite(parameters[i]));
     moe_model_free(model);
@@ -798,7 +798,7 @@ static double gate_size(const moe_model_t *model, const double *X, size_t n, siz
     size_t K = moe_model_n_experts(model);
     double *gate = malloc(K * d * sizeof(double)), *mean = calloc(d, sizeof(double));
     double *covariance = calloc(d * d, sizeof(double)), *difference = malloc(d * sizeof(double));
-    moe_model_get_gate(model, gate, K * d);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, K * d), MOE_OK);
     for (size_t i = 0; i < n; ++i)
         for (size_t a = 0; a < d; ++a)
             mean[a] += X[i * d + a] / (double)n;

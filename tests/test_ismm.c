@@ -186,9 +186,9 @@ static double model_loss(const ismm_shape *shape, const double *storage, const d
     moe_model_t *model = gaussian_model(shape->K, shape->d);
     ismm_parameters theta;
     ismm_parameters_map(shape, (double *)storage, &theta);
-    moe_model_set_gate(model, theta.gate, shape->K * shape->p);
-    moe_model_set_experts(model, theta.experts, shape->K * shape->p);
-    moe_model_set_variances(model, theta.variances, shape->K);
+    EXPECT_STATUS(moe_model_set_gate(model, theta.gate, shape->K * shape->p), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, theta.experts, shape->K * shape->p), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(model, theta.variances, shape->K), MOE_OK);
     double loglik = 0.0;
     ck_assert_int_eq(moe_model_loglik(model, 1, x, shape->d, &y, NULL, &loglik), MOE_OK);
     moe_model_free(model);
@@ -447,16 +447,16 @@ START_TEST(batch_mm_is_monotone)
             ck_assert_msg(moe_fitter_fit(fitter, model, 1500, generated.X, 2, y, NULL) == MOE_OK,
                           "family %d: %s", family, moe_fitter_last_error(fitter));
             size_t length = 0;
-            moe_fitter_get_trace(fitter, NULL, 0, &length);
+            EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
             double *trace = malloc(length * sizeof(double));
-            moe_fitter_get_trace(fitter, trace, length, &length);
+            EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
             ck_assert_uint_ge(length, 10);
             for (size_t t = 1; t < length; ++t)
                 ck_assert_msg(trace[t] >= trace[t - 1] - 1e-9 * fabs(trace[t - 1]),
                               "family %d bound %d: %.12f then %.12f at %zu", family, bound,
                               trace[t - 1], trace[t], t);
             moe_fit_report report = MOE_FIT_REPORT_INIT;
-            moe_fitter_get_report(fitter, &report);
+            EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
             ck_assert_uint_eq(report.monotonicity_violations, 0);
             /* The surrogate's model is the model's: the trace's last entry is the returned
                model's log-likelihood (a phantom class beside a multinomial's reference
@@ -522,9 +522,9 @@ START_TEST(recovery_in_setting_61)
         moe_model_t *truth = truth_model(1, 0, 0);
         moe_model_t *mle = batch_mle(&train);
         double mle_gate[4], mle_experts[4], mle_variances[2];
-        moe_model_get_gate(mle, mle_gate, 4);
-        moe_model_get_experts(mle, mle_experts, 4);
-        moe_model_get_variances(mle, mle_variances, 2);
+        EXPECT_STATUS(moe_model_get_gate(mle, mle_gate, 4), MOE_OK);
+        EXPECT_STATUS(moe_model_get_experts(mle, mle_experts, 4), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(mle, mle_variances, 2), MOE_OK);
         /* em's canonical order may have swapped the experts: match them to ismm's (which
            keeps the start's order: expert 0 has the negative slope). */
         int swapped = mle_experts[1] > mle_experts[3];
@@ -543,9 +543,9 @@ START_TEST(recovery_in_setting_61)
                               "seed %d: prediction MSE %g", seed, prediction);
             } else {
                 double gate[4], experts[4], variances[2];
-                moe_model_get_gate(model, gate, 4);
-                moe_model_get_experts(model, experts, 4);
-                moe_model_get_variances(model, variances, 2);
+                EXPECT_STATUS(moe_model_get_gate(model, gate, 4), MOE_OK);
+                EXPECT_STATUS(moe_model_get_experts(model, experts, 4), MOE_OK);
+                EXPECT_STATUS(moe_model_get_variances(model, variances, 2), MOE_OK);
                 gate_slopes[seed] = gate[1];
                 low_slopes[seed] = experts[1];
                 high_slopes[seed] = experts[3];
@@ -567,7 +567,7 @@ START_TEST(recovery_in_setting_61)
                                   "MLE's %g)", seed, variances[k],
                                   mle_variances[swapped ? 1 - k : k]);
                 moe_fit_report report = MOE_FIT_REPORT_INIT;
-                moe_fitter_get_report(fitter, &report);
+                EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
                 ck_assert_uint_eq(report.samples_seen, 1600);
                 ck_assert_uint_eq(report.batches, 1600);
             }
@@ -618,8 +618,8 @@ static void stream_61(data *out, size_t n, uint64_t stream)
 static double gate_slope_61(const moe_model_t *model, double *low, double *high)
 {
     double gate[4], experts[4];
-    moe_model_get_gate(model, gate, 4);
-    moe_model_get_experts(model, experts, 4);
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, 4), MOE_OK);
     int swapped = experts[1] > experts[3];
     *low = swapped ? experts[3] : experts[1];
     *high = swapped ? experts[1] : experts[3];
@@ -685,10 +685,10 @@ START_TEST(unit_first_step_trips_the_floor)
     moe_model_t *model = truth_model(2, 1, 5);
     ck_assert_int_eq(stream(fitter, model, &train, 0, train.n), MOE_OK);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    moe_fitter_get_report(fitter, &report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_msg(report.floored_variances > 0, "no variance was floored");
     double parameters[6];
-    moe_model_get_experts(model, parameters, 6);
+    EXPECT_STATUS(moe_model_get_experts(model, parameters, 6), MOE_OK);
     for (int i = 0; i < 6; ++i)
         ck_assert(isfinite(parameters[i]));
     moe_model_free(model);
@@ -708,11 +708,13 @@ START_TEST(online_reaches_the_batch_fixed_point)
     moe_model_t *model = gaussian_model(2, 2);
     ck_assert_int_eq(moe_fitter_fit(fitter, model, train.n, train.X, 2, train.y, NULL), MOE_OK);
     double online_loglik = 0.0, batch_loglik = 0.0;
-    moe_model_loglik(model, train.n, train.X, 2, train.y, NULL, &online_loglik);
+    EXPECT_STATUS(moe_model_loglik(model, train.n, train.X, 2, train.y, NULL, &online_loglik),
+                  MOE_OK);
     const char *const batch[] = {"init", "model", "max_iter", "2000", "tol", "1e-12", NULL};
     moe_fitter_t *mm = ismm_fitter(batch);
     ck_assert_int_eq(moe_fitter_fit(mm, model, train.n, train.X, 2, train.y, NULL), MOE_OK);
-    moe_model_loglik(model, train.n, train.X, 2, train.y, NULL, &batch_loglik);
+    EXPECT_STATUS(moe_model_loglik(model, train.n, train.X, 2, train.y, NULL, &batch_loglik),
+                  MOE_OK);
     ck_assert_msg(batch_loglik >= online_loglik - 1e-9 * fabs(online_loglik),
                   "batch MM lowered the log-likelihood");
     ck_assert_msg((batch_loglik - online_loglik) / (double)train.n < 0.01,
@@ -880,9 +882,9 @@ START_TEST(degenerate_streams)
     moe_model_t *model = gaussian_model(3, 2);
     ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 300, train.X, 2, train.y, NULL), MOE_OK);
     size_t before_size = 0;
-    moe_fitter_save_state_buffer(fitter, NULL, 0, &before_size);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(fitter, NULL, 0, &before_size), MOE_OK);
     unsigned char *before = malloc(before_size), *after = malloc(before_size);
-    moe_fitter_save_state_buffer(fitter, before, before_size, &before_size);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(fitter, before, before_size, &before_size), MOE_OK);
     double bad_X[40];
     double bad_y[20];
     memcpy(bad_X, train.X + 600, sizeof bad_X);
@@ -891,7 +893,7 @@ START_TEST(degenerate_streams)
     ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 20, bad_X, 2, bad_y, NULL),
                      MOE_ERR_NON_FINITE);
     size_t after_size = 0;
-    moe_fitter_save_state_buffer(fitter, after, before_size, &after_size);
+    EXPECT_STATUS(moe_fitter_save_state_buffer(fitter, after, before_size, &after_size), MOE_OK);
     ck_assert(after_size == before_size && memcmp(before, after, before_size) == 0);
     /* A constant batch. */
     double constant_X[40], constant_y[20];
@@ -904,14 +906,14 @@ START_TEST(degenerate_streams)
         ck_assert_int_eq(moe_fitter_partial_fit(fitter, model, 20, constant_X, 2, constant_y, NULL),
                          MOE_OK);
     double parameters[9];
-    moe_model_get_experts(model, parameters, 9);
+    EXPECT_STATUS(moe_model_get_experts(model, parameters, 9), MOE_OK);
     for (int i = 0; i < 9; ++i)
         ck_assert(isfinite(parameters[i]));
-    moe_model_get_variances(model, parameters, 3);
+    EXPECT_STATUS(moe_model_get_variances(model, parameters, 3), MOE_OK);
     for (int i = 0; i < 3; ++i)
         ck_assert(isfinite(parameters[i]) && parameters[i] > 0.0);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    moe_fitter_get_report(fitter, &report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_uint_eq(report.samples_seen, 300 + 600);
     /* The structure of a session cannot change. */
     moe_model_t *other = gaussian_model(2, 2);
@@ -1208,7 +1210,7 @@ START_TEST(failed_calls_change_nothing)
     ck_assert(model_bytes(model, model_after, sizeof model_after) == model_size &&
               memcmp(model_before, model_after, model_size) == 0);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    moe_fitter_get_report(fitter, &report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     ck_assert_uint_eq(report.samples_seen, 100);
     ck_assert_uint_eq(report.batches, 1);
     /* The stream goes on as if the failed calls had not been made. */
@@ -1255,7 +1257,7 @@ START_TEST(cancel_counts_what_the_session_consumed)
                   MOE_ERR_CANCELLED);
     ck_assert_int_eq(calls, 3);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
-    moe_fitter_get_report(fitter, &report);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
     size_t consumed = report.samples_seen;
     ck_assert_uint_eq(consumed, 100);
     size_t size = 0;
@@ -1565,9 +1567,16 @@ START_TEST(any_header_word_is_safe)
                 moe_fitter_t *probe = ismm_fitter(NULL);
                 moe_status status = moe_fitter_load_state_buffer(probe, state, size);
                 ck_assert(status == MOE_OK || status == MOE_ERR_FORMAT);
+                /* An accepted state goes on, but for a session batch size other than the
+                   saved option's 5: refused as batch_size_is_fixed_in_a_session has it. */
+                moe_status expected = word == WORD_BATCH && values[v] != 5
+                                          ? MOE_ERR_INVALID_ARGUMENT
+                                          : MOE_OK;
                 if (status == MOE_OK)
-                    moe_fitter_partial_fit(probe, model, 10, train.X + 2 * 200, 2,
-                                           train.y + 200, NULL);
+                    ck_assert_msg(moe_fitter_partial_fit(probe, model, 10, train.X + 2 * 200, 2,
+                                                         train.y + 200, NULL) == expected,
+                                  "word %zu = %llu: the load accepted it; the partial fit: '%s'",
+                                  word, (unsigned long long)values[v], moe_last_error());
                 moe_fitter_free(probe);
             }
         free(state);

@@ -55,9 +55,9 @@ static moe_model_t *random_model(size_t K, test_rng *rng)
         }
         variances[k] = 0.2 + test_uniform(rng);
     }
-    moe_model_set_gate(model, gate, K * P);
-    moe_model_set_experts(model, experts, K * P);
-    moe_model_set_variances(model, variances, K);
+    EXPECT_STATUS(moe_model_set_gate(model, gate, K * P), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, experts, K * P), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(model, variances, K), MOE_OK);
     return model;
 }
 
@@ -75,7 +75,7 @@ static moe_fitter_t *ot_fitter(const char *const *options)
 static double expert_error(const moe_model_t *model)
 {
     double experts[2 * P];
-    moe_model_get_experts(model, experts, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, 2 * P), MOE_OK);
     double same = 0.0, swapped = 0.0;
     for (int j = 0; j < P; ++j) {
         same += pow(experts[j] - truth_experts[j], 2) + pow(experts[P + j] - truth_experts[P + j], 2);
@@ -104,19 +104,19 @@ START_TEST(transport_objective_never_increases)
                                            NULL, 500, X, D, NULL, NULL) == MOE_OK,
                       "%s", moe_fitter_last_error(fitter));
         size_t length = 0;
-        moe_fitter_get_trace(fitter, NULL, 0, &length);
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
         double *trace = malloc(length * sizeof(double));
-        moe_fitter_get_trace(fitter, trace, length, &length);
+        EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
         ck_assert_uint_ge(length, 2);
         for (size_t t = 1; t < length; ++t)
             ck_assert_msg(trace[t] >= trace[t - 1] - 1e-9 * fabs(trace[t - 1]),
                           "trial %d: the objective rose from %.12g to %.12g", trial, -trace[t - 1],
                           -trace[t]);
         moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
         ck_assert_uint_eq(report.monotonicity_violations, 0);
         double parameters[2 * P];
-        moe_model_get_gate(target, parameters, 2 * P);
+        EXPECT_STATUS(moe_model_get_gate(target, parameters, 2 * P), MOE_OK);
         for (int i = 0; i < 2 * P; ++i)
             ck_assert(isfinite(parameters[i]));
         free(trace);
@@ -147,20 +147,20 @@ START_TEST(a_model_is_its_own_reduction)
                          MOE_OK);
         /* Both in canonical order: compare directly. */
         moe_model_t *ordered = NULL;
-        moe_model_clone(&ordered, model);
-        moe_model_canonicalize(ordered);
+        EXPECT_STATUS(moe_model_clone(&ordered, model), MOE_OK);
+        EXPECT_STATUS(moe_model_canonicalize(ordered), MOE_OK);
         double a[3 * P], b[3 * P];
-        moe_model_get_experts(ordered, a, 3 * P);
-        moe_model_get_experts(target, b, 3 * P);
+        EXPECT_STATUS(moe_model_get_experts(ordered, a, 3 * P), MOE_OK);
+        EXPECT_STATUS(moe_model_get_experts(target, b, 3 * P), MOE_OK);
         for (int i = 0; i < 3 * P; ++i)
             ck_assert_msg(fabs(a[i] - b[i]) < 1e-9, "copies %d: expert %d %.12g vs %.12g", copies,
                           i, a[i], b[i]);
-        moe_model_get_variances(ordered, a, 3);
-        moe_model_get_variances(target, b, 3);
+        EXPECT_STATUS(moe_model_get_variances(ordered, a, 3), MOE_OK);
+        EXPECT_STATUS(moe_model_get_variances(target, b, 3), MOE_OK);
         for (int i = 0; i < 3; ++i)
             ck_assert_double_eq_tol(a[i], b[i], 1e-9);
-        moe_model_get_gate(ordered, a, 3 * P);
-        moe_model_get_gate(target, b, 3 * P);
+        EXPECT_STATUS(moe_model_get_gate(ordered, a, 3 * P), MOE_OK);
+        EXPECT_STATUS(moe_model_get_gate(target, b, 3 * P), MOE_OK);
         for (int i = 0; i < 3 * P; ++i)
             ck_assert_msg(fabs(a[i] - b[i]) < 1e-4, "copies %d: gate %d %.8g vs %.8g", copies, i,
                           a[i], b[i]);
@@ -196,8 +196,8 @@ START_TEST(fits_approach_the_truth)
             ck_assert_int_eq(moe_fitter_fit(other, again, sizes[s], X, D, y, NULL), MOE_OK);
             unsigned char first[2048], second[2048];
             size_t a = 0, b = 0;
-            moe_model_save_buffer(model, first, sizeof first, &a);
-            moe_model_save_buffer(again, second, sizeof second, &b);
+            EXPECT_STATUS(moe_model_save_buffer(model, first, sizeof first, &a), MOE_OK);
+            EXPECT_STATUS(moe_model_save_buffer(again, second, sizeof second, &b), MOE_OK);
             ck_assert(a == b && memcmp(first, second, a) == 0);
             moe_model_free(again);
             moe_fitter_free(other);
@@ -219,7 +219,7 @@ START_TEST(baselines)
     double *X, *y;
     sample(1000, 5, &X, &y);
     moe_model_t *model = random_model(2, &rng);
-    moe_model_canonicalize(model);
+    EXPECT_STATUS(moe_model_canonicalize(model), MOE_OK);
     const moe_model_t *copies[2] = {model, model};
     const char *const average[] = {"reduction", "average", NULL};
     moe_fitter_t *fitter = ot_fitter(average);
@@ -227,28 +227,28 @@ START_TEST(baselines)
     ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, copies, NULL, 0, NULL, D, NULL, NULL),
                      MOE_OK);
     double a[2 * P], b[2 * P];
-    moe_model_get_experts(model, a, 2 * P);
-    moe_model_get_experts(target, b, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(model, a, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(target, b, 2 * P), MOE_OK);
     for (int i = 0; i < 2 * P; ++i)
         ck_assert_double_eq_tol(a[i], b[i], 1e-12);
     moe_fitter_free(fitter);
     /* Three models on a line of expert coefficients: the middle one is the middle. */
     moe_model_t *models[3];
     for (int m = 0; m < 3; ++m) {
-        moe_model_clone(&models[m], model);
+        EXPECT_STATUS(moe_model_clone(&models[m], model), MOE_OK);
         double experts[2 * P];
-        moe_model_get_experts(model, experts, 2 * P);
+        EXPECT_STATUS(moe_model_get_experts(model, experts, 2 * P), MOE_OK);
         for (int i = 0; i < 2 * P; ++i)
             experts[i] += 0.3 * (m - 1);
-        moe_model_set_experts(models[m], experts, 2 * P);
+        EXPECT_STATUS(moe_model_set_experts(models[m], experts, 2 * P), MOE_OK);
     }
     const char *const middle[] = {"reduction", "middle", NULL};
     fitter = ot_fitter(middle);
     ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 3, (const moe_model_t *const *)models,
                                           NULL, 1000, X, D, NULL, NULL),
                      MOE_OK);
-    moe_model_get_experts(models[1], a, 2 * P);
-    moe_model_get_experts(target, b, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(models[1], a, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(target, b, 2 * P), MOE_OK);
     for (int i = 0; i < 2 * P; ++i)
         ck_assert_double_eq_tol(a[i], b[i], 1e-12);
     moe_fitter_free(fitter);
@@ -271,17 +271,17 @@ START_TEST(dead_components_and_refusals)
     /* Four local experts, all equal: the second reduced expert has nothing to take. */
     moe_model_t *flat = random_model(2, &rng);
     double experts[2 * P], variances[2] = {0.5, 0.5};
-    moe_model_get_experts(flat, experts, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(flat, experts, 2 * P), MOE_OK);
     memcpy(experts + P, experts, P * sizeof(double));
-    moe_model_set_experts(flat, experts, 2 * P);
-    moe_model_set_variances(flat, variances, 2);
+    EXPECT_STATUS(moe_model_set_experts(flat, experts, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(flat, variances, 2), MOE_OK);
     const moe_model_t *locals[2] = {flat, flat};
     moe_fitter_t *fitter = ot_fitter(NULL);
     moe_model_t *target = gaussian(2);
     ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 800, X, D, NULL, NULL),
                      MOE_OK);
     double parameters[2 * P];
-    moe_model_get_experts(target, parameters, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(target, parameters, 2 * P), MOE_OK);
     for (int i = 0; i < 2 * P; ++i)
         ck_assert(isfinite(parameters[i]));
     /* Refused: the transport without support rows, more experts than the locals hold, a
@@ -348,8 +348,8 @@ START_TEST(reduction_matches_the_scalar_path)
                                           NULL, 300, X, D, NULL, NULL),
                      MOE_OK);
     double experts[2 * P], variances[2];
-    moe_model_get_experts(target, experts, 2 * P);
-    moe_model_get_variances(target, variances, 2);
+    EXPECT_STATUS(moe_model_get_experts(target, experts, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_get_variances(target, variances, 2), MOE_OK);
     if (getenv("OT_GOLDEN") != NULL) {
         for (int i = 0; i < 2 * P; ++i)
             printf("%.17g, ", experts[i]);
@@ -389,7 +389,7 @@ START_TEST(local_search_shrinks_with_the_rows)
         moe_model_t *model = gaussian(2);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
         cost[scaled] = fitter->search_cost;
-        moe_model_get_experts(model, experts[scaled], 2 * P);
+        EXPECT_STATUS(moe_model_get_experts(model, experts[scaled], 2 * P), MOE_OK);
         moe_model_free(model);
         moe_fitter_free(fitter);
     }
@@ -406,7 +406,7 @@ START_TEST(local_search_shrinks_with_the_rows)
         moe_model_t *model = gaussian(2);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
         moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
         ck_assert_uint_eq(report.n_restarts, 1);
         moe_model_free(model);
         moe_fitter_free(fitter);
@@ -418,7 +418,7 @@ START_TEST(local_search_shrinks_with_the_rows)
     moe_model_t *model = gaussian(2);
     ck_assert_int_eq(moe_fitter_fit(ot, model, 24000, X, D, y, NULL), MOE_OK);
     double local[2 * P];
-    moe_model_get_experts(model, local, 2 * P);
+    EXPECT_STATUS(moe_model_get_experts(model, local, 2 * P), MOE_OK);
     for (int i = 0; i < 2 * P; ++i)
         ck_assert_double_eq_tol(local[i], experts[1][i], 1e-3);
     EXPECT_STATUS(moe_fitter_set_option(ot, "search_shards", "-1"), MOE_ERR_INVALID_ARGUMENT);
@@ -441,14 +441,14 @@ START_TEST(a_poor_local_fit_is_left_out)
     sample(3000, 17, &X, &y);
     const double gate[2 * P] = {0, -2, 1, 0, 0, 0, 0, 0}, variances[2] = {0.25, 0.25};
     moe_model_t *truth = gaussian(2);
-    moe_model_set_gate(truth, gate, 2 * P);
-    moe_model_set_experts(truth, truth_experts, 2 * P);
-    moe_model_set_variances(truth, variances, 2);
+    EXPECT_STATUS(moe_model_set_gate(truth, gate, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(truth, truth_experts, 2 * P), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(truth, variances, 2), MOE_OK);
     test_rng rng = {5};
     moe_model_t *poor = random_model(2, &rng);
     const moe_model_t *locals[8] = {truth, truth, truth, poor, truth, truth, truth, truth};
     double best = 0.0;
-    moe_model_loglik(truth, 3000, X, D, y, NULL, &best);
+    EXPECT_STATUS(moe_model_loglik(truth, 3000, X, D, y, NULL, &best), MOE_OK);
     double gaps[3];
     for (int variant = 0; variant < 3; ++variant) {
         const char *const off[] = {"screen", "0", NULL};
@@ -458,7 +458,7 @@ START_TEST(a_poor_local_fit_is_left_out)
                                               variant == 2 ? NULL : y, NULL),
                          MOE_OK);
         double loglik = 0.0;
-        moe_model_loglik(target, 3000, X, D, y, NULL, &loglik);
+        EXPECT_STATUS(moe_model_loglik(target, 3000, X, D, y, NULL, &loglik), MOE_OK);
         gaps[variant] = (best - loglik) / 3000.0;
         moe_model_free(target);
         moe_fitter_free(fitter);
