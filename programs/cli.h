@@ -148,9 +148,6 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
 /* Name of feature j: the stored name, or "x<j+1>". */
 const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size_t size);
 
-/* The name of a link as --link takes it ("identity", "sigmoid", "relu"). */
-const char *link_name(moe_link link);
-
 /* Classes of a model's experts: n_classes (multinomial), 2 (logistic) or 0 (Gaussian). */
 size_t model_classes(const moe_model_t *model);
 /* Label of class c: the stored name, or its number. */

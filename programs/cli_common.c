@@ -169,16 +169,6 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
     return buffer;
 }
 
-const char *link_name(moe_link link)
-{
-    switch (link) {
-    case MOE_LINK_IDENTITY: return "identity";
-    case MOE_LINK_SIGMOID: return "sigmoid";
-    case MOE_LINK_RELU: return "relu";
-    }
-    return "unknown";
-}
-
 size_t model_classes(const moe_model_t *model)
 {
     switch (moe_model_family(model)) {

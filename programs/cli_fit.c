@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,131 @@ void fit_watch_end(fit_watch *watch)
         fputc('\n', stderr);
 }
 
+/* Options whose value is kept as text: where it goes, and which commands take it. */
+enum { FOR_FIT = 1, FOR_SELECT = 2, FOR_BOTH = 3 };
+typedef struct text_option {
+    const char *name;
+    size_t offset; /* of a const char * in fit_arguments */
+    int commands;
+} text_option;
+
+#define TEXT_OPTION(name, field, commands) {name, offsetof(fit_arguments, field), commands}
+static const text_option text_options[] = {
+    TEXT_OPTION("--response", response, FOR_BOTH),
+    TEXT_OPTION("--features", features, FOR_BOTH),
+    TEXT_OPTION("--family", family, FOR_BOTH),
+    TEXT_OPTION("--link", link, FOR_BOTH),
+    TEXT_OPTION("--batch-size", batch_size, FOR_FIT),
+    TEXT_OPTION("--checkpoint", checkpoint, FOR_FIT),
+    TEXT_OPTION("--resume", resume, FOR_FIT),
+    TEXT_OPTION("--seed", seed, FOR_BOTH),
+    TEXT_OPTION("--n-init", n_init, FOR_BOTH),
+    TEXT_OPTION("--max-iter", max_iter, FOR_BOTH),
+    TEXT_OPTION("--tol", tol, FOR_BOTH),
+    TEXT_OPTION("--threads", threads, FOR_BOTH),
+    TEXT_OPTION("-o", output, FOR_BOTH),
+    TEXT_OPTION("--output", output, FOR_BOTH),
+};
+#undef TEXT_OPTION
+
+static const text_option *find_text_option(const char *arg, int select)
+{
+    for (size_t i = 0; i < sizeof text_options / sizeof text_options[0]; ++i)
+        if (strcmp(arg, text_options[i].name) == 0 &&
+            (text_options[i].commands & (select ? FOR_SELECT : FOR_FIT)) != 0)
+            return &text_options[i];
+    return NULL;
+}
+
+/* select's -k: a range "low:high" or one number. */
+static int parse_expert_range(const char *arg, const char *value, fit_arguments *a)
+{
+    unsigned long low = 0, high = 0;
+    char tail = 0;
+    int fields = sscanf(value, "%lu:%lu%c", &low, &high, &tail);
+    if (fields == 1 && sscanf(value, "%lu%c", &low, &tail) == 1)
+        high = low;
+    else if (fields != 2)
+        return usage_error("%s: '%s' is not a range like 1:8", arg, value);
+    if (low < 1 || high < low || high > 1000)
+        return usage_error("%s: '%s' is not a range within 1:1000", arg, value);
+    a->k_min = (size_t)low;
+    a->k_max = (size_t)high;
+    return 0;
+}
+
+/* The options with a value that is checked or counted here; 1 when arg is none of them. */
+static int parse_valued_option(const char *arg, const char *value, fit_arguments *a, int select)
+{
+    int experts = strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0;
+    if (select && experts)
+        return parse_expert_range(arg, value, a);
+    if (select && strcmp(arg, "--criterion") == 0) {
+        if (strcmp(value, "aic") != 0 && strcmp(value, "bic") != 0 && strcmp(value, "icl") != 0)
+            return usage_error("--criterion: '%s' is not aic, bic or icl", value);
+        a->criterion = value;
+    } else if (experts) {
+        char *end = NULL;
+        long k = strtol(value, &end, 10);
+        if (end == value || *end != '\0' || k < 1 || k > 1000)
+            return usage_error("%s: '%s' is not a number of experts (1 to 1000)", arg, value);
+        a->experts = (size_t)k;
+    } else if (strcmp(arg, "--estimator") == 0) {
+        a->estimator_given = 1;
+        a->estimator = value;
+    } else if (strcmp(arg, "--option") == 0) {
+        a->options[a->n_options++] = value;
+    } else if (strcmp(arg, "--sep") == 0) {
+        if ((a->delimiter = parse_delimiter(value)) == 0)
+            return usage_error("--sep: '%s' is not a one-character delimiter", value);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+static int takes_value(const char *arg, int select)
+{
+    static const char *const valued[] = {"-k", "--experts", "--estimator", "--option", "--sep"};
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; ++i)
+        if (strcmp(arg, valued[i]) == 0)
+            return 1;
+    return select && strcmp(arg, "--criterion") == 0;
+}
+
+/* One argument at argv[*at]: 0 taken, -1 after --help, else an exit status. */
+static int parse_fit_argument(int argc, char **argv, int *at, fit_arguments *a, int select)
+{
+    const char *arg = argv[*at];
+    const text_option *text = find_text_option(arg, select);
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        fputs(select ? select_help : fit_help, stdout);
+        return -1;
+    } else if (text != NULL || takes_value(arg, select)) {
+        const char *value = option_value(argc, argv, at);
+        if (value == NULL)
+            return EXIT_USAGE;
+        if (text != NULL)
+            *(const char **)((char *)a + text->offset) = value;
+        else
+            return parse_valued_option(arg, value, a, select);
+    } else if (strcmp(arg, "--no-intercept") == 0) {
+        a->no_intercept = 1;
+    } else if (!select && strcmp(arg, "--intervals") == 0) {
+        a->intervals = 1;
+    } else if (strcmp(arg, "--json") == 0) {
+        a->json = 1;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+        return usage_error("%s: unknown option %s (see moe %s --help)", select ? "select" : "fit",
+                           arg, select ? "select" : "fit");
+    } else if (a->data == NULL) {
+        a->data = arg;
+    } else {
+        return usage_error("more than one data file ('%s', '%s')", a->data, arg);
+    }
+    return 0;
+}
+
 int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
 {
     memset(a, 0, sizeof *a);
@@ -125,133 +251,14 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select)
     if (a->options == NULL)
         return usage_error("out of memory");
     for (int at = 1; at < argc; ++at) {
-        const char *arg = argv[at], *value = NULL;
-#define VALUE() if ((value = option_value(argc, argv, &at)) == NULL) return EXIT_USAGE
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(select ? select_help : fit_help, stdout);
-            return -1;
-        } else if (strcmp(arg, "--response") == 0) {
-            VALUE();
-            a->response = value;
-        } else if (strcmp(arg, "--features") == 0) {
-            VALUE();
-            a->features = value;
-        } else if (strcmp(arg, "--family") == 0) {
-            VALUE();
-            a->family = value;
-        } else if (strcmp(arg, "--link") == 0) {
-            VALUE();
-            a->link = value;
-        } else if (strcmp(arg, "--no-intercept") == 0) {
-            a->no_intercept = 1;
-        } else if (!select && strcmp(arg, "--intervals") == 0) {
-            a->intervals = 1;
-        } else if (!select && strcmp(arg, "--batch-size") == 0) {
-            VALUE();
-            a->batch_size = value;
-        } else if (!select && strcmp(arg, "--checkpoint") == 0) {
-            VALUE();
-            a->checkpoint = value;
-        } else if (!select && strcmp(arg, "--resume") == 0) {
-            VALUE();
-            a->resume = value;
-        } else if (select && (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0)) {
-            VALUE();
-            unsigned long low = 0, high = 0;
-            char tail = 0;
-            int fields = sscanf(value, "%lu:%lu%c", &low, &high, &tail);
-            if (fields == 1 && sscanf(value, "%lu%c", &low, &tail) == 1)
-                high = low;
-            else if (fields != 2)
-                return usage_error("%s: '%s' is not a range like 1:8", arg, value);
-            if (low < 1 || high < low || high > 1000)
-                return usage_error("%s: '%s' is not a range within 1:1000", arg, value);
-            a->k_min = (size_t)low;
-            a->k_max = (size_t)high;
-        } else if (select && strcmp(arg, "--criterion") == 0) {
-            VALUE();
-            if (strcmp(value, "aic") != 0 && strcmp(value, "bic") != 0 &&
-                strcmp(value, "icl") != 0)
-                return usage_error("--criterion: '%s' is not aic, bic or icl", value);
-            a->criterion = value;
-        } else if (strcmp(arg, "-k") == 0 || strcmp(arg, "--experts") == 0) {
-            VALUE();
-            char *end = NULL;
-            long k = strtol(value, &end, 10);
-            if (end == value || *end != '\0' || k < 1 || k > 1000)
-                return usage_error("%s: '%s' is not a number of experts (1 to 1000)", arg, value);
-            a->experts = (size_t)k;
-        } else if (strcmp(arg, "--estimator") == 0) {
-            VALUE();
-            a->estimator_given = 1;
-            a->estimator = value;
-        } else if (strcmp(arg, "--seed") == 0) {
-            VALUE();
-            a->seed = value;
-        } else if (strcmp(arg, "--n-init") == 0) {
-            VALUE();
-            a->n_init = value;
-        } else if (strcmp(arg, "--max-iter") == 0) {
-            VALUE();
-            a->max_iter = value;
-        } else if (strcmp(arg, "--tol") == 0) {
-            VALUE();
-            a->tol = value;
-        } else if (strcmp(arg, "--threads") == 0) {
-            VALUE();
-            a->threads = value;
-        } else if (strcmp(arg, "--option") == 0) {
-            VALUE();
-            a->options[a->n_options++] = value;
-        } else if (strcmp(arg, "--sep") == 0) {
-            VALUE();
-            if ((a->delimiter = parse_delimiter(value)) == 0)
-                return usage_error("--sep: '%s' is not a one-character delimiter", value);
-        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
-            VALUE();
-            a->output = value;
-        } else if (strcmp(arg, "--json") == 0) {
-            a->json = 1;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("%s: unknown option %s (see moe %s --help)",
-                               select ? "select" : "fit", arg, select ? "select" : "fit");
-        } else if (a->data == NULL) {
-            a->data = arg;
-        } else {
-            return usage_error("more than one data file ('%s', '%s')", a->data, arg);
-        }
-#undef VALUE
+        int code = parse_fit_argument(argc, argv, &at, a, select);
+        if (code != 0)
+            return code;
     }
     if (a->data == NULL)
         return usage_error("no data file (see moe %s --help)", select ? "select" : "fit");
     if (a->response == NULL)
         return usage_error("--response is required");
-    return 0;
-}
-
-static int parse_family(const char *name, moe_family *family)
-{
-    if (strcmp(name, "gaussian") == 0)
-        *family = MOE_FAMILY_GAUSSIAN;
-    else if (strcmp(name, "logistic") == 0)
-        *family = MOE_FAMILY_LOGISTIC;
-    else if (strcmp(name, "multinomial") == 0)
-        *family = MOE_FAMILY_MULTINOMIAL;
-    else
-        return -1;
-    return 0;
-}
-
-static int parse_link(const char *name, moe_link *link)
-{
-    if (strcmp(name, "identity") == 0)
-        *link = MOE_LINK_IDENTITY;
-    else if (strcmp(name, "sigmoid") == 0)
-        *link = MOE_LINK_SIGMOID;
-    else if (strcmp(name, "relu") == 0)
-        *link = MOE_LINK_RELU;
-    else
-        return -1;
     return 0;
 }
 
@@ -332,9 +339,9 @@ static int mean_gate(const moe_model_t *model, const table *data, double *out)
 int prepare_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
-    if (parse_family(a->family, &out->family) != 0)
+    if (moe_family_from_name(a->family, &out->family) != MOE_OK)
         return usage_error("--family: '%s' is not gaussian, logistic or multinomial", a->family);
-    if (parse_link(a->link, &out->link) != 0)
+    if (moe_link_from_name(a->link, &out->link) != MOE_OK)
         return usage_error("--link: '%s' is not identity, sigmoid or relu", a->link);
     int classification = out->family != MOE_FAMILY_GAUSSIAN;
     /* The classification families have their own link to the class probabilities. */

@@ -16,19 +16,6 @@
 /* Bytes read at a time. */
 enum { PIECE = 1 << 16 };
 
-static int parse_link(const char *name, moe_link *link)
-{
-    if (strcmp(name, "identity") == 0)
-        *link = MOE_LINK_IDENTITY;
-    else if (strcmp(name, "sigmoid") == 0)
-        *link = MOE_LINK_SIGMOID;
-    else if (strcmp(name, "relu") == 0)
-        *link = MOE_LINK_RELU;
-    else
-        return -1;
-    return 0;
-}
-
 typedef struct stream {
     const fit_arguments *a;
     moe_fitter_t *fitter;
@@ -55,7 +42,7 @@ static int create_model(stream *s)
 {
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.family = MOE_FAMILY_GAUSSIAN;
-    if (parse_link(s->a->link, &spec.link) != 0)
+    if (moe_link_from_name(s->a->link, &spec.link) != MOE_OK)
         return usage_error("--link: '%s' is not identity, sigmoid or relu", s->a->link);
     spec.intercept = !s->a->no_intercept;
     spec.n_experts = s->a->experts;

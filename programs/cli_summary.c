@@ -5,16 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *family_name(moe_family family)
-{
-    switch (family) {
-    case MOE_FAMILY_GAUSSIAN: return "gaussian";
-    case MOE_FAMILY_LOGISTIC: return "logistic";
-    case MOE_FAMILY_MULTINOMIAL: return "multinomial";
-    }
-    return "unknown";
-}
-
 /* The model's parameters in the caller's hands (the summary reads them once). */
 typedef struct parameters {
     size_t K, d, p, rows, classes;
@@ -228,13 +218,13 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
     const char *response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
     char buffer[32];
     fprintf(out, "%s experts: K = %zu, %zu feature%s%s, %zu free parameters\n",
-            family_name(family), p.K, p.d, p.d == 1 ? "" : "s",
+            moe_family_name(family), p.K, p.d, p.d == 1 ? "" : "s",
             p.intercept ? " and an intercept" : "", moe_model_n_free_params(model));
     if (response != NULL)
         fprintf(out, "response: %s\n", response);
     moe_link link = moe_model_link(model);
     if (family == MOE_FAMILY_GAUSSIAN)
-        fprintf(out, "link: %s\n", link_name(link));
+        fprintf(out, "link: %s\n", moe_link_name(link));
     if (p.classes > 0) {
         fputs("classes:", out);
         for (size_t c = 0; c < p.classes; ++c)
@@ -393,23 +383,18 @@ static void json_fit_report(FILE *out, const fit_summary *fit)
     }
 }
 
-void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *fit)
+/* The model's structure, names and labels: the JSON object's first members. */
+static void json_structure(FILE *out, const moe_model_t *model, const parameters *p)
 {
-    parameters p;
-    if (load_parameters(model, &p) != 0) {
-        free_parameters(&p);
-        fputs("moe: out of memory\n", stderr);
-        return;
-    }
-    moe_family family = moe_model_family(model);
     char buffer[32];
     fprintf(out, "{\"family\": \"%s\", \"link\": \"%s\", \"n_experts\": %zu, "
                  "\"n_features\": %zu, \"intercept\": %s, \"n_classes\": %zu, "
                  "\"free_parameters\": %zu",
-            family_name(family), link_name(moe_model_link(model)), p.K, p.d,
-            p.intercept ? "true" : "false", p.classes, moe_model_n_free_params(model));
+            moe_family_name(moe_model_family(model)), moe_link_name(moe_model_link(model)),
+            p->K, p->d, p->intercept ? "true" : "false", p->classes,
+            moe_model_n_free_params(model));
     fputs(", \"features\": [", out);
-    for (size_t j = 0; j < p.d; ++j) {
+    for (size_t j = 0; j < p->d; ++j) {
         if (j > 0)
             fputs(", ", out);
         json_string(out, feature_label(model, j, buffer, sizeof buffer));
@@ -421,101 +406,143 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
     else
         fputs("null", out);
     fputs(", \"classes\": [", out);
-    for (size_t c = 0; c < p.classes; ++c) {
+    for (size_t c = 0; c < p->classes; ++c) {
         if (c > 0)
             fputs(", ", out);
         json_string(out, class_label(model, c, buffer, sizeof buffer));
     }
-    fputs("], \"experts\": [", out);
-    for (size_t k = 0; k < p.K; ++k) {
+    fputc(']', out);
+}
+
+/* The experts: coefficients (per class for multinomial experts), variance, mean gate
+   weight and gate row. */
+static void json_experts(FILE *out, const moe_model_t *model, const parameters *p,
+                         const fit_summary *fit)
+{
+    char buffer[32];
+    fputs(", \"experts\": [", out);
+    for (size_t k = 0; k < p->K; ++k) {
         fputs(k > 0 ? ", {" : "{", out);
         fputs("\"coefficients\": ", out);
-        if (family == MOE_FAMILY_MULTINOMIAL) {
+        if (moe_model_family(model) == MOE_FAMILY_MULTINOMIAL) {
             fputc('{', out); /* per class, the reference class last and zero */
-            for (size_t c = 0; c < p.classes; ++c) {
+            for (size_t c = 0; c < p->classes; ++c) {
                 if (c > 0)
                     fputs(", ", out);
                 json_string(out, class_label(model, c, buffer, sizeof buffer));
                 fputs(": ", out);
-                json_coefficients(out, model, &p, p.experts + (k * p.rows + c) * p.p);
+                json_coefficients(out, model, p, p->experts + (k * p->rows + c) * p->p);
             }
             fputc('}', out);
         } else {
-            json_coefficients(out, model, &p, p.experts + k * p.p);
+            json_coefficients(out, model, p, p->experts + k * p->p);
         }
-        if (p.variances != NULL) {
+        if (p->variances != NULL) {
             fputs(", \"variance\": ", out);
-            json_number(out, p.variances[k]);
+            json_number(out, p->variances[k]);
         }
         if (fit != NULL && fit->mean_gate != NULL) {
             fputs(", \"mean_gate_weight\": ", out);
             json_number(out, fit->mean_gate[k]);
         }
         fputs(", \"gate\": ", out);
-        json_coefficients(out, model, &p, p.gate + k * p.p);
+        json_coefficients(out, model, p, p->gate + k * p->p);
         fputc('}', out);
     }
     fputc(']', out);
-    if (fit != NULL && (fit->report != NULL || fit->criteria != NULL)) {
-        fputs(", \"fit\": {", out);
-        const char *separator = "";
-        if (fit->report != NULL) {
-            json_fit_report(out, fit);
-            separator = ", ";
-        }
-        if (fit->criteria != NULL) {
-            const moe_criteria *c = fit->criteria;
-            fprintf(out, "%s\"n\": %zu, \"loglik\": ", separator, fit->n);
-            json_number(out, c->loglik);
-            fputs(", \"aic\": ", out);
-            json_number(out, c->aic);
-            fputs(", \"bic\": ", out);
-            json_number(out, c->bic);
-            fputs(", \"icl\": ", out);
-            json_number(out, c->icl);
-        }
-        fputc('}', out);
+}
+
+/* The fit's report and criteria. */
+static void json_fit(FILE *out, const fit_summary *fit)
+{
+    fputs(", \"fit\": {", out);
+    const char *separator = "";
+    if (fit->report != NULL) {
+        json_fit_report(out, fit);
+        separator = ", ";
     }
-    if (fit != NULL && fit->standard_errors != NULL) {
-        size_t P = moe_model_n_free_params(model);
-        double *estimates = malloc(P * sizeof(double));
-        char (*labels)[96] = malloc(P * sizeof *labels);
-        if (estimates != NULL && labels != NULL) {
-            size_t count = inference_rows(model, &p, estimates, labels);
-            if (penalised(fit)) {
-                fputs(", \"information\": {\"penalised\": true, \"gate_l2\": ", out);
-                json_number(out, fit->gate_l2);
-                fputs(", \"expert_ridge\": ", out);
-                json_number(out, fit->expert_ridge);
-                fputc('}', out);
-            } else
-                fputs(", \"information\": {\"penalised\": false}", out);
-            fputs(", \"inference\": [", out);
-            for (size_t j = 0; j < count; ++j) {
-                double se = fit->standard_errors[j], z = estimates[j] / se;
-                fputs(j > 0 ? ", {\"parameter\": " : "{\"parameter\": ", out);
-                json_string(out, labels[j]);
-                fputs(", \"estimate\": ", out);
-                json_number(out, estimates[j]);
-                fputs(", \"se\": ", out);
-                json_number(out, se);
-                fputs(", \"z\": ", out);
-                json_number(out, z);
-                fputs(", \"p\": ", out);
-                json_number(out, p_value(z));
-                if (fit->intervals) {
-                    fputs(", \"lower\": ", out);
-                    json_number(out, estimates[j] - 1.959963984540054 * se);
-                    fputs(", \"upper\": ", out);
-                    json_number(out, estimates[j] + 1.959963984540054 * se);
-                }
-                fputc('}', out);
-            }
-            fputc(']', out);
-        }
-        free(estimates);
-        free(labels);
+    if (fit->criteria != NULL) {
+        const moe_criteria *c = fit->criteria;
+        fprintf(out, "%s\"n\": %zu, \"loglik\": ", separator, fit->n);
+        json_number(out, c->loglik);
+        fputs(", \"aic\": ", out);
+        json_number(out, c->aic);
+        fputs(", \"bic\": ", out);
+        json_number(out, c->bic);
+        fputs(", \"icl\": ", out);
+        json_number(out, c->icl);
     }
+    fputc('}', out);
+}
+
+/* One row of the inference table. */
+static void json_inference_row(FILE *out, const char *label, double estimate, double se,
+                               int intervals)
+{
+    double z = estimate / se;
+    fputs("{\"parameter\": ", out);
+    json_string(out, label);
+    fputs(", \"estimate\": ", out);
+    json_number(out, estimate);
+    fputs(", \"se\": ", out);
+    json_number(out, se);
+    fputs(", \"z\": ", out);
+    json_number(out, z);
+    fputs(", \"p\": ", out);
+    json_number(out, p_value(z));
+    if (intervals) {
+        fputs(", \"lower\": ", out);
+        json_number(out, estimate - 1.959963984540054 * se);
+        fputs(", \"upper\": ", out);
+        json_number(out, estimate + 1.959963984540054 * se);
+    }
+    fputc('}', out);
+}
+
+/* How the information was computed, and every free parameter with its standard error. */
+static void json_inference(FILE *out, const moe_model_t *model, const parameters *p,
+                           const fit_summary *fit)
+{
+    size_t P = moe_model_n_free_params(model);
+    double *estimates = malloc(P * sizeof(double));
+    char (*labels)[96] = malloc(P * sizeof *labels);
+    if (estimates != NULL && labels != NULL) {
+        size_t count = inference_rows(model, p, estimates, labels);
+        if (penalised(fit)) {
+            fputs(", \"information\": {\"penalised\": true, \"gate_l2\": ", out);
+            json_number(out, fit->gate_l2);
+            fputs(", \"expert_ridge\": ", out);
+            json_number(out, fit->expert_ridge);
+            fputc('}', out);
+        } else
+            fputs(", \"information\": {\"penalised\": false}", out);
+        fputs(", \"inference\": [", out);
+        for (size_t j = 0; j < count; ++j) {
+            if (j > 0)
+                fputs(", ", out);
+            json_inference_row(out, labels[j], estimates[j], fit->standard_errors[j],
+                               fit->intervals);
+        }
+        fputc(']', out);
+    }
+    free(estimates);
+    free(labels);
+}
+
+void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *fit)
+{
+    parameters p;
+    if (load_parameters(model, &p) != 0) {
+        free_parameters(&p);
+        fputs("moe: out of memory\n", stderr);
+        return;
+    }
+    json_structure(out, model, &p);
+    json_experts(out, model, &p, fit);
+    if (fit != NULL && (fit->report != NULL || fit->criteria != NULL))
+        json_fit(out, fit);
+    if (fit != NULL && fit->standard_errors != NULL)
+        json_inference(out, model, &p, fit);
     fputs("}\n", out);
     free_parameters(&p);
 }
