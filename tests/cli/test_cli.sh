@@ -128,7 +128,12 @@ for k in 3 4; do
     run 0 "mcycle -k $k" "$moe" fit "$mcycle" --response accel -k "$k"
     contains "$work/out" "warning: the gate separates the rows" "mcycle -k $k: separation said"
     contains "$work/out" "--option gate_l2=1e-4" "mcycle -k $k: the remedy"
-    contains "$work/out" "the gate's are not meaningful" "mcycle -k $k: what the errors mean"
+    # The standard errors exist only where the information is positive definite, which on
+    # a separated gate depends on the last bits of the fit (clang's build has none at K = 4):
+    # when they are printed, their heading says what they are worth.
+    if grep -q "^standard errors" "$work/out"; then
+        contains "$work/out" "the gate's are not meaningful" "mcycle -k $k: what the errors mean"
+    fi
     run 0 "mcycle -k $k --json" "$moe" fit "$mcycle" --response accel -k "$k" --json
     contains "$work/out" '"gate_separated": true' "mcycle -k $k --json"
     contains "$work/out" 'refit with a gate penalty' "mcycle -k $k --json: the remedy"
