@@ -273,12 +273,10 @@ predict.moe <- function(object, newdata,
   design <- .newdata_design(object, newdata)
   if (type == "posterior" && is.null(design$y))
     stop("type = \"posterior\" needs the response in newdata")
-  if (type == "class" && object$family == "gaussian")
-    stop("type = \"class\" needs a binomial or multinomial fit", call. = FALSE)
   .check_rows(design$X, if (type %in% c("posterior", "cluster")) design$y, NULL,
               .n_features(object))
   # Hard assignments by the library's rules (moe_model_classify, moe_model_cluster), which
-  # break ties the same way in every binding.
+  # break ties the same way in every binding; classify refuses Gaussian experts itself.
   if (type == "class") {
     classes <- .Call(C_libmoe_assign, object$model, design$X, NULL, 0L)
     return(factor(object$levels[classes], levels = object$levels))
