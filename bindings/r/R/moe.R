@@ -1,7 +1,17 @@
 # Mixtures of experts through the installed libmoe. The fitted model lives in the library's
 # buffer format (object$model, a raw vector); everything else is computed from it on demand.
 
-.families <- c(gaussian = 1L, binomial = 2L, multinomial = 3L)
+# R calls the two-class family by glm's name; the library calls it logistic. The other names
+# are the library's own (moe_family_from_name reads them in the C glue).
+.library_family <- function(family) if (family == "binomial") "logistic" else family
+
+# The library's built-in estimators (moe_estimator_name, moe_estimator_description), in its
+# order.
+moe_estimators <- function() {
+  estimators <- .Call(C_libmoe_estimators)
+  data.frame(name = estimators$name, description = estimators$description,
+             stringsAsFactors = FALSE)
+}
 
 # Scalar arguments are checked here, before .Call: the C side would take the first of
 # several values, read NA as a number (NA_integer_ is INT_MIN, a size_t near 2^64) and
@@ -97,6 +107,10 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
   k <- as.integer(.whole_number("k", k, 1))
   if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
     stop("estimator must be one string, such as \"em\"", call. = FALSE)
+  known <- moe_estimators()$name
+  if (!estimator %in% known)
+    stop("estimator \"", estimator, "\" is not one of libmoe's: ", paste(known, collapse = ", "),
+         " (moe_estimators() describes them)", call. = FALSE)
   call <- match.call()
   frame_call <- match.call(expand.dots = FALSE)
   keep <- match(c("formula", "data", "subset", "weights", "na.action"), names(frame_call), 0L)
@@ -123,7 +137,7 @@ moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multin
   option_values <- vapply(names(options), function(name) .option_text(name, options[[name]]),
                           character(1))
   .check_rows(design$X, response$y, w, ncol(design$X))
-  fit <- .Call(C_libmoe_fit, .families[[family]], k, design$X, response$y, w,
+  fit <- .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
                design$intercept, as.integer(n_classes), estimator,
                as.character(names(options)), unname(option_values))
   if (is.character(fit))
@@ -253,12 +267,22 @@ nobs.moe <- function(object, ...) {
 }
 
 
-predict.moe <- function(object, newdata, type = c("response", "gate", "posterior"), ...) {
+predict.moe <- function(object, newdata,
+                        type = c("response", "gate", "posterior", "class", "cluster"), ...) {
   type <- match.arg(type)
   design <- .newdata_design(object, newdata)
+  if (type == "posterior" && is.null(design$y))
+    stop("type = \"posterior\" needs the response in newdata")
+  .check_rows(design$X, if (type %in% c("posterior", "cluster")) design$y, NULL,
+              .n_features(object))
+  # Hard assignments by the library's rules (moe_model_classify, moe_model_cluster), which
+  # break ties the same way in every binding; classify refuses Gaussian experts itself.
+  if (type == "class") {
+    classes <- .Call(C_libmoe_assign, object$model, design$X, NULL, 0L)
+    return(factor(object$levels[classes], levels = object$levels))
+  }
+  if (type == "cluster") return(.Call(C_libmoe_assign, object$model, design$X, design$y, 1L))
   what <- match(type, c("response", "gate", "posterior")) - 1L
-  if (type == "posterior" && is.null(design$y)) stop("type = \"posterior\" needs the response in newdata")
-  .check_rows(design$X, if (type == "posterior") design$y, NULL, .n_features(object))
   out <- .Call(C_libmoe_predict, object$model, design$X, design$y, what)
   if (type == "response") {
     if (object$family == "multinomial") {
@@ -358,7 +382,7 @@ plot.moe <- function(x, ...) {
                       ...)
     return(invisible(x))
   }
-  expert <- max.col(predict(x, type = "posterior"))
+  expert <- predict(x, type = "cluster")
   plot(predict(x), x$y, col = expert, pch = 20, xlab = "fitted", ylab = "response", ...)
   abline(0, 1, lty = 2)
   legend("topleft", legend = paste("expert", seq_len(x$k)), col = seq_len(x$k), pch = 20,

@@ -119,6 +119,94 @@ static int progress(const moe_progress *state, void *interrupted)
     return 0;
 }
 
+/* The model to fit: the spec's defaults from the library (moe_model_spec_init), the family
+ * from its name as the library spells it (moe_family_from_name). */
+static moe_model_t *new_model(SEXP family, int experts, size_t d, int intercept, int classes)
+{
+    if (!Rf_isString(family) || XLENGTH(family) != 1 || STRING_ELT(family, 0) == NA_STRING)
+        Rf_error("libmoe: the family must be one string");
+    moe_model_spec spec;
+    moe_status status = moe_model_spec_init(&spec, MOE_MODEL_SPEC_VERSION);
+    if (status == MOE_OK)
+        status = moe_family_from_name(CHAR(STRING_ELT(family, 0)), &spec.family);
+    if (status != MOE_OK)
+        fail("model", status, moe_last_error());
+    spec.n_experts = (size_t)experts;
+    spec.n_features = d;
+    spec.intercept = intercept;
+    spec.n_classes = (size_t)classes;
+    moe_model_t *model = NULL;
+    status = moe_model_create(&model, &spec);
+    if (status != MOE_OK)
+        fail("model", status, moe_last_error());
+    return model;
+}
+
+/* The fitter for the estimator, with the options set; on an error the model is freed. */
+static moe_fitter_t *new_fitter(moe_model_t *model, SEXP estimator, SEXP option_names,
+                                SEXP option_values)
+{
+    moe_fitter_t *fitter = NULL;
+    moe_status status = moe_fitter_create(&fitter, CHAR(STRING_ELT(estimator, 0)));
+    if (status != MOE_OK) {
+        moe_model_free(model);
+        fail("estimator", status, moe_last_error());
+    }
+    for (R_xlen_t i = 0; i < XLENGTH(option_names); i++) {
+        status = moe_fitter_set_option(fitter, CHAR(STRING_ELT(option_names, i)),
+                                       CHAR(STRING_ELT(option_values, i)));
+        if (status != MOE_OK) {
+            char text[MESSAGE_SIZE];
+            snprintf(text, sizeof text, "%s", moe_fitter_last_error(fitter));
+            moe_fitter_free(fitter);
+            moe_model_free(model);
+            fail("option", status, text);
+        }
+    }
+    return fitter;
+}
+
+/* The fitted model and what R keeps of the fit's report, as a named list. */
+static SEXP fit_result(moe_model_t *model, const moe_fit_report *report, double gate_l2,
+                       double expert_ridge)
+{
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 10));
+    SET_VECTOR_ELT(out, 0, raw_of(model));
+    SET_STRING_ELT(names, 0, Rf_mkChar("model"));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(report->loglik));
+    SET_STRING_ELT(names, 1, Rf_mkChar("loglik"));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger((int)report->iterations));
+    SET_STRING_ELT(names, 2, Rf_mkChar("iterations"));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(report->converged != 0));
+    SET_STRING_ELT(names, 3, Rf_mkChar("converged"));
+    SEXP penalty = PROTECT(Rf_allocVector(REALSXP, 2));
+    SEXP penalty_names = PROTECT(Rf_allocVector(STRSXP, 2));
+    REAL(penalty)[0] = gate_l2;
+    REAL(penalty)[1] = expert_ridge;
+    SET_STRING_ELT(penalty_names, 0, Rf_mkChar("gate_l2"));
+    SET_STRING_ELT(penalty_names, 1, Rf_mkChar("expert_ridge"));
+    Rf_setAttrib(penalty, R_NamesSymbol, penalty_names);
+    SET_VECTOR_ELT(out, 4, penalty);
+    SET_STRING_ELT(names, 4, Rf_mkChar("penalty"));
+    /* The start search's work apart from the restarts' iterations (report version 6), and
+       whether the gate separates the rows (its standard errors then mean nothing). */
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double)report->total_iterations));
+    SET_STRING_ELT(names, 5, Rf_mkChar("total_iterations"));
+    SET_VECTOR_ELT(out, 6, Rf_ScalarReal((double)report->search_runs));
+    SET_STRING_ELT(names, 6, Rf_mkChar("search_runs"));
+    SET_VECTOR_ELT(out, 7, Rf_ScalarReal((double)report->search_iterations));
+    SET_STRING_ELT(names, 7, Rf_mkChar("search_iterations"));
+    SET_VECTOR_ELT(out, 8,
+                   Rf_ScalarLogical((report->warnings & MOE_WARNING_GATE_SEPARATED) != 0));
+    SET_STRING_ELT(names, 8, Rf_mkChar("gate_separated"));
+    SET_VECTOR_ELT(out, 9, Rf_ScalarReal(report->gate_transition));
+    SET_STRING_ELT(names, 9, Rf_mkChar("gate_transition"));
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    UNPROTECT(4);
+    return out;
+}
+
 SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP intercept,
                 SEXP n_classes, SEXP estimator, SEXP option_names, SEXP option_values)
 {
@@ -140,37 +228,11 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     if (has_intercept == NA_LOGICAL)
         Rf_error("libmoe: intercept must be TRUE or FALSE");
 
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = (moe_family)Rf_asInteger(family);
-    spec.n_experts = (size_t)experts;
-    spec.n_features = d;
-    spec.intercept = has_intercept;
-    spec.n_classes = (size_t)classes;
-    moe_model_t *model = NULL;
-    moe_status status = moe_model_create(&model, &spec);
-    if (status != MOE_OK)
-        fail("model", status, moe_last_error());
-
-    moe_fitter_t *fitter = NULL;
-    status = moe_fitter_create(&fitter, CHAR(STRING_ELT(estimator, 0)));
-    if (status != MOE_OK) {
-        moe_model_free(model);
-        fail("estimator", status, moe_last_error());
-    }
-    for (R_xlen_t i = 0; i < XLENGTH(option_names); i++) {
-        status = moe_fitter_set_option(fitter, CHAR(STRING_ELT(option_names, i)),
-                                       CHAR(STRING_ELT(option_values, i)));
-        if (status != MOE_OK) {
-            char text[MESSAGE_SIZE];
-            snprintf(text, sizeof text, "%s", moe_fitter_last_error(fitter));
-            moe_fitter_free(fitter);
-            moe_model_free(model);
-            fail("option", status, text);
-        }
-    }
+    moe_model_t *model = new_model(family, experts, d, has_intercept, classes);
+    moe_fitter_t *fitter = new_fitter(model, estimator, option_names, option_values);
     int interrupted = 0;
     moe_fitter_set_progress(fitter, progress, &interrupted);
-    status = moe_fitter_fit(fitter, model, n, rows, d, REAL(y), w);
+    moe_status status = moe_fitter_fit(fitter, model, n, rows, d, REAL(y), w);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
     if (status != MOE_OK) {
@@ -198,42 +260,8 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
         fail("fit", status, text);
     }
     moe_fitter_free(fitter);
-
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 10));
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, 10));
-    SET_VECTOR_ELT(out, 0, raw_of(model));
-    SET_STRING_ELT(names, 0, Rf_mkChar("model"));
-    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(report.loglik));
-    SET_STRING_ELT(names, 1, Rf_mkChar("loglik"));
-    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger((int)report.iterations));
-    SET_STRING_ELT(names, 2, Rf_mkChar("iterations"));
-    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(report.converged != 0));
-    SET_STRING_ELT(names, 3, Rf_mkChar("converged"));
-    SEXP penalty = PROTECT(Rf_allocVector(REALSXP, 2));
-    SEXP penalty_names = PROTECT(Rf_allocVector(STRSXP, 2));
-    REAL(penalty)[0] = gate_l2;
-    REAL(penalty)[1] = expert_ridge;
-    SET_STRING_ELT(penalty_names, 0, Rf_mkChar("gate_l2"));
-    SET_STRING_ELT(penalty_names, 1, Rf_mkChar("expert_ridge"));
-    Rf_setAttrib(penalty, R_NamesSymbol, penalty_names);
-    SET_VECTOR_ELT(out, 4, penalty);
-    SET_STRING_ELT(names, 4, Rf_mkChar("penalty"));
-    /* The start search's work apart from the restarts' iterations (report version 6), and
-       whether the gate separates the rows (its standard errors then mean nothing). */
-    SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double)report.total_iterations));
-    SET_STRING_ELT(names, 5, Rf_mkChar("total_iterations"));
-    SET_VECTOR_ELT(out, 6, Rf_ScalarReal((double)report.search_runs));
-    SET_STRING_ELT(names, 6, Rf_mkChar("search_runs"));
-    SET_VECTOR_ELT(out, 7, Rf_ScalarReal((double)report.search_iterations));
-    SET_STRING_ELT(names, 7, Rf_mkChar("search_iterations"));
-    SET_VECTOR_ELT(out, 8,
-                   Rf_ScalarLogical((report.warnings & MOE_WARNING_GATE_SEPARATED) != 0));
-    SET_STRING_ELT(names, 8, Rf_mkChar("gate_separated"));
-    SET_VECTOR_ELT(out, 9, Rf_ScalarReal(report.gate_transition));
-    SET_STRING_ELT(names, 9, Rf_mkChar("gate_transition"));
-    Rf_setAttrib(out, R_NamesSymbol, names);
+    SEXP out = fit_result(model, &report, gate_l2, expert_ridge);
     moe_model_free(model);
-    UNPROTECT(4);
     return out;
 }
 
@@ -290,9 +318,7 @@ SEXP libmoe_predict(SEXP raw, SEXP X, SEXP y, SEXP what)
         Rf_error("libmoe: the posterior needs the response");
     moe_model_t *model = model_of(raw);
     check_columns(model, d);
-    size_t columns = kind == 0 ? (moe_model_family(model) == MOE_FAMILY_MULTINOMIAL
-                                      ? moe_model_n_classes(model) : 1)
-                               : moe_model_n_experts(model);
+    size_t columns = kind == 0 ? moe_model_prediction_width(model) : moe_model_n_experts(model);
     double *values = (double *)R_alloc(n * columns + 1, sizeof(double));
     moe_status status;
     if (kind == 0)
@@ -312,6 +338,36 @@ SEXP libmoe_predict(SEXP raw, SEXP X, SEXP y, SEXP what)
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < columns; c++)
             REAL(out)[c * n + i] = values[i * columns + c];
+    UNPROTECT(1);
+    return out;
+}
+
+/* Hard assignments by the library's rules, as R numbers them (from 1): what 0, each row's
+ * class (moe_model_classify); what 1, each row's expert (moe_model_cluster), by the posterior
+ * when y is given, else by the gate. */
+SEXP libmoe_assign(SEXP raw, SEXP X, SEXP y, SEXP what)
+{
+    size_t n, d;
+    const double *rows = rows_of(X, &n, &d);
+    int kind = XLENGTH(what) == 1 ? Rf_asInteger(what) : NA_INTEGER;
+    if (kind != 0 && kind != 1)
+        Rf_error("libmoe: what must be 0 (classes) or 1 (experts)");
+    const double *response = kind == 1 ? optional_vector(y, n, "y") : NULL;
+    moe_model_t *model = model_of(raw);
+    check_columns(model, d);
+    size_t *assigned = (size_t *)R_alloc(n + 1, sizeof(size_t));
+    moe_status status = kind == 0 ? moe_model_classify(model, n, rows, d, assigned, n)
+                                  : moe_model_cluster(model, n, rows, d, response, assigned, n);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_last_error());
+        moe_model_free(model);
+        fail(kind == 0 ? "classify" : "cluster", status, text);
+    }
+    moe_model_free(model);
+    SEXP out = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n));
+    for (size_t i = 0; i < n; i++)
+        INTEGER(out)[i] = (int)assigned[i] + 1;
     UNPROTECT(1);
     return out;
 }
@@ -367,6 +423,29 @@ SEXP libmoe_version(void)
     return Rf_mkString(moe_version_string());
 }
 
+/* The library's built-in estimators in its order: list(name = , description = ). */
+SEXP libmoe_estimators(void)
+{
+    size_t count = moe_estimator_count();
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)count));
+    SEXP descriptions = PROTECT(Rf_allocVector(STRSXP, (R_xlen_t)count));
+    for (size_t i = 0; i < count; i++) {
+        const char *name = moe_estimator_name(i), *description = moe_estimator_description(i);
+        SET_STRING_ELT(names, (R_xlen_t)i, name ? Rf_mkCharCE(name, CE_UTF8) : NA_STRING);
+        SET_STRING_ELT(descriptions, (R_xlen_t)i,
+                       description ? Rf_mkCharCE(description, CE_UTF8) : NA_STRING);
+    }
+    SET_VECTOR_ELT(out, 0, names);
+    SET_VECTOR_ELT(out, 1, descriptions);
+    SEXP labels = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(labels, 0, Rf_mkChar("name"));
+    SET_STRING_ELT(labels, 1, Rf_mkChar("description"));
+    Rf_setAttrib(out, R_NamesSymbol, labels);
+    UNPROTECT(4);
+    return out;
+}
+
 SEXP libmoe_n_features(SEXP raw)
 {
     moe_model_t *model = model_of(raw);
@@ -405,9 +484,11 @@ static const R_CallMethodDef call_methods[] = {
     {"libmoe_fit", (DL_FUNC)&libmoe_fit, 10},
     {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
     {"libmoe_predict", (DL_FUNC)&libmoe_predict, 4},
+    {"libmoe_assign", (DL_FUNC)&libmoe_assign, 4},
     {"libmoe_loglik", (DL_FUNC)&libmoe_loglik, 4},
     {"libmoe_vcov", (DL_FUNC)&libmoe_vcov, 5},
     {"libmoe_version", (DL_FUNC)&libmoe_version, 0},
+    {"libmoe_estimators", (DL_FUNC)&libmoe_estimators, 0},
     {"libmoe_n_features", (DL_FUNC)&libmoe_n_features, 1},
     {"libmoe_option_bounds", (DL_FUNC)&libmoe_option_bounds, 1},
     {NULL, NULL, 0}
