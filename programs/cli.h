@@ -19,6 +19,7 @@ int command_fit(int argc, char **argv);
 int command_select(int argc, char **argv);
 int command_predict(int argc, char **argv);
 int command_info(int argc, char **argv);
+int command_options(int argc, char **argv);
 int command_plot(int argc, char **argv);
 
 /* The name error messages start with: "moe", or "moe-mpi" in that tool. */

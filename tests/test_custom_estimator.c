@@ -43,8 +43,8 @@ typedef struct observed {
     int fit_calls;
     int partial_fit_calls;
     int set_option_calls;
-    char last_option_name[32];
-    char last_option_value[32];
+    size_t last_option_index;
+    double last_option_value;
     /* data */
     size_t n, ldx;
     const double *X, *y, *weights;
@@ -66,6 +66,8 @@ static observed seen;
 typedef struct ols_state {
     unsigned magic;
     double alpha;
+    double passes; /* an integer option, kept as the value the fitter passed */
+    double weighting; /* a keyword option's index */
 } ols_state;
 
 #define OLS_MAGIC 0x01501501u
@@ -76,7 +78,9 @@ static moe_status ols_create(void **state)
     if (s == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
     s->magic = OLS_MAGIC;
-    s->alpha = 0.0;
+    s->alpha = -1.0; /* the fitter sets the table's defaults after create */
+    s->passes = -1.0;
+    s->weighting = -1.0;
     *state = s;
     seen.create_calls++;
     seen.created_state = s;
@@ -93,20 +97,39 @@ static void ols_destroy(void *state)
     free(s);
 }
 
-static moe_status ols_set_option(void *state, const char *name, const char *value)
+static const char *const weighting_keywords[] = {"plain", "robust", NULL};
+
+static const moe_option_info ols_option_table[] = {
+    {MOE_OPTION_INFO_VERSION, "alpha", MOE_OPTION_REAL, MOE_OPTION_UPPER_OPEN, 0.0, 10.0, 0.25,
+     NULL, "a real option in [0, 10)", 0},
+    {MOE_OPTION_INFO_VERSION, "passes", MOE_OPTION_INTEGER, 0, 1, 100, 3, NULL,
+     "an integer option in [1, 100]", 0},
+    {MOE_OPTION_INFO_VERSION, "weighting", MOE_OPTION_KEYWORD, 0, 0, 0, 1, weighting_keywords,
+     "a keyword option", 0},
+};
+
+/* Refuses alpha = 5 (a valid value by the table) to test a refusal the table cannot see. */
+static moe_status ols_set_option(void *state, size_t index, double value)
 {
     ols_state *s = state;
     ck_assert_uint_eq(s->magic, OLS_MAGIC);
     seen.set_option_calls++;
-    snprintf(seen.last_option_name, sizeof seen.last_option_name, "%s", name);
-    snprintf(seen.last_option_value, sizeof seen.last_option_value, "%s", value);
-    if (strcmp(name, "alpha") != 0)
-        return MOE_ERR_NOT_FOUND;
-    char *end = NULL;
-    double parsed = strtod(value, &end);
-    if (end == value || *end != '\0')
+    seen.last_option_index = index;
+    seen.last_option_value = value;
+    if (index == 0 && value == 5.0)
         return MOE_ERR_INVALID_ARGUMENT;
-    s->alpha = parsed;
+    double *fields[] = {&s->alpha, &s->passes, &s->weighting};
+    ck_assert_uint_lt(index, 3);
+    *fields[index] = value;
+    return MOE_OK;
+}
+
+static moe_status ols_get_option(const void *state, size_t index, double *value)
+{
+    const ols_state *s = state;
+    const double fields[] = {s->alpha, s->passes, s->weighting};
+    ck_assert_uint_lt(index, 3);
+    *value = fields[index];
     return MOE_OK;
 }
 
@@ -293,13 +316,16 @@ static const moe_estimator_ops ols_ops = {
     .name = "pooled-ols",
     .create = ols_create,
     .destroy = ols_destroy,
-    .set_option = ols_set_option,
     .fit = ols_fit,
     .partial_fit = ols_partial_fit,
     .options = MOE_OPTIONS_ALL,
+    .option_table = ols_option_table,
+    .option_count = sizeof ols_option_table / sizeof ols_option_table[0],
+    .set_option = ols_set_option,
+    .get_option = ols_get_option,
 };
 
-/* The same without set_option and partial_fit. */
+/* The same without options of its own and partial_fit. */
 static const moe_estimator_ops ols_minimal_ops = {
     .abi_version = MOE_ESTIMATOR_ABI_VERSION,
     .name = "pooled-ols-minimal",
@@ -704,38 +730,121 @@ START_TEST(unpinned_option_names_go_to_the_estimator)
     moe_fitter_t *fitter = NULL;
     ck_assert_int_eq(moe_fitter_create_custom(&fitter, &ols_ops), MOE_OK);
     ols_state *state = seen.created_state;
+    /* Creation set every default of the table through set_option. */
+    ck_assert_int_eq(seen.set_option_calls, 3);
+    ck_assert_double_eq(state->alpha, 0.25);
+    ck_assert_double_eq(state->passes, 3.0);
+    ck_assert_double_eq(state->weighting, 1.0);
 
     EXPECT_STATUS(moe_fitter_set_option(fitter, "alpha", "0.5"), MOE_OK);
-    ck_assert_int_eq(seen.set_option_calls, 1);
-    ck_assert_str_eq(seen.last_option_name, "alpha");
-    ck_assert_str_eq(seen.last_option_value, "0.5");
+    ck_assert_int_eq(seen.set_option_calls, 4);
+    ck_assert_uint_eq(seen.last_option_index, 0);
+    ck_assert_double_eq(seen.last_option_value, 0.5);
     ck_assert_double_eq(state->alpha, 0.5);
+    double value = 0.0;
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "alpha", &value), MOE_OK);
+    ck_assert_double_eq(value, 0.5);
 
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "beta", "1"), MOE_ERR_NOT_FOUND);
-    ck_assert_int_eq(seen.set_option_calls, 2);
-    ck_assert_str_eq(seen.last_option_name, "beta");
-    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "beta"));
-
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "alpha", "abc"), MOE_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(seen.set_option_calls, 3);
+    /* The table's checks run before the estimator sees anything. */
+    const char *const refused[][2] = {
+        {"alpha", "abc"}, {"alpha", "10"},  {"alpha", "-0.1"}, {"alpha", "nan"},
+        {"passes", "0"},  {"passes", "101"}, {"passes", "2.5"}, {"passes", "1e1"},
+        {"weighting", "fancy"}, {"weighting", "2"}, {"weighting", "-1"}, {"weighting", ""},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+        EXPECT_STATUS(moe_fitter_set_option(fitter, refused[i][0], refused[i][1]),
+                      MOE_ERR_INVALID_ARGUMENT);
+        ck_assert_msg(strstr(moe_fitter_last_error(fitter), refused[i][0]) != NULL,
+                      "%s = '%s': message '%s'", refused[i][0], refused[i][1],
+                      moe_fitter_last_error(fitter));
+    }
+    ck_assert_int_eq(seen.set_option_calls, 4);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "passes", "100"), MOE_OK);
+    ck_assert_double_eq(state->passes, 100.0);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "weighting", "plain"), MOE_OK);
+    ck_assert_double_eq(state->weighting, 0.0);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "weighting", "1"), MOE_OK);
+    ck_assert_double_eq(state->weighting, 1.0);
+    /* The estimator may still refuse a value the table allows; its old value stays. */
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "alpha", "5"), MOE_ERR_INVALID_ARGUMENT);
     ck_assert_double_eq(state->alpha, 0.5);
     ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "alpha"));
+
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "beta", "1"), MOE_ERR_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "beta"));
+    int calls = seen.set_option_calls;
 
     /* Pinned names stay with the library. */
     EXPECT_STATUS(moe_fitter_set_option(fitter, "max_iter", "10"), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_option(fitter, "tol", "1e-4"), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_option(fitter, "max_iter", "abc"), MOE_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(seen.set_option_calls, 3);
+    ck_assert_int_eq(seen.set_option_calls, calls);
     long long max_iter = 0;
     ck_assert_int_eq(moe_fitter_get_int(fitter, MOE_OPT_MAX_ITER, &max_iter), MOE_OK);
     ck_assert_int_eq(max_iter, 10);
+
+    /* The listing: the pinned options (all of them: MOE_OPTIONS_ALL), then the table's. */
+    size_t count = moe_fitter_option_count(fitter);
+    ck_assert_uint_gt(count, 3);
+    moe_option_info info;
+    ck_assert_int_eq(moe_option_info_init(&info, MOE_OPTION_INFO_VERSION), MOE_OK);
+    ck_assert_int_eq(moe_fitter_option_info(fitter, count - 3, &info), MOE_OK);
+    ck_assert_str_eq(info.name, "alpha");
+    ck_assert_uint_eq(info.flags, MOE_OPTION_UPPER_OPEN);
+    ck_assert_int_eq(info.number, 0);
+    ck_assert_int_eq(moe_fitter_option_info(fitter, count - 1, &info), MOE_OK);
+    ck_assert_str_eq(info.name, "weighting");
+    ck_assert_int_eq(info.type, MOE_OPTION_KEYWORD);
+    ck_assert_double_eq(info.lower, 0.0);
+    ck_assert_double_eq(info.upper, 1.0);
+    ck_assert_int_eq(moe_fitter_option_info(fitter, count - 4, &info), MOE_OK);
+    ck_assert_int_ne(info.number, 0);
     moe_fitter_free(fitter);
 
-    /* Without set_option, unknown names are simply not found. */
+    /* Without a table, unknown names are simply not found. */
     ck_assert_int_eq(moe_fitter_create_custom(&fitter, &ols_minimal_ops), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_option(fitter, "alpha", "0.5"), MOE_ERR_NOT_FOUND);
-    ck_assert_int_eq(seen.set_option_calls, 3);
+    ck_assert_uint_eq(moe_fitter_option_count(fitter), count - 3);
     moe_fitter_free(fitter);
+}
+END_TEST
+
+static void expect_rejected_ops(const moe_estimator_ops *ops, moe_status expected,
+                                const char *what);
+
+/* Tables the fitter refuses at creation, before the estimator's create runs. */
+START_TEST(create_custom_rejects_bad_option_tables)
+{
+    memset(&seen, 0, sizeof seen);
+    moe_option_info table[2];
+    moe_estimator_ops ops = ols_ops;
+    ops.option_table = table;
+    ops.option_count = 2;
+    const char *const no_keywords[] = {NULL};
+    for (int bad = 0; bad < 11; ++bad) {
+        table[0] = ols_option_table[0];
+        table[1] = ols_option_table[1];
+        switch (bad) {
+        case 0: table[1].version = 0; break;
+        case 1: table[1].name = ""; break;
+        case 2: table[1].name = "tol"; break; /* a pinned name */
+        case 3: table[1].name = "alpha"; break; /* twice */
+        case 4: table[1].number = MOE_OPT_TOLERANCE; break;
+        case 5: table[1].type = (moe_option_type)7; break;
+        case 6: table[1].default_value = 0.0; break; /* below its lower bound 1 */
+        case 7: table[1].lower = 0.5; break; /* integer bounds not integral */
+        case 8: table[1] = ols_option_table[2], table[1].keywords = no_keywords; break;
+        case 9: table[0].default_value = 10.0; break; /* on the open upper bound */
+        default: table[1].description = NULL; break;
+        }
+        char what[32];
+        snprintf(what, sizeof what, "bad table %d", bad);
+        expect_rejected_ops(&ops, MOE_ERR_INVALID_ARGUMENT, what);
+    }
+    ops = ols_ops, ops.get_option = NULL;
+    expect_rejected_ops(&ops, MOE_ERR_INVALID_ARGUMENT, "a table without get_option");
+    ops = ols_ops, ops.option_table = NULL;
+    expect_rejected_ops(&ops, MOE_ERR_INVALID_ARGUMENT, "a count without a table");
 }
 END_TEST
 
@@ -1042,6 +1151,7 @@ static Suite *custom_suite(void)
     TCase *options = tcase_create("options");
     tcase_add_test(options, options_reach_the_context);
     tcase_add_test(options, unpinned_option_names_go_to_the_estimator);
+    tcase_add_test(options, create_custom_rejects_bad_option_tables);
     suite_add_tcase(suite, options);
 
     TCase *failures = tcase_create("failures");

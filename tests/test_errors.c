@@ -448,24 +448,36 @@ START_TEST(getters_on_null)
 }
 END_TEST
 
-START_TEST(option_bounds_null_outputs)
+START_TEST(option_listing_errors)
 {
-    /* Not documented: the implementation treats the out-pointers as optional. Either a
-       clean NULL_POINTER or MOE_OK with the other outputs written is acceptable. */
-    double lower = -1.0, upper = -1.0;
-    int is_integer = -1;
-    moe_status status = moe_option_bounds(MOE_OPT_MAX_ITER, NULL, &upper, &is_integer);
-    ck_assert(status == MOE_OK || status == MOE_ERR_NULL_POINTER);
-    if (status == MOE_OK) {
-        ck_assert_double_eq(upper, 1e9);
-        ck_assert_int_eq(is_integer, 1);
-    }
-    status = moe_option_bounds(MOE_OPT_TOLERANCE, &lower, NULL, NULL);
-    ck_assert(status == MOE_OK || status == MOE_ERR_NULL_POINTER);
-    if (status == MOE_OK)
-        ck_assert_double_eq(lower, 0.0);
-    status = moe_option_bounds(MOE_OPT_TOLERANCE, NULL, NULL, NULL);
-    ck_assert(status == MOE_OK || status == MOE_ERR_NULL_POINTER);
+    moe_option_info info;
+    EXPECT_STATUS(moe_option_info_init(NULL, MOE_OPTION_INFO_VERSION), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_option_info_init(&info, 0), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_option_info_init(&info, MOE_OPTION_INFO_VERSION + 1), MOE_ERR_UNSUPPORTED);
+    EXPECT_STATUS(moe_option_info_init(&info, MOE_OPTION_INFO_VERSION), MOE_OK);
+    ck_assert_uint_eq(moe_fitter_option_count(NULL), 0);
+    EXPECT_STATUS(moe_fitter_option_info(NULL, 0, &info), MOE_ERR_NULL_POINTER);
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create(&fitter, "ot"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_option_info(fitter, 0, NULL), MOE_ERR_NULL_POINTER);
+    size_t count = moe_fitter_option_count(fitter);
+    ck_assert_uint_gt(count, 0);
+    EXPECT_STATUS(moe_fitter_option_info(fitter, count, &info), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_option_info(fitter, (size_t)-1, &info), MOE_ERR_NOT_FOUND);
+    /* A version the caller did not set is refused, not guessed. */
+    info.version = 0;
+    EXPECT_STATUS(moe_fitter_option_info(fitter, 0, &info), MOE_ERR_UNSUPPORTED);
+    info.version = MOE_OPTION_INFO_VERSION + 1;
+    EXPECT_STATUS(moe_fitter_option_info(fitter, 0, &info), MOE_ERR_UNSUPPORTED);
+    double value = 0.0;
+    EXPECT_STATUS(moe_fitter_get_option(NULL, "tol", &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, NULL, &value), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "tol", NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "no_such_option", &value), MOE_ERR_NOT_FOUND);
+    /* A pinned option ot does not read is not one of its options. */
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "optimizer", &value), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "shards", &value), MOE_OK);
+    moe_fitter_free(fitter);
 }
 END_TEST
 
@@ -1286,7 +1298,7 @@ static Suite *errors_suite(void)
         {"null",
          {null_model_lifecycle, null_model_parameters, null_model_data_functions,
           null_fitter_functions, null_context_functions, null_context_outputs,
-          free_null_is_noop, getters_on_null, option_bounds_null_outputs, NULL}},
+          free_null_is_noop, getters_on_null, option_listing_errors, NULL}},
         {"sizes",
          {zero_rows, leading_dimension_too_small, ldx_padding_is_ignored,
           output_buffers_one_too_small, parameter_buffers_one_too_small, NULL}},

@@ -563,34 +563,96 @@ static const moe_estimator_ops counting_ops = {
     .fit = counting_fit,
 };
 
-START_TEST(option_parsers_read_decimal_text)
+/* The text form of a value moe_fitter_set_option reads back to the same value. */
+static void option_text(const moe_option_info *info, double value, char *text, size_t size)
 {
-    double real = -1.0;
-    long long integer = -1;
-    EXPECT_STATUS(moe_option_parse_real("0.25", &real), MOE_OK);
-    ck_assert(real == 0.25);
-    EXPECT_STATUS(moe_option_parse_real("-1e-3", &real), MOE_OK);
-    ck_assert(real == -1e-3);
+    if (info->type == MOE_OPTION_KEYWORD)
+        snprintf(text, size, "%s", info->keywords[(size_t)value]);
+    else if (info->type == MOE_OPTION_INTEGER)
+        snprintf(text, size, "%.0f", value);
+    else
+        snprintf(text, size, "%.17g", value);
+}
+
+/* Every built-in estimator's every option: listed once, its default read back, and every
+   value written as text (default, bounds, keywords) read back exactly. */
+START_TEST(builtin_options_list_and_round_trip)
+{
+    for (size_t e = 0; e < moe_estimator_count(); ++e) {
+        moe_fitter_t *fitter = NULL;
+        EXPECT_STATUS(moe_fitter_create(&fitter, moe_estimator_name(e)), MOE_OK);
+        size_t count = moe_fitter_option_count(fitter), own = 0;
+        ck_assert_uint_gt(count, 0);
+        for (size_t i = 0; i < count; ++i) {
+            moe_option_info info;
+            EXPECT_STATUS(moe_option_info_init(&info, MOE_OPTION_INFO_VERSION), MOE_OK);
+            EXPECT_STATUS(moe_fitter_option_info(fitter, i, &info), MOE_OK);
+            own += info.number == 0;
+            ck_assert_msg(info.name != NULL && info.description != NULL &&
+                              info.description[0] != '\0',
+                          "%s: option %zu", moe_estimator_name(e), i);
+            ck_assert_msg((info.type == MOE_OPTION_KEYWORD) == (info.keywords != NULL), "%s",
+                          info.name);
+            double value = NAN;
+            EXPECT_STATUS(moe_fitter_get_option(fitter, info.name, &value), MOE_OK);
+            ck_assert_msg(value == info.default_value, "%s.%s: default %.17g, reads %.17g",
+                          moe_estimator_name(e), info.name, info.default_value, value);
+            double tries[] = {info.lower, info.upper, info.default_value};
+            for (size_t t = 0; t < 3; ++t) {
+                int open = (t == 0 && (info.flags & MOE_OPTION_LOWER_OPEN)) ||
+                           (t == 1 && (info.flags & MOE_OPTION_UPPER_OPEN));
+                if (open || fabs(tries[t]) > 1e200)
+                    continue;
+                char text[64];
+                option_text(&info, tries[t], text, sizeof text);
+                EXPECT_STATUS(moe_fitter_set_option(fitter, info.name, text), MOE_OK);
+                EXPECT_STATUS(moe_fitter_get_option(fitter, info.name, &value), MOE_OK);
+                ck_assert_msg(value == tries[t], "%s.%s = '%s' reads %.17g",
+                              moe_estimator_name(e), info.name, text, value);
+            }
+            /* Outside the bounds: refused, the value kept. */
+            char text[64];
+            option_text(&info, info.default_value, text, sizeof text);
+            EXPECT_STATUS(moe_fitter_set_option(fitter, info.name, text), MOE_OK);
+            if (info.type != MOE_OPTION_KEYWORD) {
+                snprintf(text, sizeof text, "%.17g", info.lower - 1.0);
+                EXPECT_STATUS(moe_fitter_set_option(fitter, info.name, text),
+                              MOE_ERR_INVALID_ARGUMENT);
+            } else {
+                EXPECT_STATUS(moe_fitter_set_option(fitter, info.name, "no_such_keyword"),
+                              MOE_ERR_INVALID_ARGUMENT);
+            }
+            EXPECT_STATUS(moe_fitter_get_option(fitter, info.name, &value), MOE_OK);
+            ck_assert(value == info.default_value);
+        }
+        /* em, gem and gd have no options of their own; cqt, ismm and ot do. */
+        ck_assert_msg((own > 0) == (e >= 3), "%s has %zu options of its own",
+                      moe_estimator_name(e), own);
+        moe_fitter_free(fitter);
+    }
+}
+END_TEST
+
+/* An estimator's own options go through the library's one decimal parser. */
+START_TEST(estimator_options_read_decimal_text)
+{
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create(&fitter, "ot"), MOE_OK);
     const char *const bad_reals[] = {"", " 1", "1 ", "abc", "inf", "nan", "0x10", "1e999", "1,5"};
-    for (size_t i = 0; i < sizeof bad_reals / sizeof *bad_reals; ++i) {
-        EXPECT_STATUS(moe_option_parse_real(bad_reals[i], &real), MOE_ERR_INVALID_ARGUMENT);
-        ck_assert(real == -1e-3); /* untouched */
-        ck_assert(moe_last_error()[0] != '\0');
-    }
-    EXPECT_STATUS(moe_option_parse_integer("42", &integer), MOE_OK);
-    ck_assert(integer == 42);
-    EXPECT_STATUS(moe_option_parse_integer("-7", &integer), MOE_OK);
-    ck_assert(integer == -7);
-    const char *const bad_integers[] = {"1.5", "1e3", "", "12a", "99999999999999999999"};
-    for (size_t i = 0; i < sizeof bad_integers / sizeof *bad_integers; ++i) {
-        EXPECT_STATUS(moe_option_parse_integer(bad_integers[i], &integer),
+    for (size_t i = 0; i < sizeof bad_reals / sizeof *bad_reals; ++i)
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "screen", bad_reals[i]),
                       MOE_ERR_INVALID_ARGUMENT);
-        ck_assert(integer == -7);
-    }
-    EXPECT_STATUS(moe_option_parse_real(NULL, &real), MOE_ERR_NULL_POINTER);
-    EXPECT_STATUS(moe_option_parse_real("1", NULL), MOE_ERR_NULL_POINTER);
-    EXPECT_STATUS(moe_option_parse_integer(NULL, &integer), MOE_ERR_NULL_POINTER);
-    EXPECT_STATUS(moe_option_parse_integer("1", NULL), MOE_ERR_NULL_POINTER);
+    const char *const bad_integers[] = {"1.5", "1e3", "", "12a", "99999999999999999999", "0"};
+    for (size_t i = 0; i < sizeof bad_integers / sizeof *bad_integers; ++i)
+        EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", bad_integers[i]),
+                      MOE_ERR_INVALID_ARGUMENT);
+    double value = 0.0;
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "screen", "2.5e-2"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "screen", &value), MOE_OK);
+    ck_assert(value == 0.025);
+    EXPECT_STATUS(moe_fitter_get_option(fitter, "shards", &value), MOE_OK);
+    ck_assert(value == 4.0);
+    moe_fitter_free(fitter);
 }
 END_TEST
 
@@ -1023,7 +1085,8 @@ static Suite *interface_suite(void)
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, option_mask_is_enforced);
     tcase_add_test(tables, counters_reach_the_report);
-    tcase_add_test(tables, option_parsers_read_decimal_text);
+    tcase_add_test(tables, builtin_options_list_and_round_trip);
+    tcase_add_test(tables, estimator_options_read_decimal_text);
     tcase_add_test(tables, kernels_keep_their_contracts);
     tcase_add_test(tables, rng_streams_are_reproducible);
     suite_add_tcase(suite, tables);

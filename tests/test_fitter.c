@@ -19,6 +19,7 @@
 #include "support/synthetic.h"
 #include "support/runner.h"
 #include "support/mcycle.h"
+#include "support/option_lookup.h"
 
 static int close_relative(double a, double b, double tolerance)
 {
@@ -228,7 +229,7 @@ START_TEST(option_names_and_bounds)
         ck_assert_str_eq(name, o->name);
         double lower = NAN, upper = NAN;
         int is_integer = -1;
-        EXPECT_STATUS(moe_option_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
+        EXPECT_STATUS(pinned_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
         ck_assert_msg(is_integer == o->is_integer, "%s: is_integer %d", o->name, is_integer);
         ck_assert_msg(lower >= 0.0 && lower < upper, "%s: bounds [%g, %g]", o->name, lower,
                       upper);
@@ -238,19 +239,19 @@ START_TEST(option_names_and_bounds)
     /* What the header states about particular ranges. */
     double lower, upper;
     int is_integer;
-    ck_assert_int_eq(moe_option_bounds(MOE_OPT_MAX_ITER, &lower, &upper, &is_integer), MOE_OK);
+    ck_assert_int_eq(pinned_bounds(MOE_OPT_MAX_ITER, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 1.0);
-    ck_assert_int_eq(moe_option_bounds(MOE_OPT_SEED, &lower, &upper, &is_integer), MOE_OK);
+    ck_assert_int_eq(pinned_bounds(MOE_OPT_SEED, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0);
-    ck_assert_int_eq(moe_option_bounds(MOE_OPT_INIT, &lower, &upper, &is_integer), MOE_OK);
+    ck_assert_int_eq(pinned_bounds(MOE_OPT_INIT, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, MOE_INIT_RANDOM);
     ck_assert_double_eq(upper, MOE_INIT_MIXED);
-    ck_assert_int_eq(moe_option_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
+    ck_assert_int_eq(pinned_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
     const int unknown[] = {0, 28, -1, 99, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
-        EXPECT_STATUS(moe_option_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
+        EXPECT_STATUS(pinned_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
                       MOE_ERR_NOT_FOUND);
         ck_assert_ptr_null(moe_option_name((moe_option)unknown[i]));
     }
@@ -281,7 +282,7 @@ START_TEST(out_of_range_values_rejected)
         moe_fitter_t *fitter = fitter_for(o->option);
         double lower, upper;
         int is_integer;
-        ck_assert_int_eq(moe_option_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
+        ck_assert_int_eq(pinned_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
         option_values before;
         options_get(fitter, &before);
         char what[64];
@@ -326,7 +327,7 @@ START_TEST(bounds_are_inclusive)
         moe_fitter_t *fitter = fitter_for(o->option);
         double lower, upper;
         int is_integer;
-        ck_assert_int_eq(moe_option_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
+        ck_assert_int_eq(pinned_bounds(o->option, &lower, &upper, &is_integer), MOE_OK);
         if (is_integer) {
             EXPECT_STATUS(moe_fitter_set_int(fitter, o->option, (long long)lower), MOE_OK);
             ck_assert_double_eq(current_value(fitter, o->option), lower);
@@ -349,12 +350,12 @@ END_TEST
 
 START_TEST(seed_upper_bound_through_set_double)
 {
-    /* moe_option_bounds reports an inclusive upper bound for "seed"; set_double with that
+    /* The listing reports an inclusive upper bound for "seed"; set_double with that
        (integral) value must be accepted, or the reported bound must be representable. */
     moe_fitter_t *fitter = em_fitter();
     double lower, upper;
     int is_integer;
-    ck_assert_int_eq(moe_option_bounds(MOE_OPT_SEED, &lower, &upper, &is_integer), MOE_OK);
+    ck_assert_int_eq(pinned_bounds(MOE_OPT_SEED, &lower, &upper, &is_integer), MOE_OK);
     moe_status status = moe_fitter_set_double(fitter, MOE_OPT_SEED, upper);
     ck_assert_msg(status == MOE_OK, "set_double(seed, %.17g) returned %d (%s): %s", upper,
                   (int)status, moe_strerror(status), moe_fitter_last_error(fitter));

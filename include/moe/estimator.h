@@ -38,13 +38,12 @@ extern "C" {
 #endif
 
 /*
- * The table's version. libmoe accepts every version from 1 to this one and
- * reads only the fields the table's version has, so a table compiled
- * against an older header keeps working; fields marked "(2)" came with
- * version 2. Version 1 tables read any pinned option, have no flags and
- * none of the version 2 operations.
+ * The table's version. A table says which version of this header it was compiled
+ * against; libmoe reads the fields that version has, so a table compiled against an older
+ * header keeps working when later releases append fields. moe_estimator_ops_init fills a
+ * table of a given version with zeros for bindings that cannot use the macro.
  */
-#define MOE_ESTIMATOR_ABI_VERSION 2
+#define MOE_ESTIMATOR_ABI_VERSION 1
 
 /* Flags (ops->flags). */
 /* partial_fit accepts batches with fewer rows than the model has free parameters
@@ -58,47 +57,56 @@ extern "C" {
 typedef struct moe_fit_context moe_fit_context;
 
 typedef struct moe_estimator_ops {
-    unsigned int abi_version; /* MOE_ESTIMATOR_ABI_VERSION (1 is accepted too) */
+    unsigned int abi_version; /* MOE_ESTIMATOR_ABI_VERSION */
     const char *name;         /* non-empty; must outlive the fitters */
     /* Allocate per-fitter state (may set *state to NULL). Required. */
     moe_status (*create)(void **state);
     /* Release the state. Required. */
     void (*destroy)(void *state);
-    /* Options the library does not pin, by name; NULL if none. Return
-       MOE_ERR_NOT_FOUND for unknown names. */
-    moe_status (*set_option)(void *state, const char *name, const char *value);
     /* Batch fit. Required. */
     moe_status (*fit)(void *state, moe_fit_context *context);
     /* Streaming update (moe_fitter_partial_fit); NULL if unsupported. */
     moe_status (*partial_fit)(void *state, moe_fit_context *context);
-    /* (2) MOE_OPTION_BIT of every pinned option the estimator reads; setting
-       any other on its fitter is MOE_ERR_UNSUPPORTED. */
-    unsigned long long options;
-    /* (2) MOE_ESTIMATOR_* flags. */
-    unsigned int flags;
-    /* (2) Forget what partial_fit accumulated: moe_fitter_reset, and before
-       every moe_fitter_fit. NULL when there is nothing to forget. */
+    /* Forget what partial_fit accumulated: moe_fitter_reset, and before every
+       moe_fitter_fit. NULL when there is nothing to forget. */
     moe_status (*reset)(void *state);
-    /* (2) Combine the context's models (moe_context_models) into the working
-       model: moe_fitter_aggregate. NULL if unsupported. */
+    /* Combine the context's models (moe_context_models) into the working model:
+       moe_fitter_aggregate. NULL if unsupported. */
     moe_status (*aggregate)(void *state, moe_fit_context *context);
-    /* (2) The state a streaming session needs to go on elsewhere, for
-       moe_fitter_save_state: the buffer convention of moe/common.h (NULL
-       buffer and capacity 0 ask for the size). NULL when the state holds
-       nothing between calls. */
+    /* The state a streaming session needs to go on elsewhere, for
+       moe_fitter_save_state: the buffer convention of moe/common.h (NULL buffer
+       and capacity 0 ask for the size). NULL when the state holds nothing
+       between calls. */
     moe_status (*save_state)(const void *state, void *buffer, size_t capacity,
                              size_t *written);
-    /* (2) Restore what save_state wrote (moe_fitter_load_state); MOE_ERR_FORMAT
-       for bytes it did not write. Required with save_state. */
+    /* Restore what save_state wrote (moe_fitter_load_state); MOE_ERR_FORMAT for
+       bytes it did not write. Required with save_state. */
     moe_status (*load_state)(void *state, const void *buffer, size_t size);
+    /* MOE_OPTION_BIT of every pinned option the estimator reads; setting any
+       other on its fitter is MOE_ERR_UNSUPPORTED. */
+    unsigned long long options;
+    /* MOE_ESTIMATOR_* flags. */
+    unsigned int flags;
+    /*
+     * The estimator's own options, declared once: option_count entries (version
+     * MOE_OPTION_INFO_VERSION, number 0, names unlike the pinned options' and each
+     * other's, the default within the bounds; keyword options list their keywords,
+     * their bounds and flags are ignored). The table must outlive the fitters.
+     * The fitter parses moe_fitter_set_option's text against the entry (type,
+     * bounds, keywords) and passes the value to set_option: entry `index`, the value
+     * integral for integer and keyword options. At creation it sets every default
+     * this way, so the table is the only place a default is written. set_option may
+     * still refuse a valid value (MOE_ERR_INVALID_ARGUMENT: a setting that cannot
+     * change in the middle of a streaming session, say) and must then keep the old
+     * one; get_option reads a value back. Both are required with a table.
+     */
+    const moe_option_info *option_table;
+    size_t option_count;
+    moe_status (*set_option)(void *state, size_t index, double value);
+    moe_status (*get_option)(const void *state, size_t index, double *value);
 } moe_estimator_ops;
-
-/* Option text as moe_fitter_set_option reads the library's own (decimal notation only, in
-   the C locale whatever the process's; integers without a fraction or exponent), for an
-   estimator's set_option. MOE_ERR_INVALID_ARGUMENT with a message (moe_last_error) saying
-   why, the value untouched, for anything else. */
-MOE_API moe_status moe_option_parse_real(const char *text, double *value);
-MOE_API moe_status moe_option_parse_integer(const char *text, long long *value);
+/* *ops zeroed with the given version (1 .. MOE_ESTIMATOR_ABI_VERSION). */
+MOE_API moe_status moe_estimator_ops_init(moe_estimator_ops *ops, unsigned int version);
 
 /* A fitter running a caller's estimator. ops is validated and copied (the
    fields of its version); the strings it points to must outlive the fitter. */

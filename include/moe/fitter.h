@@ -30,7 +30,7 @@ extern "C" {
 
 /*
  * Options with pinned numbers (part of the ABI). The string name is in
- * brackets; moe_option_bounds reports each range.
+ * brackets; moe_fitter_option_info reports each range.
  */
 typedef enum moe_option {
     MOE_OPT_MAX_ITER = 1,          /* [max_iter] int >= 1, default 500 */
@@ -172,13 +172,53 @@ typedef moe_status (*moe_start_fn)(void *user_data, moe_model_t *model, size_t r
 MOE_API moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start,
                                         void *user_data);
 
-/* Name of an option ("max_iter"), NULL if unknown. */
+/* Name of a pinned option ("max_iter"), NULL if unknown. */
 MOE_API const char *moe_option_name(moe_option option);
-/* Inclusive bounds of an option's value, and whether it takes an integer.
-   Any out-pointer may be NULL. */
-MOE_API moe_status moe_option_bounds(moe_option option, double *lower, double *upper,
-                                     int *is_integer);
 
+/*
+ * What a fitter's options are, for tools and bindings that list, check or show them
+ * without hard-coding them. A fitter's options are the pinned options its estimator reads
+ * (in number order) followed by the estimator's own (in the order of its table); every one
+ * is set by name with moe_fitter_set_option and read back with moe_fitter_get_option.
+ */
+typedef enum moe_option_type {
+    MOE_OPTION_INTEGER = 0, /* a whole number in [lower, upper] */
+    MOE_OPTION_REAL = 1,    /* a finite number in [lower, upper] (see the flags) */
+    MOE_OPTION_KEYWORD = 2  /* one of `keywords`; its value is the keyword's index */
+} moe_option_type;
+
+/* moe_option_info.flags: the bound is excluded (step_decay in (0.5, 1], say). */
+#define MOE_OPTION_LOWER_OPEN 0x1u
+#define MOE_OPTION_UPPER_OPEN 0x2u
+
+#define MOE_OPTION_INFO_VERSION 1
+typedef struct moe_option_info {
+    unsigned int version;        /* MOE_OPTION_INFO_VERSION */
+    const char *name;            /* what moe_fitter_set_option takes */
+    moe_option_type type;
+    unsigned int flags;          /* MOE_OPTION_LOWER_OPEN, MOE_OPTION_UPPER_OPEN */
+    double lower, upper;         /* bounds of the value (keywords: 0 and their count - 1) */
+    double default_value;        /* keywords: the default keyword's index */
+    const char *const *keywords; /* keyword options: names of values 0, 1, ..., then NULL;
+                                    NULL for other types */
+    const char *description;     /* one line */
+    int number;                  /* the moe_option of a pinned option; 0 for an estimator's
+                                    own */
+} moe_option_info;
+/* *info zeroed with the given version (1 .. MOE_OPTION_INFO_VERSION). */
+MOE_API moe_status moe_option_info_init(moe_option_info *info, unsigned int version);
+
+/* How many options the fitter takes (0 for a NULL fitter). */
+MOE_API size_t moe_fitter_option_count(const moe_fitter_t *fitter);
+/* Option `index` (0 .. count - 1) into *info, whose version the caller set (the fields of
+   that version are written). The strings belong to the library or the estimator's table
+   and live as long as the fitter. MOE_ERR_NOT_FOUND for an index out of range. */
+MOE_API moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
+                                          moe_option_info *info);
+/* The current value of an option by name (a keyword option: its index); MOE_ERR_NOT_FOUND
+   for a name the fitter does not take. */
+MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char *name,
+                                         double *value);
 
 /*
  * Built-in estimators by name. Unknown name: MOE_ERR_NOT_FOUND.

@@ -5,27 +5,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t moe_estimator_ops_size(unsigned int abi_version)
+moe_status moe_estimator_ops_init(moe_estimator_ops *ops, unsigned int version)
 {
-    return abi_version == 1 ? offsetof(moe_estimator_ops, partial_fit) +
-                                  sizeof(((moe_estimator_ops *)0)->partial_fit)
-                            : sizeof(moe_estimator_ops);
+    if (ops == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
+    if (version < 1 || version > MOE_ESTIMATOR_ABI_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "estimator ABI version %u is not supported (this libmoe knows 1 to %d)",
+                        version, MOE_ESTIMATOR_ABI_VERSION);
+    memset(ops, 0, sizeof *ops);
+    ops->abi_version = version;
+    return MOE_OK;
 }
 
-/* Copy the fields of the table's version; everything later stays zero. */
+/* Every default of the estimator's own options through its set_option: the table is the
+   one place a default is written. */
+static moe_status set_defaults(struct moe_fitter *fitter)
+{
+    for (size_t i = 0; i < fitter->ops.option_count; ++i) {
+        const moe_option_info *entry = &fitter->ops.option_table[i];
+        moe_status status = fitter->ops.set_option(fitter->state, i, entry->default_value);
+        if (status != MOE_OK)
+            return moe_fail(NULL, status, "estimator '%s' refused the default of its option '%s'",
+                            fitter->ops.name, entry->name);
+    }
+    return MOE_OK;
+}
+
 static moe_status fitter_new(moe_fitter_t **out, const moe_estimator_ops *ops)
 {
+    moe_status status = moe_option_table_check(ops);
+    if (status != MOE_OK)
+        return status;
     struct moe_fitter *fitter = calloc(1, sizeof *fitter);
     if (fitter == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a fitter");
-    memcpy(&fitter->ops, ops, moe_estimator_ops_size(ops->abi_version));
-    fitter->option_mask = ops->abi_version == 1 ? MOE_ALL_OPTIONS : fitter->ops.options;
+    fitter->ops = *ops;
+    fitter->option_mask = fitter->ops.options;
     moe_option_values_default(&fitter->options);
     /* report.version stays 0 until a call runs: that is how get_report knows there is none. */
-    moe_status status = fitter->ops.create(&fitter->state);
+    status = fitter->ops.create(&fitter->state);
     if (status != MOE_OK) {
         free(fitter);
         return moe_fail(NULL, status, "estimator '%s' could not create its state", ops->name);
+    }
+    status = set_defaults(fitter);
+    if (status != MOE_OK) {
+        fitter->ops.destroy(fitter->state);
+        free(fitter);
+        return status;
     }
     *out = fitter;
     return MOE_OK;
@@ -61,18 +89,14 @@ moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops 
     if (ops->create == NULL || ops->destroy == NULL || ops->fit == NULL)
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
                         "estimator '%s' lacks create, destroy or fit", ops->name);
-    if (ops->abi_version >= 2) {
-        if ((ops->save_state == NULL) != (ops->load_state == NULL))
-            return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
-                            "estimator '%s' has one of save_state and load_state without the "
-                            "other",
-                            ops->name);
-        const unsigned int known = MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER;
-        if (ops->flags & ~known)
-            return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
-                            "estimator '%s' has unknown flags 0x%x", ops->name,
-                            ops->flags & ~known);
-    }
+    if ((ops->save_state == NULL) != (ops->load_state == NULL))
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s' has one of save_state and load_state without the other",
+                        ops->name);
+    const unsigned int known = MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER;
+    if (ops->flags & ~known)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator '%s' has unknown flags 0x%x",
+                        ops->name, ops->flags & ~known);
     return fitter_new(out, ops);
 }
 

@@ -34,7 +34,7 @@ typedef struct moe_session {
 } moe_session;
 
 struct moe_fitter {
-    /* The caller's table as its version has it; later fields are zero. */
+    /* The estimator's table (version 1, the only one so far, is copied whole). */
     moe_estimator_ops ops;
     unsigned long long option_mask; /* pinned options the estimator reads */
     void *state;
@@ -97,8 +97,7 @@ struct moe_fit_context {
 /* Release what the kernels cached in a context. */
 void moe_context_release(struct moe_fit_context *context);
 
-/* Fields of the table a version has, and the option mask a version-1 table gets. */
-size_t moe_estimator_ops_size(unsigned int abi_version);
-#define MOE_ALL_OPTIONS (~0ull)
+/* MOE_OK when the estimator's option table is one the fitter can use; else why not. */
+moe_status moe_option_table_check(const moe_estimator_ops *ops);
 
 #endif

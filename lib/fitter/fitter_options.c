@@ -1,4 +1,6 @@
-/* Fitter options: by number or by name, bounds, and the decimal text form. */
+/* Fitter options: by number or by name, their descriptions, bounds, and the decimal text
+   form. The pinned options' values live in the fitter; an estimator's own in its state,
+   reached through its table's set_option and get_option. */
 #define _POSIX_C_SOURCE 200809L
 #include "fitter/fitter_impl.h"
 
@@ -9,21 +11,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-moe_status moe_option_bounds(moe_option option, double *lower, double *upper, int *is_integer)
+static size_t keyword_count(const char *const *keywords)
 {
-    const moe_option_info *info = moe_option_info_get(option);
-    if (info == NULL)
-        return moe_fail(NULL, MOE_ERR_NOT_FOUND, "unknown option number %d", (int)option);
-    if (lower != NULL)
+    size_t count = 0;
+    while (keywords != NULL && keywords[count] != NULL)
+        ++count;
+    return count;
+}
+
+/* The bounds a value must meet: a keyword option's are its keywords' indices. */
+static void option_bounds(const moe_option_info *info, double *lower, double *upper,
+                          unsigned int *flags)
+{
+    if (info->type == MOE_OPTION_KEYWORD) {
+        *lower = 0.0;
+        *upper = (double)keyword_count(info->keywords) - 1.0;
+        *flags = 0;
+    } else {
         *lower = info->lower;
-    if (upper != NULL)
         *upper = info->upper;
-    if (is_integer != NULL)
-        *is_integer = info->is_integer;
+        *flags = info->flags;
+    }
+}
+
+/* MOE_OK when value is one the option takes; else the message says why. */
+static moe_status check_value(char *message, const moe_option_info *info, double value)
+{
+    double lower, upper;
+    unsigned int flags;
+    option_bounds(info, &lower, &upper, &flags);
+    int integral = info->type != MOE_OPTION_REAL;
+    int below = (flags & MOE_OPTION_LOWER_OPEN) ? !(value > lower) : !(value >= lower);
+    int above = (flags & MOE_OPTION_UPPER_OPEN) ? !(value < upper) : !(value <= upper);
+    if (!isfinite(value) || below || above)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "option '%s' must be in %c%.17g, %.17g%c, got %.17g",
+                        info->name, (flags & MOE_OPTION_LOWER_OPEN) ? '(' : '[', lower, upper,
+                        (flags & MOE_OPTION_UPPER_OPEN) ? ')' : ']', value);
+    if (integral && value != floor(value))
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "option '%s' takes an integer, got %.17g", info->name, value);
     return MOE_OK;
 }
 
-/* Look an option up and check the fitter's estimator reads it. */
+/* Look a pinned option up and check the fitter's estimator reads it. */
 static moe_status usable_option(struct moe_fitter *fitter, moe_option option,
                                 const moe_option_info **info)
 {
@@ -38,23 +68,13 @@ static moe_status usable_option(struct moe_fitter *fitter, moe_option option,
     return MOE_OK;
 }
 
-static moe_status store_value(struct moe_fitter *fitter, const moe_option_info *info,
-                              double value, long long integer)
+static void store_pinned(struct moe_fitter *fitter, const moe_option_info *info, double value,
+                         long long integer)
 {
-    if (info->is_integer) {
-        if ((double)integer < info->lower || (double)integer > info->upper)
-            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s' must be in [%.17g, %.17g], got %lld", info->name,
-                            info->lower, info->upper, integer);
-        fitter->options.integer[info->id] = integer;
-    } else {
-        if (!isfinite(value) || value < info->lower || value > info->upper)
-            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s' must be in [%g, %g], got %g", info->name, info->lower,
-                            info->upper, value);
-        fitter->options.real[info->id] = value;
-    }
-    return MOE_OK;
+    if (info->type == MOE_OPTION_REAL)
+        fitter->options.real[info->number] = value;
+    else
+        fitter->options.integer[info->number] = integer;
 }
 
 moe_status moe_fitter_set_int(moe_fitter_t *fitter, moe_option option, long long value)
@@ -63,9 +83,15 @@ moe_status moe_fitter_set_int(moe_fitter_t *fitter, moe_option option, long long
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
     const moe_option_info *info;
     moe_status status = usable_option(fitter, option, &info);
-    if (status != MOE_OK)
-        return status;
-    return store_value(fitter, info, (double)value, value);
+    if (status == MOE_OK && (value > (1ll << 53) || value < -(1ll << 53)))
+        status = moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
+                          "option '%s' must be in [%.17g, %.17g], got %lld", info->name,
+                          info->lower, info->upper, value);
+    if (status == MOE_OK)
+        status = check_value(fitter->message, info, (double)value);
+    if (status == MOE_OK)
+        store_pinned(fitter, info, (double)value, value);
+    return status;
 }
 
 moe_status moe_fitter_set_double(moe_fitter_t *fitter, moe_option option, double value)
@@ -74,17 +100,11 @@ moe_status moe_fitter_set_double(moe_fitter_t *fitter, moe_option option, double
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
     const moe_option_info *info;
     moe_status status = usable_option(fitter, option, &info);
-    if (status != MOE_OK)
-        return status;
-    if (info->is_integer) {
-        if (!isfinite(value) || value != floor(value) || value < info->lower ||
-            value > info->upper)
-            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s' takes an integer in [%.17g, %.17g], got %g", info->name,
-                            info->lower, info->upper, value);
-        return store_value(fitter, info, value, (long long)value);
-    }
-    return store_value(fitter, info, value, 0);
+    if (status == MOE_OK)
+        status = check_value(fitter->message, info, value);
+    if (status == MOE_OK)
+        store_pinned(fitter, info, value, (long long)value);
+    return status;
 }
 
 moe_status moe_fitter_get_int(const moe_fitter_t *fitter, moe_option option, long long *value)
@@ -94,8 +114,8 @@ moe_status moe_fitter_get_int(const moe_fitter_t *fitter, moe_option option, lon
     const moe_option_info *info = moe_option_info_get(option);
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NOT_FOUND, "unknown option number %d", (int)option);
-    *value = info->is_integer ? fitter->options.integer[option]
-                              : (long long)fitter->options.real[option];
+    *value = info->type != MOE_OPTION_REAL ? fitter->options.integer[option]
+                                           : (long long)fitter->options.real[option];
     return MOE_OK;
 }
 
@@ -106,8 +126,8 @@ moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option option, 
     const moe_option_info *info = moe_option_info_get(option);
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NOT_FOUND, "unknown option number %d", (int)option);
-    *value = info->is_integer ? (double)fitter->options.integer[option]
-                              : fitter->options.real[option];
+    *value = info->type != MOE_OPTION_REAL ? (double)fitter->options.integer[option]
+                                           : fitter->options.real[option];
     return MOE_OK;
 }
 
@@ -201,6 +221,51 @@ static parse_outcome parse_integer(const char *text, long long *value)
     return errno == ERANGE ? OVERFLOWS : PARSED;
 }
 
+/* Text to a value the option takes: a keyword (or its index), a decimal integer, or a
+   decimal number, within the bounds. */
+static moe_status parse_value(char *message, const moe_option_info *info, const char *text,
+                              double *value)
+{
+    for (size_t k = 0; info->type == MOE_OPTION_KEYWORD && info->keywords[k] != NULL; ++k)
+        if (strcmp(info->keywords[k], text) == 0) {
+            *value = (double)k;
+            return MOE_OK;
+        }
+    parse_outcome outcome;
+    if (info->type == MOE_OPTION_REAL) {
+        outcome = parse_number(text, value);
+        if (outcome == NOT_A_NUMBER)
+            return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                            "option '%s' takes a decimal number, got '%s'", info->name, text);
+    } else {
+        long long integer = 0;
+        outcome = parse_integer(text, &integer);
+        if (outcome == NOT_A_NUMBER)
+            return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                            info->type == MOE_OPTION_KEYWORD
+                                ? "option '%s' takes a keyword or its index, got '%s'"
+                                : "option '%s' takes a decimal integer, got '%s'",
+                            info->name, text);
+        if (outcome == PARSED && (integer > (1ll << 53) || integer < -(1ll << 53)))
+            outcome = OVERFLOWS;
+        *value = (double)integer;
+    }
+    if (outcome != PARSED)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "option '%s': '%s' %s", info->name,
+                        text, parse_problem(outcome));
+    return check_value(message, info, *value);
+}
+
+/* The estimator's own option of that name: its index in the table, or option_count. */
+static size_t estimator_option(const struct moe_fitter *fitter, const char *name)
+{
+    size_t index = 0;
+    while (index < fitter->ops.option_count &&
+           strcmp(fitter->ops.option_table[index].name, name) != 0)
+        ++index;
+    return index;
+}
+
 moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name, const char *value)
 {
     if (fitter == NULL)
@@ -209,68 +274,157 @@ moe_status moe_fitter_set_option(moe_fitter_t *fitter, const char *name, const c
         return moe_fail(fitter->message, MOE_ERR_NULL_POINTER, "option %s is NULL",
                         name == NULL ? "name" : "value");
     const moe_option_info *info = moe_option_info_find(name);
-    if (info == NULL) {
-        if (fitter->ops.set_option == NULL)
-            return moe_fail(fitter->message, MOE_ERR_NOT_FOUND,
-                            "estimator '%s' has no option '%s'", fitter->ops.name, name);
-        moe_status status = fitter->ops.set_option(fitter->state, name, value);
-        if (status != MOE_OK)
-            return moe_fail(fitter->message, status, "estimator '%s' rejected option '%s' = '%s'",
-                            fitter->ops.name, name, value);
-        return MOE_OK;
+    double parsed = 0.0;
+    moe_status status;
+    if (info != NULL) {
+        status = usable_option(fitter, (moe_option)info->number, &info);
+        if (status == MOE_OK)
+            status = parse_value(fitter->message, info, value, &parsed);
+        if (status == MOE_OK)
+            store_pinned(fitter, info, parsed, (long long)parsed);
+        return status;
     }
-    moe_status status = usable_option(fitter, info->id, &info);
+    size_t index = estimator_option(fitter, name);
+    if (index == fitter->ops.option_count)
+        return moe_fail(fitter->message, MOE_ERR_NOT_FOUND, "estimator '%s' has no option '%s'",
+                        fitter->ops.name, name);
+    status = parse_value(fitter->message, &fitter->ops.option_table[index], value, &parsed);
     if (status != MOE_OK)
         return status;
-    if (info->keywords != NULL)
-        for (long long k = 0; info->keywords[k] != NULL; ++k)
-            if (strcmp(info->keywords[k], value) == 0)
-                return store_value(fitter, info, (double)k, k);
-    if (info->is_integer) {
-        long long integer;
-        parse_outcome outcome = parse_integer(value, &integer);
-        if (outcome == NOT_A_NUMBER)
-            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s' takes a decimal integer, got '%s'", name, value);
-        if (outcome != PARSED)
-            return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                            "option '%s': '%s' %s", name, value, parse_problem(outcome));
-        return store_value(fitter, info, (double)integer, integer);
-    }
-    double real;
-    parse_outcome outcome = parse_number(value, &real);
-    if (outcome == NOT_A_NUMBER)
-        return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
-                        "option '%s' takes a decimal number, got '%s'", name, value);
-    if (outcome != PARSED)
-        return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT, "option '%s': '%s' %s",
-                        name, value, parse_problem(outcome));
-    return store_value(fitter, info, real, 0);
-}
-
-
-moe_status moe_option_parse_real(const char *text, double *value)
-{
-    if (text == NULL || value == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", text == NULL ? "text" : "value");
-    double parsed = 0.0;
-    parse_outcome outcome = parse_number(text, &parsed);
-    if (outcome != PARSED)
-        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' %s", text, parse_problem(outcome));
-    *value = parsed;
+    status = fitter->ops.set_option(fitter->state, index, parsed);
+    if (status != MOE_OK)
+        return moe_fail(fitter->message, status,
+                        "estimator '%s' refused option '%s' = '%s'%s", fitter->ops.name, name,
+                        value,
+                        fitter->session.active ? " in the middle of a streaming session "
+                                                 "(moe_fitter_reset ends it)"
+                                               : "");
     return MOE_OK;
 }
 
-moe_status moe_option_parse_integer(const char *text, long long *value)
+moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char *name, double *value)
 {
-    if (text == NULL || value == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", text == NULL ? "text" : "value");
-    long long parsed = 0;
-    parse_outcome outcome = parse_integer(text, &parsed);
-    if (outcome == NOT_A_NUMBER)
-        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' is not a decimal integer", text);
-    if (outcome != PARSED)
-        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "'%s' %s", text, parse_problem(outcome));
-    *value = parsed;
+    if (fitter == NULL || name == NULL || value == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        fitter == NULL ? "fitter" : name == NULL ? "name" : "value");
+    const moe_option_info *info = moe_option_info_find(name);
+    if (info != NULL && (fitter->option_mask & MOE_OPTION_BIT(info->number)))
+        return moe_fitter_get_double(fitter, (moe_option)info->number, value);
+    size_t index = estimator_option(fitter, name);
+    if (index == fitter->ops.option_count)
+        return moe_fail(NULL, MOE_ERR_NOT_FOUND, "estimator '%s' has no option '%s'",
+                        fitter->ops.name, name);
+    return fitter->ops.get_option(fitter->state, index, value);
+}
+
+size_t moe_fitter_option_count(const moe_fitter_t *fitter)
+{
+    if (fitter == NULL)
+        return 0;
+    size_t count = fitter->ops.option_count;
+    for (size_t i = 0; i < moe_pinned_option_count(); ++i)
+        count += (fitter->option_mask & MOE_OPTION_BIT(moe_pinned_option_at(i)->number)) != 0;
+    return count;
+}
+
+moe_status moe_option_info_init(moe_option_info *info, unsigned int version)
+{
+    if (info == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "info is NULL");
+    if (version < 1 || version > MOE_OPTION_INFO_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "option info version %u is not supported (this libmoe knows 1 to %d)",
+                        version, MOE_OPTION_INFO_VERSION);
+    memset(info, 0, sizeof *info);
+    info->version = version;
+    return MOE_OK;
+}
+
+moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
+                                  moe_option_info *info)
+{
+    if (fitter == NULL || info == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "info" : "fitter");
+    if (info->version < 1 || info->version > MOE_OPTION_INFO_VERSION)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "option info version %u is not supported (set MOE_OPTION_INFO_VERSION)",
+                        info->version);
+    const moe_option_info *found = NULL;
+    size_t seen = 0;
+    for (size_t i = 0; i < moe_pinned_option_count() && found == NULL; ++i) {
+        const moe_option_info *pinned = moe_pinned_option_at(i);
+        if ((fitter->option_mask & MOE_OPTION_BIT(pinned->number)) && seen++ == index)
+            found = pinned;
+    }
+    if (found == NULL && index - seen < fitter->ops.option_count && index >= seen)
+        found = &fitter->ops.option_table[index - seen];
+    if (found == NULL)
+        return moe_fail(NULL, MOE_ERR_NOT_FOUND, "fitter '%s' has %zu options, not %zu",
+                        fitter->ops.name, moe_fitter_option_count(fitter), index + 1);
+    unsigned int version = info->version;
+    *info = *found;
+    info->version = version;
+    option_bounds(found, &info->lower, &info->upper, &info->flags);
+    return MOE_OK;
+}
+
+/* One entry of an estimator's table: a name of its own, a known type, bounds that hold the
+   default (integer bounds within 2^53, where doubles still count every integer). */
+static moe_status check_entry(const moe_estimator_ops *ops, size_t index)
+{
+    const moe_option_info *entry = &ops->option_table[index];
+    if (entry->version != MOE_OPTION_INFO_VERSION || entry->name == NULL ||
+        entry->name[0] == '\0' || entry->description == NULL || entry->number != 0)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s': option %zu needs version MOE_OPTION_INFO_VERSION, a "
+                        "name, a description and number 0",
+                        ops->name, index);
+    if (moe_option_info_find(entry->name) != NULL)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s': option '%s' has the name of a pinned option", ops->name,
+                        entry->name);
+    for (size_t j = 0; j < index; ++j)
+        if (strcmp(ops->option_table[j].name, entry->name) == 0)
+            return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                            "estimator '%s' declares option '%s' twice", ops->name, entry->name);
+    int keyword = entry->type == MOE_OPTION_KEYWORD;
+    if ((entry->type != MOE_OPTION_INTEGER && entry->type != MOE_OPTION_REAL && !keyword) ||
+        (keyword && keyword_count(entry->keywords) == 0) || (!keyword && entry->keywords) ||
+        (!keyword && (entry->flags & ~(MOE_OPTION_LOWER_OPEN | MOE_OPTION_UPPER_OPEN))))
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s': option '%s' has an unknown type or flags, or keywords "
+                        "that do not fit its type",
+                        ops->name, entry->name);
+    double limit = 9007199254740992.0;
+    if (entry->type == MOE_OPTION_INTEGER &&
+        !(entry->lower >= -limit && entry->upper <= limit && entry->lower == floor(entry->lower) &&
+          entry->upper == floor(entry->upper)))
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s': integer option '%s' needs integral bounds within 2^53",
+                        ops->name, entry->name);
+    char message[MOE_MESSAGE_SIZE];
+    if (check_value(message, entry, entry->default_value) != MOE_OK)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator '%s': the default of %s",
+                        ops->name, message);
+    return MOE_OK;
+}
+
+moe_status moe_option_table_check(const moe_estimator_ops *ops)
+{
+    if (ops->option_count == 0)
+        return MOE_OK;
+    if (ops->option_table == NULL || ops->set_option == NULL || ops->get_option == NULL)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s' declares %zu options without a table, set_option and "
+                        "get_option",
+                        ops->name, ops->option_count);
+    if (ops->option_count > 1024)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator '%s' declares %zu options",
+                        ops->name, ops->option_count);
+    for (size_t i = 0; i < ops->option_count; ++i) {
+        moe_status status = check_entry(ops, i);
+        if (status != MOE_OK)
+            return status;
+    }
     return MOE_OK;
 }

@@ -104,8 +104,8 @@ moe_status moe_fitter_save_state_buffer(const moe_fitter_t *fitter, void *buffer
     for (size_t i = 0; i < count; ++i, at += 16) {
         const moe_option_info *info = moe_option_info_get(options[i]);
         moe_put_u32(at, (uint32_t)options[i]);
-        moe_put_u32(at + 4, info->is_integer ? 0u : 1u);
-        if (info->is_integer)
+        moe_put_u32(at + 4, info->type == MOE_OPTION_REAL ? 1u : 0u);
+        if (info->type != MOE_OPTION_REAL)
             moe_put_u64(at + 8, (uint64_t)fitter->options.integer[options[i]]);
         else
             moe_put_double(at + 8, fitter->options.real[options[i]]);
@@ -229,15 +229,15 @@ moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void *buffer
             return moe_fail(message, MOE_ERR_UNSUPPORTED,
                             "the fitter state sets option %u, which this libmoe does not know",
                             id);
-        if (type != (info->is_integer ? 0u : 1u))
+        if (type != (info->type == MOE_OPTION_REAL ? 1u : 0u))
             return moe_fail(message, MOE_ERR_FORMAT, "option '%s' has the wrong type",
                             info->name);
-        double value = info->is_integer ? (double)(int64_t)moe_get_u64(field + 8)
+        double value = info->type != MOE_OPTION_REAL ? (double)(int64_t)moe_get_u64(field + 8)
                                         : moe_get_double(field + 8);
         if (!isfinite(value) || value < info->lower || value > info->upper)
             return moe_fail(message, MOE_ERR_FORMAT, "option '%s' is out of its bounds (%g)",
                             info->name, value);
-        if (info->is_integer)
+        if (info->type != MOE_OPTION_REAL)
             options.integer[id] = (long long)(int64_t)moe_get_u64(field + 8);
         else
             options.real[id] = value;

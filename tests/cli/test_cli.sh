@@ -61,7 +61,7 @@ awk 'BEGIN { srand(5); print "\"petal length\",width,species";
 # --- help and version -------------------------------------------------------
 run 0 "moe --help" "$moe" --help
 contains "$work/out" "commands:" "moe --help"
-for command in fit predict info select plot; do
+for command in fit predict info select plot options; do
     run 0 "moe $command --help" "$moe" "$command" --help
     contains "$work/out" "usage: moe $command" "moe $command --help"
 done
@@ -70,6 +70,23 @@ contains "$work/out" "moe (libmoe)" "moe --version"
 run 2 "no command" "$moe"
 run 2 "unknown command" "$moe" frobnicate
 contains "$work/err" "unknown command 'frobnicate'" "unknown command"
+
+# --- options: the library's lists -------------------------------------------
+run 0 "moe options" "$moe" options
+for estimator in em gem gd cqt ismm ot; do
+    contains "$work/out" "$estimator " "moe options lists $estimator"
+done
+run 0 "moe options ot" "$moe" options ot
+contains "$work/out" "shards               integer  default 4" "moe options ot: shards"
+contains "$work/out" "transport|middle|average" "moe options ot: reduction's keywords"
+contains "$work/out" "tol                  real     default 1e-08" "moe options ot: tol"
+run 0 "moe options ismm" "$moe" options ismm
+contains "$work/out" "(0.5, 1]" "moe options ismm: step_decay's open bound"
+checks=$((checks + 1))
+if grep -q "^optimizer " "$work/out"; then fail "moe options ismm lists gd's optimizer"; fi
+run 2 "moe options nope" "$moe" options nope
+contains "$work/err" "no built-in estimator named 'nope'" "moe options nope"
+run 2 "moe options em gd" "$moe" options em gd
 
 checks=$((checks + 1))
 [[ -f "$(dirname "$moe")/../share/man/man1/moe.1" ]] || fail "the man page is not installed next to the tool"

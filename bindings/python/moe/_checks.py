@@ -4,13 +4,14 @@ cut a name short, and an array shorter than X would be read past its end. So eve
 argument is refused here, with a message naming it, as the MoeValueError (a ValueError)
 the library raises for the values it refuses itself."""
 import ctypes
+import functools
 import math
 import numbers
 import os
 
 import numpy as np
 
-from ._lib import MoeValueError, lib
+from ._lib import MoeValueError, OptionInfo, lib
 
 SIZE_MAX = 2**63 - 1  # the largest count any size argument is given (and a Python int holds)
 MOE_ERR_INVALID_ARGUMENT = 1
@@ -69,51 +70,97 @@ def whole_number(name, value, lower, upper=SIZE_MAX):
     return number
 
 
-def _pinned_bounds():
-    """name -> (lower, upper, is_integer) of every option the library pins."""
-    bounds = {}
-    lower, upper, is_integer = ctypes.c_double(), ctypes.c_double(), ctypes.c_int()
-    for number in range(1, 64):
-        name = lib.moe_option_name(number)
-        if name is None:
-            continue
-        if lib.moe_option_bounds(number, ctypes.byref(lower), ctypes.byref(upper),
-                                 ctypes.byref(is_integer)) == 0:
-            bounds[name.decode()] = (lower.value, upper.value, bool(is_integer.value))
-    return bounds
+OPTION_TYPES = ("integer", "real", "keyword")
+LOWER_OPEN, UPPER_OPEN = 0x1, 0x2
 
 
-PINNED_BOUNDS = _pinned_bounds()
+@functools.lru_cache(maxsize=None)
+def _option_table(estimator):
+    """name -> description of every option the estimator's fitter takes, as the library
+    lists them (moe_fitter_option_info): pinned options first, then the estimator's own."""
+    handle = ctypes.c_void_p()
+    status = lib.moe_fitter_create(ctypes.byref(handle), text("estimator", estimator))
+    if status != 0:
+        raise invalid(f"no estimator named {estimator!r}: "
+                      f"{lib.moe_last_error().decode()}", status)
+    try:
+        table = {}
+        for index in range(lib.moe_fitter_option_count(handle)):
+            info = OptionInfo()
+            lib.moe_option_info_init(ctypes.byref(info), 1)
+            if lib.moe_fitter_option_info(handle, index, ctypes.byref(info)) != 0:
+                raise invalid(lib.moe_last_error().decode())
+            keywords = None
+            if info.keywords:
+                keywords = []
+                while info.keywords[len(keywords)] is not None:
+                    keywords.append(info.keywords[len(keywords)].decode())
+            kind = OPTION_TYPES[info.type]
+            default = info.default_value
+            table[info.name.decode()] = {
+                "type": kind, "default": keywords[int(default)] if keywords else
+                (int(default) if kind == "integer" else default),
+                "lower": info.lower, "upper": info.upper,
+                "lower_open": bool(info.flags & LOWER_OPEN),
+                "upper_open": bool(info.flags & UPPER_OPEN), "keywords": keywords,
+                "description": info.description.decode(), "pinned": info.number != 0}
+        return table
+    finally:
+        lib.moe_fitter_free(handle)
+
+
+@functools.lru_cache(maxsize=None)
+def _estimator_names():
+    return tuple(lib.moe_estimator_name(index).decode()
+                 for index in range(lib.moe_estimator_count()))
+
+
+def option_table(estimator):
+    """A copy of the estimator's option descriptions (see moe.estimator_options)."""
+    return {name: dict(entry) for name, entry in _option_table(estimator).items()}
 
 
 def _decimal(real):
-    """Text libmoe parses as the same number: integral values without a fraction, so that an
-    option of an estimator's own that takes integers accepts 50.0."""
+    """Text libmoe parses as the same number: integral values without a fraction."""
     return str(int(real)) if real.is_integer() and abs(real) < 2**53 else repr(real)
 
 
-def option_text(name, value):
-    """The text of one option's value, checked against the library's bounds when the option
-    is pinned: one value, a whole number for integer options, finite."""
+def _in_bounds(entry, real):
+    above_lower = real > entry["lower"] if entry["lower_open"] else real >= entry["lower"]
+    below_upper = real < entry["upper"] if entry["upper_open"] else real <= entry["upper"]
+    return math.isfinite(real) and above_lower and below_upper
+
+
+def option_text(estimator, name, value):
+    """The text of one option's value, checked against the library's description of it:
+    one value, a whole number for integer options, within the bounds, a keyword (or its
+    index) for keyword options. An option the estimator does not take is left to the
+    library, whose message names it."""
     value = _one_value(name, value)
+    entry = _option_table(estimator).get(name)
+    if entry is None:
+        # An option of another estimator (batch_size given to em, say): its value is still
+        # checked, so that a bad one is a ValueError before the library says it is unused.
+        entry = next((_option_table(other)[name] for other in _estimator_names()
+                      if name in _option_table(other)), None)
     if isinstance(value, (str, bytes)):
         return text(f"the value of option {name}", value)
     if isinstance(value, (bool, np.bool_)):
-        return b"1" if value else b"0"
+        value = int(value)
     if not isinstance(value, numbers.Real):
         raise invalid(f"option {name} takes a number, a bool or a string, got {value!r}")
-    bounds = PINNED_BOUNDS.get(name)
-    if bounds is None:
+    if entry is None:
         real = float(value)
         if not math.isfinite(real):
             raise invalid(f"{name} must be a finite number, got {value!r}")
         return (str(int(value)) if isinstance(value, numbers.Integral) else _decimal(real)).encode()
-    lower, upper, is_integer = bounds
-    if is_integer:
-        return str(whole_number(name, value, int(lower), int(upper))).encode()
+    if entry["type"] != "real":
+        return str(whole_number(name, value, int(entry["lower"]), int(entry["upper"]))).encode()
     real = float(value)
-    if not (math.isfinite(real) and lower <= real <= upper):
-        raise invalid(f"{name} must be a number in [{lower:g}, {upper:g}], got {value!r}")
+    if not _in_bounds(entry, real):
+        brackets = ("(" if entry["lower_open"] else "[", ")" if entry["upper_open"] else "]")
+        raise invalid(f"{name} must be a number in {brackets[0]}{entry['lower']:g}, "
+                      f"{entry['upper']:g}{brackets[1]}, got {value!r}")
     return repr(real).encode()
 
 

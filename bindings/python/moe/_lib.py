@@ -103,13 +103,25 @@ class Progress(ctypes.Structure):
                 ("loglik", ctypes.c_double)]
 
 
+class OptionInfo(ctypes.Structure):
+    """moe_option_info (moe/fitter.h), version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("name", ctypes.c_char_p), ("type", ctypes.c_int),
+                ("flags", ctypes.c_uint), ("lower", ctypes.c_double), ("upper", ctypes.c_double),
+                ("default_value", ctypes.c_double),
+                ("keywords", ctypes.POINTER(ctypes.c_char_p)),
+                ("description", ctypes.c_char_p), ("number", ctypes.c_int)]
+
+
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Progress), ctypes.c_void_p)
 
 _prototypes = {
     "moe_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     "moe_option_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "moe_option_bounds": (ctypes.c_int, [ctypes.c_int, c_double_p, c_double_p,
-                                         ctypes.POINTER(ctypes.c_int)]),
+    "moe_option_info_init": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint]),
+    "moe_fitter_option_count": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "moe_fitter_option_info": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t,
+                                              ctypes.c_void_p]),
+    "moe_fitter_get_option": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, c_double_p]),
     "moe_last_error": (ctypes.c_char_p, []),
     "moe_model_spec_init": (ctypes.c_int, [ctypes.POINTER(ModelSpec), ctypes.c_uint]),
     "moe_model_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ModelSpec)]),

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ._checks import (MOE_ERR_DIMENSION, PINNED_BOUNDS, invalid, option_text, per_row, text,
+from ._checks import (MOE_ERR_DIMENSION, invalid, option_table, option_text, per_row, text,
                       whole_number)
 from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
 from .model import Model, checked_rows, in_place, leading, pointer
@@ -216,7 +216,7 @@ class _Fitter:
     def __init__(self, estimator, options):
         # Every name and value is checked before the library sees any: options that cannot
         # be what the caller meant (a NUL, a wrapped count) fail before a handle exists.
-        settings = [(text("option name", name), option_text(name, value))
+        settings = [(text("option name", name), option_text(estimator, name, value))
                     for name, value in options.items() if value is not None]
         self._handle = ctypes.c_void_p()
         check(lib.moe_fitter_create(ctypes.byref(self._handle), text("estimator", estimator)))
@@ -392,7 +392,7 @@ class _MoE(BaseEstimator):
             seed = self.random_state
             if isinstance(seed, np.random.RandomState):
                 seed = seed.randint(0, 2**31 - 1)
-            _, upper, _ = PINNED_BOUNDS["seed"]
+            upper = option_table("em")["seed"]["upper"]
             options["seed"] = whole_number("random_state", seed, 0, int(upper))
         if self.options is not None and not isinstance(self.options, dict):
             raise ValueError(f"options must be a dict of option name to value, got "

@@ -194,11 +194,14 @@ def test_bad_seeds_and_estimator_options_are_refused():
         moe.MoERegressor(random_state=-1, n_init=1).fit(X, y)
     with pytest.raises(ValueError, match="random_state must be a whole number"):
         moe.MoERegressor(random_state=1.5, n_init=1).fit(X, y)
-    # Options of one estimator: the library has no bounds for them, but one finite value.
+    # Options of one estimator: checked against the bounds the library lists for them.
     with pytest.raises(ValueError, match="step_scale takes one value"):
         moe.MoERegressor(estimator="ismm", options={"step_scale": [0.5, 0.6]}).fit(X, y)
-    with pytest.raises(ValueError, match="step_scale must be a finite number"):
+    with pytest.raises(ValueError, match=r"step_scale must be a number in \(0, 1\], got nan"):
         moe.MoERegressor(estimator="ismm", options={"step_scale": np.nan}).fit(X, y)
+    # A name no estimator has: one finite value, then the library's own refusal.
+    with pytest.raises(ValueError, match="no_such must be a finite number"):
+        moe.MoERegressor(estimator="ismm", options={"no_such": np.inf}).fit(X, y)
     with pytest.raises(ValueError, match="option step_scale takes a number, a bool or a string"):
         moe.MoERegressor(estimator="ismm", options={"step_scale": {1: 2}}).fit(X, y)
 

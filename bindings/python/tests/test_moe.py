@@ -240,3 +240,34 @@ def test_found_through_pkg_config_without_moe_library(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import moe._lib as l; print(l.LIBRARY_PATH)"],
                          env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert os.path.realpath(out) == os.path.realpath(library)
+
+
+def test_estimator_options_come_from_the_library():
+    for name in moe.available_estimators():
+        table = moe.estimator_options(name)
+        assert table and all(entry["description"] for entry in table.values())
+        own = {option for option, entry in table.items() if not entry["pinned"]}
+        # em, gem and gd have no options of their own; cqt, ismm and ot do.
+        assert bool(own) == (name in ("cqt", "ismm", "ot"))
+    ot = moe.estimator_options("ot")
+    assert ot["shards"] == dict(ot["shards"], type="integer", default=4, lower=1.0)
+    assert ot["reduction"]["keywords"] == ["transport", "middle", "average"]
+    assert ot["reduction"]["default"] == "transport"
+    assert "optimizer" not in ot  # a pinned option ot does not read
+    decay = moe.estimator_options("ismm")["step_decay"]
+    assert decay["lower_open"] and decay["lower"] == 0.5 and not decay["upper_open"]
+    # A copy: changing it changes nothing the package checks with.
+    ot["shards"]["lower"] = 0.0
+    assert moe.estimator_options("ot")["shards"]["lower"] == 1.0
+    with pytest.raises(moe.MoeValueError, match="no estimator named"):
+        moe.estimator_options("nope")
+
+
+def test_estimator_options_are_checked_before_the_library_sees_them():
+    X, y = regimes(300, 12)
+    with pytest.raises(moe.MoeValueError, match=r"shards must be a whole number in \[1, "):
+        moe.MoERegressor(estimator="ot", options={"shards": 0}).fit(X, y)
+    with pytest.raises(moe.MoeValueError, match=r"step_decay must be a number in \(0.5, 1\]"):
+        moe.MoERegressor(estimator="ismm", options={"step_decay": 0.5}).fit(X, y)
+    with pytest.raises(moe.MoeValueError, match="reduction"):
+        moe.MoERegressor(estimator="ot", options={"reduction": "fancy"}).fit(X, y)

@@ -37,8 +37,8 @@ moe_estimators <- function() {
   else sprintf("%.17g", value)
 }
 
-# One option's text. Options the library pins are checked against its own bounds
-# (moe_option_bounds); an estimator's own options must be one finite value.
+# One option's text, checked against the bounds the library lists for it
+# (moe_fitter_option_info); a name no estimator takes must be one finite value.
 .option_text <- function(name, value) {
   if (!is.numeric(value) && !is.logical(value) && !is.character(value))
     stop("option ", name, " takes a number, a logical or a string, got ", class(value)[1],
@@ -52,9 +52,12 @@ moe_estimators <- function() {
     return(.decimal(value))
   }
   if (bounds[3] == 1) return(.decimal(.whole_number(name, value, bounds[1], bounds[2])))
-  if (!is.finite(value) || value < bounds[1] || value > bounds[2])
-    stop(sprintf("%s must be a number in [%g, %g], got %s", name, bounds[1], bounds[2],
-                 format(value)), call. = FALSE)
+  below <- if (bounds[4] == 1) value <= bounds[1] else value < bounds[1]
+  above <- if (bounds[5] == 1) value >= bounds[2] else value > bounds[2]
+  if (!is.finite(value) || below || above)
+    stop(sprintf("%s must be a number in %s%g, %g%s, got %s", name,
+                 if (bounds[4] == 1) "(" else "[", bounds[1], bounds[2],
+                 if (bounds[5] == 1) ")" else "]", format(value)), call. = FALSE)
   .decimal(value)
 }
 

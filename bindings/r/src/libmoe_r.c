@@ -454,26 +454,34 @@ SEXP libmoe_n_features(SEXP raw)
     return Rf_ScalarReal((double)features);
 }
 
-/* c(lower, upper, is_integer) of an option the library pins, NULL for another name (an
- * estimator's own option, which the estimator checks). */
+/* c(lower, upper, is_integer, lower_open, upper_open) of an option as the library lists it
+ * (moe_fitter_option_info) for the first built-in estimator that takes it; NULL for a name
+ * none takes (the library then refuses it with its own message). Keyword options are
+ * integers (their index), and their names pass as text. */
 SEXP libmoe_option_bounds(SEXP name)
 {
     if (!Rf_isString(name) || XLENGTH(name) != 1 || STRING_ELT(name, 0) == NA_STRING)
         Rf_error("libmoe: an option name is one string");
     const char *wanted = CHAR(STRING_ELT(name, 0));
-    /* Option numbers are bits of a 64-bit mask (MOE_OPTION_BIT), so below 64. */
-    for (int option = 1; option < 64; option++) {
-        const char *known = moe_option_name((moe_option)option);
-        if (known == NULL || strcmp(known, wanted) != 0)
+    for (size_t e = 0; e < moe_estimator_count(); e++) {
+        moe_fitter_t *fitter = NULL;
+        if (moe_fitter_create(&fitter, moe_estimator_name(e)) != MOE_OK)
+            Rf_error("libmoe: %s", moe_last_error());
+        moe_option_info info;
+        int found = 0;
+        for (size_t i = 0; !found && i < moe_fitter_option_count(fitter); i++)
+            found = moe_option_info_init(&info, MOE_OPTION_INFO_VERSION) == MOE_OK &&
+                    moe_fitter_option_info(fitter, i, &info) == MOE_OK &&
+                    strcmp(info.name, wanted) == 0;
+        moe_fitter_free(fitter);
+        if (!found)
             continue;
-        double lower = 0.0, upper = 0.0;
-        int is_integer = 0;
-        if (moe_option_bounds((moe_option)option, &lower, &upper, &is_integer) != MOE_OK)
-            return R_NilValue;
-        SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
-        REAL(out)[0] = lower;
-        REAL(out)[1] = upper;
-        REAL(out)[2] = is_integer ? 1.0 : 0.0;
+        SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
+        REAL(out)[0] = info.lower;
+        REAL(out)[1] = info.upper;
+        REAL(out)[2] = info.type == MOE_OPTION_REAL ? 0.0 : 1.0;
+        REAL(out)[3] = (info.flags & MOE_OPTION_LOWER_OPEN) ? 1.0 : 0.0;
+        REAL(out)[4] = (info.flags & MOE_OPTION_UPPER_OPEN) ? 1.0 : 0.0;
         UNPROTECT(1);
         return out;
     }

@@ -22,19 +22,14 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "estimators/cqt/cqt.h"
+#include "common/clock.h"
+#include "common/option_fields.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
 
 /* The stream of the decomposition's random starts; restarts of stage 2 use their index. */
 #define CQT_TENSOR_STREAM 0x74656e736f72ULL
@@ -48,15 +43,22 @@ typedef enum cqt_decomposition {
 
 typedef struct cqt_settings {
     double sigma;           /* noise standard deviation; 0: estimate */
-    cqt_preset preset;      /* ReLU constants */
-    cqt_decomposition decomposition;
+    int preset;             /* cqt_preset: the ReLU constants */
+    int decomposition;      /* cqt_decomposition */
     size_t restarts, iterations;
-    cqt_gate_method gate;
+    int gate;               /* cqt_gate_method */
     double radius;          /* whitened bound on each free gate row; 0: no bound */
     double change_tol;
     int natural_scale;
     int refine;
 } cqt_settings;
+
+/* ---- Options ------------------------------------------------------------------------------ */
+
+static const char *const preset_keywords[] = {"exact", "paper", NULL};
+static const char *const decomposition_keywords[] = {"power", "als", "both", NULL};
+static const char *const gate_keywords[] = {"em", "gradient", "moments", NULL};
+static const char *const scale_keywords[] = {"unit", "natural", NULL};
 
 /*
  * The gate's radius bounds each free row's logit standard deviation. Without one, experts
@@ -72,72 +74,66 @@ typedef struct cqt_settings {
  * at k = 3 and 4 (docs/REPRODUCTIONS.md, "The k = 4 misses"). No criterion of stage 1 alone
  * can choose: the residual prefers the power method's fit of the noise.
  */
-static const cqt_settings default_settings = {
-    0.0, CQT_PRESET_EXACT, DECOMPOSE_BOTH, 30, 50, CQT_GATE_EM, 8.0, 1e-5, 0, 0,
+#define CQT_OPTION(name, type, lower, upper, default_value, keywords, description)            \
+    {MOE_OPTION_INFO_VERSION, name, type, 0, lower, upper, default_value, keywords,           \
+     description, 0}
+static const moe_option_info cqt_options[] = {
+    CQT_OPTION("sigma", MOE_OPTION_REAL, 0, 1e300, 0, NULL,
+               "noise standard deviation shared by the experts; 0: estimated"),
+    CQT_OPTION("relu_constants", MOE_OPTION_KEYWORD, 0, 0, CQT_PRESET_EXACT, preset_keywords,
+               "the ReLU link's moment constants: exact, or the paper's"),
+    CQT_OPTION("decomposition", MOE_OPTION_KEYWORD, 0, 0, DECOMPOSE_BOTH,
+               decomposition_keywords,
+               "stage 1's tensor decomposition: power, als, or both (the likelihood chooses)"),
+    CQT_OPTION("tensor_restarts", MOE_OPTION_INTEGER, 1, 100000, 30, NULL,
+               "random starts of the tensor decomposition"),
+    CQT_OPTION("tensor_iterations", MOE_OPTION_INTEGER, 1, 100000, 50, NULL,
+               "iterations per start of the tensor decomposition"),
+    CQT_OPTION("gate_method", MOE_OPTION_KEYWORD, 0, 0, CQT_GATE_EM, gate_keywords,
+               "stage 2's gate fit: em, gradient, or moments"),
+    CQT_OPTION("gate_radius", MOE_OPTION_REAL, 0, 1e300, 8.0, NULL,
+               "whitened bound on each free gate row; 0: none"),
+    CQT_OPTION("gate_change_tol", MOE_OPTION_REAL, 0, 1e300, 1e-5, NULL,
+               "stage 2 stops when the gate moves less than this"),
+    CQT_OPTION("expert_scale", MOE_OPTION_KEYWORD, 0, 0, 0, scale_keywords,
+               "experts of unit norm in whitened coordinates, or the tensor's natural scale"),
+    CQT_OPTION("refine", MOE_OPTION_INTEGER, 0, 1, 0, NULL,
+               "1: em then fits every parameter from the tensor solution"),
 };
 
-/* ---- Options ------------------------------------------------------------------------------ */
+static const moe_option_field cqt_fields[] = {
+    {offsetof(cqt_settings, sigma), MOE_FIELD_DOUBLE},
+    {offsetof(cqt_settings, preset), MOE_FIELD_INT},
+    {offsetof(cqt_settings, decomposition), MOE_FIELD_INT},
+    {offsetof(cqt_settings, restarts), MOE_FIELD_SIZE},
+    {offsetof(cqt_settings, iterations), MOE_FIELD_SIZE},
+    {offsetof(cqt_settings, gate), MOE_FIELD_INT},
+    {offsetof(cqt_settings, radius), MOE_FIELD_DOUBLE},
+    {offsetof(cqt_settings, change_tol), MOE_FIELD_DOUBLE},
+    {offsetof(cqt_settings, natural_scale), MOE_FIELD_INT},
+    {offsetof(cqt_settings, refine), MOE_FIELD_INT},
+};
+_Static_assert(sizeof cqt_fields / sizeof cqt_fields[0] ==
+                   sizeof cqt_options / sizeof cqt_options[0],
+               "one field per cqt option");
 
-static int parse_real(const char *text, double *value)
+static moe_status cqt_set_option(void *state, size_t index, double value)
 {
-    return moe_option_parse_real(text, value) != MOE_OK;
+    moe_option_field_store(state, &cqt_fields[index], value);
+    return MOE_OK;
 }
 
-static int parse_count(const char *text, size_t low, size_t high, size_t *value)
+/* The settings of cqt's defaults: em's init = tensor runs cqt with them. */
+static void default_settings(cqt_settings *settings)
 {
-    long long parsed = 0;
-    if (moe_option_parse_integer(text, &parsed) != MOE_OK || parsed < (long long)low ||
-        (unsigned long long)parsed > high)
-        return 1;
-    *value = (size_t)parsed;
-    return 0;
+    memset(settings, 0, sizeof *settings);
+    for (size_t i = 0; i < sizeof cqt_options / sizeof cqt_options[0]; ++i)
+        moe_option_field_store(settings, &cqt_fields[i], cqt_options[i].default_value);
 }
 
-static int keyword(const char *text, const char *const *words, int *value)
+static moe_status cqt_get_option(const void *state, size_t index, double *value)
 {
-    for (int i = 0; words[i] != NULL; ++i)
-        if (strcmp(text, words[i]) == 0) {
-            *value = i;
-            return 0;
-        }
-    return 1;
-}
-
-static moe_status cqt_set_option(void *state, const char *name, const char *value)
-{
-    cqt_settings *settings = state, next = *settings;
-    int bad = 0, word = 0;
-    static const char *const presets[] = {"exact", "paper", NULL};
-    static const char *const methods[] = {"power", "als", "both", NULL};
-    static const char *const gates[] = {"em", "gradient", "moments", NULL};
-    static const char *const scales[] = {"unit", "natural", NULL};
-    if (strcmp(name, "sigma") == 0)
-        bad = parse_real(value, &next.sigma) || next.sigma < 0.0;
-    else if (strcmp(name, "relu_constants") == 0)
-        bad = keyword(value, presets, &word), next.preset = (cqt_preset)word;
-    else if (strcmp(name, "decomposition") == 0)
-        bad = keyword(value, methods, &word), next.decomposition = (cqt_decomposition)word;
-    else if (strcmp(name, "tensor_restarts") == 0)
-        bad = parse_count(value, 1, 100000, &next.restarts);
-    else if (strcmp(name, "tensor_iterations") == 0)
-        bad = parse_count(value, 1, 100000, &next.iterations);
-    else if (strcmp(name, "gate_method") == 0)
-        bad = keyword(value, gates, &word), next.gate = (cqt_gate_method)word;
-    else if (strcmp(name, "gate_radius") == 0)
-        bad = parse_real(value, &next.radius) || next.radius < 0.0;
-    else if (strcmp(name, "gate_change_tol") == 0)
-        bad = parse_real(value, &next.change_tol) || next.change_tol < 0.0;
-    else if (strcmp(name, "expert_scale") == 0)
-        bad = keyword(value, scales, &word), next.natural_scale = word;
-    else if (strcmp(name, "refine") == 0) {
-        size_t flag = 0;
-        bad = parse_count(value, 0, 1, &flag);
-        next.refine = (int)flag;
-    } else
-        return MOE_ERR_NOT_FOUND;
-    if (bad)
-        return MOE_ERR_INVALID_ARGUMENT;
-    *settings = next;
+    *value = moe_option_field_load(state, &cqt_fields[index]);
     return MOE_OK;
 }
 
@@ -146,8 +142,8 @@ static moe_status cqt_create(void **state)
     cqt_settings *settings = malloc(sizeof *settings);
     if (settings == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
-    *settings = default_settings;
-    *state = settings;
+    memset(settings, 0, sizeof *settings);
+    *state = settings; /* the fitter sets every default from cqt_options */
     return MOE_OK;
 }
 
@@ -478,7 +474,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
         return status;
     tensor_result tensor;
     cqt_gate_options options = {0};
-    double started = now_seconds();
+    double started = moe_now_seconds();
     /* The gate options carry the variance floor, which needs y's spread from stage 1. The
        choice between decompositions, gate stages included, counts as the tensor stage. */
     status = stage1_checked(context, model, settings, &tensor);
@@ -486,8 +482,8 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
         status = gate_options(context, settings, &tensor.stage, &options);
     if (status == MOE_OK)
         status = choose_decomposition(context, model, settings, &options, &tensor);
-    moe_context_add_stage_seconds(context, MOE_STAGE_TENSOR, now_seconds() - started);
-    started = now_seconds();
+    moe_context_add_stage_seconds(context, MOE_STAGE_TENSOR, moe_now_seconds() - started);
+    started = moe_now_seconds();
     if (status == MOE_OK)
         moe_context_add_stages(context, MOE_STAGE_TENSOR);
     long long n_init = 1, seed = 0;
@@ -523,13 +519,13 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     }
     moe_model_free(trial);
     moe_model_free(start);
-    moe_context_add_stage_seconds(context, MOE_STAGE_GATE, now_seconds() - started);
+    moe_context_add_stage_seconds(context, MOE_STAGE_GATE, moe_now_seconds() - started);
     if (status == MOE_OK) {
         moe_context_add_stages(context, MOE_STAGE_GATE);
         if (settings->refine) {
-            started = now_seconds();
+            started = moe_now_seconds();
             status = refine(context, model, best, best_iterations);
-            moe_context_add_stage_seconds(context, MOE_STAGE_JOINT, now_seconds() - started);
+            moe_context_add_stage_seconds(context, MOE_STAGE_JOINT, moe_now_seconds() - started);
             if (status == MOE_OK)
                 moe_context_add_stages(context, MOE_STAGE_JOINT);
         }
@@ -547,7 +543,8 @@ moe_status cqt_start(moe_fit_context *context, moe_model_t *model, size_t restar
     moe_status status = check_model(context, model);
     if (status != MOE_OK)
         return status;
-    cqt_settings settings = default_settings;
+    cqt_settings settings;
+    default_settings(&settings);
     tensor_result tensor;
     cqt_gate_options options = {0};
     status = stage1_checked(context, model, &settings, &tensor);
@@ -578,7 +575,6 @@ const moe_estimator_ops moe_estimator_cqt = {
     .name = "cqt",
     .create = cqt_create,
     .destroy = cqt_destroy,
-    .set_option = cqt_set_option,
     .fit = cqt_fit,
     .partial_fit = NULL,
     .options = MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |
@@ -594,4 +590,8 @@ const moe_estimator_ops moe_estimator_cqt = {
     .aggregate = NULL,
     .save_state = NULL,
     .load_state = NULL,
+    .option_table = cqt_options,
+    .option_count = sizeof cqt_options / sizeof cqt_options[0],
+    .set_option = cqt_set_option,
+    .get_option = cqt_get_option,
 };

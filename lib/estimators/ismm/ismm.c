@@ -32,9 +32,11 @@
  */
 #include "estimators/ismm/ismm.h"
 #include "common/check.h"
+#include "common/option_fields.h"
 #include "model/family_categorical.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,14 +62,11 @@ typedef struct ismm_settings {
     double step_scale, step_offset, step_decay; /* gamma_t = scale (t + offset)^-decay;
                                                    offset < 0: the warm-start size */
     size_t warm_start;                          /* rows; 0: automatic */
-    ismm_bound bound;
-    ismm_gate_solve gate_solve;
+    int bound;                                  /* ismm_bound */
+    int gate_solve;                             /* ismm_gate_solve */
     double eps;
     size_t polyak; /* average the iterates from this step on; 0: off */
 } ismm_settings;
-
-static const ismm_settings default_settings = {1.0, -1.0, 0.6, 0, ISMM_BOUND_PAPER,
-                                               ISMM_GATE_KRONECKER, 1e-6, 0};
 
 typedef struct ismm_state {
     ismm_settings settings;
@@ -88,63 +87,64 @@ typedef struct ismm_state {
 
 /* ---- Options --------------------------------------------------------------------------------- */
 
-static int parse_real(const char *text, double *value)
-{
-    return moe_option_parse_real(text, value) != MOE_OK;
-}
+static const char *const bound_keywords[] = {"paper", "bohning", NULL};
+static const char *const gate_solve_keywords[] = {"kronecker", "dense", NULL};
 
-static int parse_count(const char *text, size_t high, size_t *value)
-{
-    long long parsed = 0;
-    if (moe_option_parse_integer(text, &parsed) != MOE_OK || parsed < 0 ||
-        (unsigned long long)parsed > high)
-        return 1;
-    *value = (size_t)parsed;
-    return 0;
-}
+#define ISMM_OPTION(name, type, flags, lower, upper, default_value, keywords, description)      \
+    {MOE_OPTION_INFO_VERSION, name, type, flags, lower, upper, default_value, keywords,         \
+     description, 0}
+static const moe_option_info ismm_options[] = {
+    ISMM_OPTION("step_scale", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1.0, NULL,
+                "the step schedule's scale: gamma_r = step_scale (r + step_offset)^-step_decay"),
+    ISMM_OPTION("step_offset", MOE_OPTION_REAL, 0, -1, 1e300, -1.0, NULL,
+                "the step schedule's offset in rows; negative: the warm start's size"),
+    ISMM_OPTION("step_decay", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0.5, 1, 0.6, NULL,
+                "the step schedule's decay, in (0.5, 1] so that the steps sum to infinity and "
+                "their squares do not"),
+    ISMM_OPTION("warm_start", MOE_OPTION_INTEGER, 0, 0, 100000000, 0, NULL,
+                "rows of a session's warm start; 0: max(85, 10 per free parameter)"),
+    ISMM_OPTION("bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_PAPER, bound_keywords,
+                "the gate's quadratic bound: the paper's, or Bohning's fixed curvature"),
+    ISMM_OPTION("gate_solve", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_GATE_KRONECKER,
+                gate_solve_keywords,
+                "the gate M-step's linear solve: kronecker (structured) or dense"),
+    ISMM_OPTION("bound_eps", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1e-6, NULL,
+                "the paper's bound: the smallest gate probability it allows for"),
+    ISMM_OPTION("polyak", MOE_OPTION_INTEGER, 0, 0, 9007199254740992.0, 0, NULL,
+                "average the iterates from this step on; 0: no averaging"),
+};
 
-static moe_status ismm_set_option(void *opaque, const char *name, const char *value)
+static const moe_option_field ismm_fields[] = {
+    {offsetof(ismm_settings, step_scale), MOE_FIELD_DOUBLE},
+    {offsetof(ismm_settings, step_offset), MOE_FIELD_DOUBLE},
+    {offsetof(ismm_settings, step_decay), MOE_FIELD_DOUBLE},
+    {offsetof(ismm_settings, warm_start), MOE_FIELD_SIZE},
+    {offsetof(ismm_settings, bound), MOE_FIELD_INT},
+    {offsetof(ismm_settings, gate_solve), MOE_FIELD_INT},
+    {offsetof(ismm_settings, eps), MOE_FIELD_DOUBLE},
+    {offsetof(ismm_settings, polyak), MOE_FIELD_SIZE},
+};
+_Static_assert(sizeof ismm_fields / sizeof ismm_fields[0] ==
+                   sizeof ismm_options / sizeof ismm_options[0],
+               "one field per ismm option");
+
+static moe_status ismm_set_option(void *opaque, size_t index, double value)
 {
     ismm_state *state = opaque;
     ismm_settings next = state->settings;
-    int bad = 0;
-    if (strcmp(name, "step_scale") == 0)
-        bad = parse_real(value, &next.step_scale) || !(next.step_scale > 0.0) ||
-              next.step_scale > 1.0;
-    else if (strcmp(name, "step_offset") == 0)
-        bad = parse_real(value, &next.step_offset) || next.step_offset < 0.0;
-    else if (strcmp(name, "step_decay") == 0)
-        bad = parse_real(value, &next.step_decay) || !(next.step_decay > 0.5) ||
-              next.step_decay > 1.0;
-    else if (strcmp(name, "warm_start") == 0)
-        bad = parse_count(value, 100000000, &next.warm_start);
-    else if (strcmp(name, "bound") == 0) {
-        if (strcmp(value, "paper") == 0)
-            next.bound = ISMM_BOUND_PAPER;
-        else if (strcmp(value, "bohning") == 0)
-            next.bound = ISMM_BOUND_BOHNING;
-        else
-            bad = 1;
-    } else if (strcmp(name, "gate_solve") == 0) {
-        if (strcmp(value, "kronecker") == 0)
-            next.gate_solve = ISMM_GATE_KRONECKER;
-        else if (strcmp(value, "dense") == 0)
-            next.gate_solve = ISMM_GATE_DENSE;
-        else
-            bad = 1;
-    } else if (strcmp(name, "bound_eps") == 0)
-        bad = parse_real(value, &next.eps) || !(next.eps > 0.0) || next.eps > 1.0;
-    else if (strcmp(name, "polyak") == 0)
-        bad = parse_count(value, (size_t)1 << 53, &next.polyak);
-    else
-        return MOE_ERR_NOT_FOUND;
-    if (bad)
-        return MOE_ERR_INVALID_ARGUMENT;
+    moe_option_field_store(&next, &ismm_fields[index], value);
     /* The schedule, the warm start and the surrogate cannot change in the middle of a session
        (from its first call on: the warm start's size is fixed then). */
     if (state->ready && memcmp(&next, &state->settings, sizeof next) != 0)
         return MOE_ERR_INVALID_ARGUMENT;
     state->settings = next;
+    return MOE_OK;
+}
+
+static moe_status ismm_get_option(const void *opaque, size_t index, double *value)
+{
+    const ismm_state *state = opaque;
+    *value = moe_option_field_load(&state->settings, &ismm_fields[index]);
     return MOE_OK;
 }
 
@@ -168,8 +168,7 @@ static moe_status ismm_create(void **out)
     ismm_state *state = calloc(1, sizeof *state);
     if (state == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
-    state->settings = default_settings;
-    *out = state;
+    *out = state; /* the fitter sets every default from ismm_options */
     return MOE_OK;
 }
 
@@ -1202,7 +1201,7 @@ static int settings_valid(const saved_header *h)
     const ismm_settings *s = &h->settings;
     return h->bound <= 1 && h->gate_solve <= 1 && s->step_scale > 0.0 && s->step_scale <= 1.0 &&
            s->step_decay > 0.5 && s->step_decay <= 1.0 && s->eps > 0.0 && s->eps <= 1.0 &&
-           (s->step_offset == -1.0 || (s->step_offset >= 0.0 && isfinite(s->step_offset))) &&
+           s->step_offset >= -1.0 && isfinite(s->step_offset) &&
            s->warm_start <= 100000000 && s->polyak <= ((size_t)1 << 53);
 }
 
@@ -1346,7 +1345,6 @@ const moe_estimator_ops moe_estimator_ismm = {
     .name = "ismm",
     .create = ismm_create,
     .destroy = ismm_destroy,
-    .set_option = ismm_set_option,
     .fit = ismm_fit,
     .partial_fit = ismm_partial_fit,
     .options = MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |
@@ -1360,4 +1358,8 @@ const moe_estimator_ops moe_estimator_ismm = {
     .aggregate = NULL,
     .save_state = ismm_save_state,
     .load_state = ismm_load_state,
+    .option_table = ismm_options,
+    .option_count = sizeof ismm_options / sizeof ismm_options[0],
+    .set_option = ismm_set_option,
+    .get_option = ismm_get_option,
 };

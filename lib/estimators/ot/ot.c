@@ -19,7 +19,9 @@
  */
 #include "estimators/ot/ot.h"
 #include "kernels/start_search.h"
+#include "common/option_fields.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +32,8 @@
 typedef struct ot_settings {
     size_t shards;
     size_t support; /* 0: N / shards */
-    ot_method method;
-    ot_gate_targets gate_targets;
+    int method;       /* ot_method */
+    int gate_targets; /* ot_gate_targets */
     size_t restarts;
     size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: by its rows */
     double local_tolerance; /* the local fits' and the reduction's tol is at least this (0: the
@@ -40,62 +42,62 @@ typedef struct ot_settings {
                       left out of the reduction (0: none; needs the support's responses) */
 } ot_settings;
 
+static const char *const reduction_keywords[] = {"transport", "middle", "average", NULL};
+static const char *const gate_target_keywords[] = {"plan", "posterior", NULL};
+
 /* The local fits and the reduction's MM stop at 1e-5 unless tol is looser: a shard's em can
    creep for hundreds of iterations at 1e-7 to 1e-6 nats per row per iteration (a shard of
    K = 5, d = 20 took 4 s at the paper's 1e-6, against 0.9 s at 1e-5 with the same reduced
    model), far below what its rows can tell apart, while the global em's default tol of 1e-8
    is kept for single fits (bench/RESULTS.md). The screen: good shards' fits differ by
    hundredths of a nat per support row, one in a poorer optimum by tenths (bench/RESULTS.md). */
-static const ot_settings default_settings = {4, 0, OT_TRANSPORT, OT_GATE_PLAN, 1, 0, 1e-5, 0.05};
+#define OT_OPTION(name, type, lower, upper, default_value, keywords, description)              \
+    {MOE_OPTION_INFO_VERSION, name, type, 0, lower, upper, default_value, keywords,           \
+     description, 0}
+static const moe_option_info ot_option_table[] = {
+    OT_OPTION("shards", MOE_OPTION_INTEGER, 1, 1048576, 4, NULL,
+              "parts the rows are split into, each fitted by a local em"),
+    OT_OPTION("support", MOE_OPTION_INTEGER, 0, 1099511627776.0, 0, NULL,
+              "rows of the reduction's support sample; 0: N / shards within a cap"),
+    OT_OPTION("reduction", MOE_OPTION_KEYWORD, 0, 0, OT_TRANSPORT, reduction_keywords,
+              "how the local models are combined: transport (the paper's), middle or "
+              "average"),
+    OT_OPTION("gate_targets", MOE_OPTION_KEYWORD, 0, 0, OT_GATE_PLAN, gate_target_keywords,
+              "the reduced gate's targets: the transport plan, or the local posteriors"),
+    OT_OPTION("reduction_restarts", MOE_OPTION_INTEGER, 1, 10000, 1, NULL,
+              "starts of the reduction's majorise-minimise iterations"),
+    OT_OPTION("search_shards", MOE_OPTION_INTEGER, 0, 1048576, 0, NULL,
+              "a local fit's start search is 1 / this of a full one; 0: by its rows"),
+    OT_OPTION("local_tol", MOE_OPTION_REAL, 0, 1, 1e-5, NULL,
+              "the local fits' and the reduction's tol is at least this; 0: the fitter's tol"),
+    OT_OPTION("screen", MOE_OPTION_REAL, 0, 1e300, 0.05, NULL,
+              "leave out local models this many nats per support row below the best; 0: keep "
+              "all"),
+};
 
-static int parse_count(const char *text, size_t low, size_t high, size_t *value)
+static const moe_option_field ot_fields[] = {
+    {offsetof(ot_settings, shards), MOE_FIELD_SIZE},
+    {offsetof(ot_settings, support), MOE_FIELD_SIZE},
+    {offsetof(ot_settings, method), MOE_FIELD_INT},
+    {offsetof(ot_settings, gate_targets), MOE_FIELD_INT},
+    {offsetof(ot_settings, restarts), MOE_FIELD_SIZE},
+    {offsetof(ot_settings, search_shards), MOE_FIELD_SIZE},
+    {offsetof(ot_settings, local_tolerance), MOE_FIELD_DOUBLE},
+    {offsetof(ot_settings, screen), MOE_FIELD_DOUBLE},
+};
+_Static_assert(sizeof ot_fields / sizeof ot_fields[0] ==
+                   sizeof ot_option_table / sizeof ot_option_table[0],
+               "one field per ot option");
+
+static moe_status ot_set_option(void *settings, size_t index, double value)
 {
-    long long parsed = 0;
-    if (moe_option_parse_integer(text, &parsed) != MOE_OK || parsed < (long long)low ||
-        (unsigned long long)parsed > high)
-        return 1;
-    *value = (size_t)parsed;
-    return 0;
+    moe_option_field_store(settings, &ot_fields[index], value);
+    return MOE_OK;
 }
 
-static moe_status ot_set_option(void *opaque, const char *name, const char *value)
+static moe_status ot_get_option(const void *settings, size_t index, double *value)
 {
-    ot_settings *settings = opaque, next = *settings;
-    int bad = 0;
-    if (strcmp(name, "shards") == 0)
-        bad = parse_count(value, 1, 1u << 20, &next.shards);
-    else if (strcmp(name, "support") == 0)
-        bad = parse_count(value, 0, (size_t)1 << 40, &next.support);
-    else if (strcmp(name, "reduction_restarts") == 0)
-        bad = parse_count(value, 1, 10000, &next.restarts);
-    else if (strcmp(name, "search_shards") == 0)
-        bad = parse_count(value, 0, 1u << 20, &next.search_shards);
-    else if (strcmp(name, "screen") == 0)
-        bad = moe_option_parse_real(value, &next.screen) != MOE_OK || !(next.screen >= 0.0);
-    else if (strcmp(name, "local_tol") == 0)
-        bad = moe_option_parse_real(value, &next.local_tolerance) != MOE_OK ||
-              !(next.local_tolerance >= 0.0 && next.local_tolerance <= 1.0);
-    else if (strcmp(name, "reduction") == 0) {
-        if (strcmp(value, "transport") == 0)
-            next.method = OT_TRANSPORT;
-        else if (strcmp(value, "middle") == 0)
-            next.method = OT_MIDDLE;
-        else if (strcmp(value, "average") == 0)
-            next.method = OT_AVERAGE;
-        else
-            bad = 1;
-    } else if (strcmp(name, "gate_targets") == 0) {
-        if (strcmp(value, "plan") == 0)
-            next.gate_targets = OT_GATE_PLAN;
-        else if (strcmp(value, "posterior") == 0)
-            next.gate_targets = OT_GATE_POSTERIOR;
-        else
-            bad = 1;
-    } else
-        return MOE_ERR_NOT_FOUND;
-    if (bad)
-        return MOE_ERR_INVALID_ARGUMENT;
-    *settings = next;
+    *value = moe_option_field_load(settings, &ot_fields[index]);
     return MOE_OK;
 }
 
@@ -104,8 +106,8 @@ static moe_status ot_create(void **out)
     ot_settings *settings = malloc(sizeof *settings);
     if (settings == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
-    *settings = default_settings;
-    *out = settings;
+    memset(settings, 0, sizeof *settings);
+    *out = settings; /* the fitter sets every default from ot_option_table */
     return MOE_OK;
 }
 
@@ -377,7 +379,6 @@ const moe_estimator_ops moe_estimator_ot = {
     .name = "ot",
     .create = ot_create,
     .destroy = ot_destroy,
-    .set_option = ot_set_option,
     .fit = ot_fit,
     .partial_fit = NULL,
     .options = MOE_OPTION_BIT(MOE_OPT_MAX_ITER) | MOE_OPTION_BIT(MOE_OPT_TOLERANCE) |
@@ -391,4 +392,8 @@ const moe_estimator_ops moe_estimator_ot = {
     .aggregate = ot_aggregate,
     .save_state = NULL,
     .load_state = NULL,
+    .option_table = ot_option_table,
+    .option_count = sizeof ot_option_table / sizeof ot_option_table[0],
+    .set_option = ot_set_option,
+    .get_option = ot_get_option,
 };

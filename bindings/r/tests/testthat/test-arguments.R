@@ -55,11 +55,15 @@ test_that("options are one value, not NA, whole numbers where the library counts
                "^estimator must be one string")
   expect_match(message_of(moe(y ~ x, data, k = 2, estimator = NA_character_)),
                "^estimator must be one string")
-  # An estimator's own options have no bounds in the library, but one finite value.
+  # An estimator's own options: the bounds the library lists for them.
   expect_match(message_of(moe(y ~ x, data, k = 2, estimator = "ismm", step_scale = NaN)),
                "^step_scale is NA")
   expect_match(message_of(moe(y ~ x, data, k = 2, estimator = "ismm", step_scale = Inf)),
-               "^step_scale must be a finite number")
+               "^step_scale must be a number in \\(0, 1\\], got Inf")
+  expect_match(message_of(moe(y ~ x, data, k = 2, estimator = "ismm", step_decay = 0.5)),
+               "^step_decay must be a number in \\(0.5, 1\\], got 0.5")
+  expect_match(message_of(moe(y ~ x, data, k = 2, estimator = "ot", shards = 0)),
+               "^shards must be a whole number")
   # Whole doubles are counts: three iterations exactly (tol = 0 never stops early).
   three <- moe(y ~ x, data, k = 2, seed = 1, n_init = 1, max_iter = 3, tol = 0)
   expect_identical(three$iterations, 3L)
