@@ -16,6 +16,13 @@
  * the data on OpenMP threads. OpenBLAS runs its own threads; libmoe does not
  * change that global setting (set OPENBLAS_NUM_THREADS=1 when fitting in
  * several threads at once).
+ *
+ * Reproducibility: the same data, options and seed give the same fit bit for
+ * bit for any value of `threads` (the passes sum their blocks in a fixed
+ * order). Across machines the result is the same only with the same
+ * instruction set (libmoe picks SIMD code at run time) and the same BLAS; a
+ * different one can change the last bits and, through them, which of two
+ * nearly equal optima a search keeps.
  */
 #ifndef MOE_FITTER_H
 #define MOE_FITTER_H
@@ -44,9 +51,10 @@ typedef enum moe_option {
     MOE_OPT_GATE_MAX_NEWTON = 9,   /* [gate_max_newton] Newton steps per gate M-step, default 25 */
     MOE_OPT_GATE_TOLERANCE = 10,   /* [gate_tol] Newton decrement stop, relative, default 1e-10 */
     MOE_OPT_MIN_EXPERT_WEIGHT = 11,/* [min_expert_weight] degenerate below this share of n, default 1e-6 */
-    MOE_OPT_THREADS = 12,          /* [threads] worker threads for passes over the data (em,
-                                      gem, gd), 0 = as many as OpenMP offers, default 1;
-                                      results are bit-identical for any value */
+    MOE_OPT_THREADS = 12,          /* [threads] worker threads for passes over the data
+                                      (every built-in estimator), 0 = as many as OpenMP
+                                      offers, default 1; results are bit-identical for any
+                                      value */
     MOE_OPT_STEP = 13,             /* [step] gradient step size; gem: the experts' step; em: the
                                       experts' inner step; 0 = the safe step, default 0 */
     MOE_OPT_GATE_STEP = 14,        /* [gate_step] gem: the gate's step; em: the gate's inner
@@ -241,6 +249,24 @@ MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char 
  *          penalties) with one step size; full batch by default, shuffled
  *          seeded mini-batches with batch_size (an iteration is then one
  *          pass over the data), optional Armijo backtracking.
+ *   "cqt"  The tensor method (Makkuva et al.): the experts' directions from
+ *          the cross moments of x with cubic and quadratic transforms of y,
+ *          then the gate by EM with those experts held. Gaussian experts
+ *          (any link) without intercepts, K <= d, x roughly Gaussian and
+ *          centred; data that break this are an error with a message. No
+ *          start to choose, so no local optimum of the experts; slower and
+ *          less accurate than em where em finds the optimum.
+ *   "ismm" Incremental stochastic majorisation-minimisation (streaming):
+ *          moe_fitter_partial_fit on batches of any size, memory independent
+ *          of the stream's length, a session saved and resumed with
+ *          moe_fitter_save_state; moe_fitter_fit runs epochs over the rows.
+ *   "ot"   Distributed learning by optimal-transport aggregation: fit splits
+ *          the rows into shards fitted by local em runs and reduces their
+ *          models into one; moe_fitter_aggregate reduces models fitted
+ *          elsewhere (libmoe_mpi does this across ranks).
+ * Their own options (schedules, shards, the tensor's restarts, ...) are
+ * listed with type, default, bounds and a line each by
+ * moe_fitter_option_info (on the command line: moe options ESTIMATOR).
  *
  * Safe steps. With lambda = the largest eigenvalue of E_w[x~ x~'] (computed
  * once per fit), the default step of a block is 1 / (c lambda + penalty),

@@ -3,7 +3,7 @@
  *
  * The E-step, the M-steps, gradients and steps, the shared step rule and
  * solver, the deterministic parallel pass and the iteration loop that em,
- * gem, gd, ismm and cqt are written with. An estimator written outside
+ * gem, gd, cqt, ismm and ot are written with. An estimator written outside
  * libmoe (moe/estimator.h) may use them and then computes exactly what the
  * built-in ones compute. They are NOT covered by the stability promise of
  * the 1.x series: a minor release may change or remove any of them (the

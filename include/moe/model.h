@@ -76,6 +76,9 @@ MOE_API moe_status moe_link_from_name(const char *name, moe_link *link);
  * against this header keeps working when later versions append fields.
  */
 #define MOE_MODEL_SPEC_VERSION 1
+/* Limits (MOE_ERR_INVALID_ARGUMENT beyond them), which keep every size product far from
+   overflow: at most 4096 experts, 2^24 features, 65536 classes, and 2^31 expert
+   coefficients (experts x classes x inputs). */
 typedef struct moe_model_spec {
     unsigned int version; /* MOE_MODEL_SPEC_VERSION */
     moe_family family;    /* default MOE_FAMILY_GAUSSIAN */
@@ -289,8 +292,8 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * variances of Gaussian experts; p = inputs, intercept first. out holds P x P values
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
  * information of the likelihood alone (the _penalized variants below include the penalty).
- * Gaussian experts with the identity link only
- * (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns MOE_ERR_NUMERICAL with a message
+ * Every family; Gaussian experts with the identity link only, at most 64 experts and at
+ * most 256 classes (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns MOE_ERR_NUMERICAL with a message
  * when the information is not positive definite (an expert without data, separation, or
  * parameters that are not a maximum), never a matrix of garbage.
  */
