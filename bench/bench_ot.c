@@ -48,6 +48,39 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* A Gaussian truth of K experts over d features with these parameters (K x (d + 1), K). */
+static moe_model_t *truth_model(size_t K, size_t d, const double *gate, const double *experts,
+                                const double *variances)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = d;
+    moe_model_t *truth = NULL;
+    moe_model_create(&truth, &spec);
+    moe_model_set_gate(truth, gate, K * (d + 1));
+    moe_model_set_experts(truth, experts, K * (d + 1));
+    moe_model_set_variances(truth, variances, K);
+    return truth;
+}
+
+/* A response at x from the truth: an expert drawn by the gate's probabilities (proba: K
+   doubles of workspace), then its mean plus Gaussian noise of its variance. */
+static double draw_response(const moe_model_t *truth, const double *experts,
+                            const double *variances, const double *x, moe_rng *rng,
+                            double *proba)
+{
+    size_t K = moe_model_n_experts(truth), d = moe_model_n_features(truth), p = d + 1;
+    moe_model_gate_proba(truth, 1, x, d, proba, K);
+    double u = moe_rng_uniform(rng);
+    size_t k = 0;
+    while (k + 1 < K && (u -= proba[k]) >= 0.0)
+        ++k;
+    double mean = experts[k * p];
+    for (size_t j = 0; j < d; ++j)
+        mean += experts[k * p + 1 + j] * x[j];
+    return mean + sqrt(variances[k]) * moe_rng_normal(rng);
+}
+
 /* The paper's design: integer parameters in [-5, 5], variances in 1..5, four clusters of x
    with AR(1) correlation 1/4. */
 void bench_ot_data(size_t n, uint64_t seed, double *X, double *y)
@@ -65,14 +98,7 @@ void bench_ot_data(size_t n, uint64_t seed, double *X, double *y)
         for (int j = 0; j < D; ++j)
             centres[k * D + j] = (double)moe_rng_below(&rng, 11) - 5.0;
     }
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.n_experts = K;
-    spec.n_features = D;
-    moe_model_t *truth = NULL;
-    moe_model_create(&truth, &spec);
-    moe_model_set_gate(truth, gate, K * P);
-    moe_model_set_experts(truth, experts, K * P);
-    moe_model_set_variances(truth, variances, K);
+    moe_model_t *truth = truth_model(K, D, gate, experts, variances);
     double proba[K];
     for (size_t i = 0; i < n; ++i) {
         double *x = X + i * D, z = moe_rng_normal(&rng);
@@ -81,15 +107,7 @@ void bench_ot_data(size_t n, uint64_t seed, double *X, double *y)
                 z = 0.25 * z + sqrt(1.0 - 0.0625) * moe_rng_normal(&rng);
             x[j] = centres[(i % K) * D + j] + z;
         }
-        moe_model_gate_proba(truth, 1, x, D, proba, K);
-        double u = moe_rng_uniform(&rng);
-        int k = 0;
-        while (k + 1 < K && (u -= proba[k]) >= 0.0)
-            ++k;
-        double mean = experts[k * P];
-        for (int j = 0; j < D; ++j)
-            mean += experts[k * P + 1 + j] * x[j];
-        y[i] = mean + sqrt(variances[k]) * moe_rng_normal(&rng);
+        y[i] = draw_response(truth, experts, variances, x, &rng, proba);
     }
     moe_model_free(truth);
 }
@@ -117,14 +135,7 @@ static moe_model_t *simulate_truth(size_t K, size_t d, uint64_t seed)
         }
         variances[k] = 1.0 + (double)moe_rng_below(&rng, 5);
     }
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.n_experts = K;
-    spec.n_features = d;
-    moe_model_t *truth = NULL;
-    moe_model_create(&truth, &spec);
-    moe_model_set_gate(truth, gate, K * p);
-    moe_model_set_experts(truth, experts, K * p);
-    moe_model_set_variances(truth, variances, K);
+    moe_model_t *truth = truth_model(K, d, gate, experts, variances);
     free(gate);
     free(experts);
     free(variances);
@@ -153,15 +164,7 @@ static void bench_ot_simulate(const moe_model_t *truth, layout shape, size_t n, 
         for (size_t j = 0; j < d; ++j)
             x[j] = shape == LAYOUT_UNIFORM ? 6.0 * moe_rng_uniform(&rng) - 3.0
                                            : centres[c * d + j] + moe_rng_normal(&rng);
-        moe_model_gate_proba(truth, 1, x, d, proba, K);
-        double u = moe_rng_uniform(&rng);
-        size_t k = 0;
-        while (k + 1 < K && (u -= proba[k]) >= 0.0)
-            ++k;
-        double mean = experts[k * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[k * p + 1 + j] * x[j];
-        y[i] = mean + sqrt(variances[k]) * moe_rng_normal(&rng);
+        y[i] = draw_response(truth, experts, variances, x, &rng, proba);
     }
     free(centres);
     free(experts);

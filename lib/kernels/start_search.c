@@ -517,9 +517,46 @@ static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *
     return status;
 }
 
-static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
-                         const struct moe_model *shape, const moe_data *sample, double *resp,
-                         moe_label *labels, int fit_rows)
+/* The starts a search draws: its budget's, within the bounds above. */
+static size_t start_count(size_t K, double rows, double share)
+{
+    size_t starts = budget_count(SHORT_BUDGET / (rows * SHORT_ITERATIONS),
+                                 SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
+    if (starts < SEARCH_STARTS)
+        starts = SEARCH_STARTS;
+    /* A share (ot's local fits) takes that share of the starts, but LOCAL_STARTS_PER_EXPERT
+       per expert at least: with one start of each family, local fits of K = 5, d = 20 on
+       12,500 rows were poor enough that their reduction ended 0.3 nats per row below the
+       global fit (bench/RESULTS.md). */
+    if (share < 1.0)
+        starts = budget_count(ceil((double)starts * share), LOCAL_STARTS_PER_EXPERT * K, starts);
+    if (K == 1)
+        starts = 1;
+    return starts;
+}
+
+/* The last run that failed: the fit's status and message when no start could be run. */
+typedef struct search_failure {
+    moe_status status;
+    char message[MOE_MESSAGE_SIZE];
+} search_failure;
+
+/* A run that failed ranks last (the others may not fail). */
+static void run_failed(candidate *entry, moe_status run, const char *message,
+                       search_failure *failure)
+{
+    entry->objective = -INFINITY;
+    entry->spurious = 1;
+    failure->status = run;
+    memcpy(failure->message, message, MOE_MESSAGE_SIZE);
+}
+
+/* Every start drawn, by the families in turn, each from its own stream, and run for
+   `iterations` EM iterations. Only running out of memory stops them. */
+static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *settings,
+                             const struct moe_model *shape, const moe_data *sample,
+                             double *resp, moe_label *labels, candidate *candidates,
+                             size_t starts, size_t iterations, search_failure *failure)
 {
     char *message = context->fitter->message;
     size_t K = shape->n_experts;
@@ -532,25 +569,7 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     int gaussian = shape->family_ops->has_variance;
     const start_family *families = gaussian ? gaussian_families : class_families;
     size_t n_families = gaussian ? 5 : 3;
-    double rows = (double)sample->n, share = search_share(context);
-    size_t starts = budget_count(SHORT_BUDGET / (rows * SHORT_ITERATIONS),
-                                 SEARCH_STARTS_PER_EXPERT * K, SEARCH_STARTS_MAX);
-    if (starts < SEARCH_STARTS)
-        starts = SEARCH_STARTS;
-    /* A share (ot's local fits) takes that share of the starts, but LOCAL_STARTS_PER_EXPERT
-       per expert at least: with one start of each family, local fits of K = 5, d = 20 on
-       12,500 rows were poor enough that their reduction ended 0.3 nats per row below the
-       global fit (bench/RESULTS.md). */
-    if (share < 1.0)
-        starts = budget_count(ceil((double)starts * share), LOCAL_STARTS_PER_EXPERT * K, starts);
-    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
-    if (K == 1)
-        starts = 1;
-    candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
-    if (candidates == NULL)
-        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
-    moe_status status = MOE_OK, last_failure = MOE_OK;
-    char failure_message[MOE_MESSAGE_SIZE] = "";
+    moe_status status = MOE_OK;
     for (size_t c = 0; c < starts && status == MOE_OK; ++c) {
         candidates[c].objective = -INFINITY;
         if ((status = moe_model_clone(&candidates[c].model, shape)) != MOE_OK) {
@@ -565,69 +584,53 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
         if (run == MOE_OK)
             run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
         if (run == MOE_OK)
-            run = short_run(context, settings, candidates[c].model, sample, resp,
-                            short_iterations, 0.0, &candidates[c].objective, NULL);
+            run = short_run(context, settings, candidates[c].model, sample, resp, iterations,
+                            0.0, &candidates[c].objective, NULL);
         if (run == MOE_OK)
             candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
                                                       resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             status = run;
-        else if (run != MOE_OK) { /* this start failed; the others may not */
-            candidates[c].objective = -INFINITY;
-            candidates[c].spurious = 1;
-            last_failure = run;
-            memcpy(failure_message, message, MOE_MESSAGE_SIZE);
-        }
+        else if (run != MOE_OK)
+            run_failed(&candidates[c], run, message, failure);
     }
-    /* A share keeps one restart, the best end point: a local fit's extra restarts from the
-       search's lesser end points converged in 4 or 5 iterations when they won and crept for
-       100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
-       ends in a poorer optimum is left out of ot's reduction by its screen. */
-    size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
-    size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
-                                    least_survivors > 0 ? least_survivors : 1, starts);
-    if (status == MOE_OK) {
-        qsort(candidates, starts, sizeof(candidate), by_objective);
-        for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
-            moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
-                                       SURVIVOR_ITERATIONS, settings->tolerance,
-                                       &candidates[c].objective, NULL);
-            if (run == MOE_OK)
-                candidates[c].spurious = collapsed_expert(candidates[c].model, settings,
-                                                          sample, resp);
-            if (run == MOE_ERR_OUT_OF_MEMORY) {
-                status = run;
-                break;
-            }
-            if (run != MOE_OK) {
-                candidates[c].objective = -INFINITY;
-                candidates[c].spurious = 1;
-                last_failure = run;
-                memcpy(failure_message, message, MOE_MESSAGE_SIZE);
-            }
-        }
-        qsort(candidates, survivors, sizeof(candidate), by_objective);
-        /* candidates[0] may get a better model; the ranking stays, since it was first. Only
-           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
-           larger data is the sample's (the restarts converge on all rows from its end
-           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
-           just start a fit of many more, where a switch optimum of a few of them is one the
-           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
-           search"). */
-        if (status == MOE_OK && fit_rows)
-            status = gate_search(context, settings, &candidates[0], sample, resp);
+    return status;
+}
+
+/* The best `survivors` end points, ranked, continued to convergence on the sample. */
+static moe_status survivor_runs(moe_fit_context *context, const moe_fit_settings *settings,
+                                const moe_data *sample, double *resp, candidate *candidates,
+                                size_t survivors, search_failure *failure)
+{
+    char *message = context->fitter->message;
+    for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
+        moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
+                                   SURVIVOR_ITERATIONS, settings->tolerance,
+                                   &candidates[c].objective, NULL);
+        if (run == MOE_OK)
+            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+                                                      resp);
+        if (run == MOE_ERR_OUT_OF_MEMORY)
+            return run;
+        if (run != MOE_OK)
+            run_failed(&candidates[c], run, message, failure);
     }
+    return MOE_OK;
+}
+
+/* The best distinct end points of the ranked survivors become the fit's restarts (at most
+   n_init of them), taken out of the candidates. */
+static moe_status keep_end_points(moe_fit_context *context, const moe_fit_settings *settings,
+                                  const moe_data *sample, candidate *candidates,
+                                  size_t survivors)
+{
     double total = moe_data_total_weight(sample);
-    if (status == MOE_OK) {
-        context->start_candidates = moe_calloc_array(settings->n_init, 1,
-                                                     sizeof(struct moe_model *));
-        if (context->start_candidates == NULL)
-            status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot keep the search's end "
-                                                              "points");
-    }
-    for (size_t c = 0; status == MOE_OK && c < survivors &&
-                       context->n_start_candidates < settings->n_init;
-         ++c) {
+    context->start_candidates = moe_calloc_array(settings->n_init, 1,
+                                                 sizeof(struct moe_model *));
+    if (context->start_candidates == NULL)
+        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot keep the search's end points");
+    for (size_t c = 0; c < survivors && context->n_start_candidates < settings->n_init; ++c) {
         double objective = candidates[c].objective;
         /* Collapsed end points only when the search found nothing else. */
         if (!isfinite(objective) || (candidates[c].spurious && c > 0 && !candidates[0].spurious))
@@ -641,12 +644,53 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
         context->start_candidates[context->n_start_candidates++] = candidates[c].model;
         candidates[c].model = NULL;
     }
+    return MOE_OK;
+}
+
+static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
+                         const struct moe_model *shape, const moe_data *sample, double *resp,
+                         moe_label *labels, int fit_rows)
+{
+    char *message = context->fitter->message;
+    double rows = (double)sample->n, share = search_share(context);
+    size_t starts = start_count(shape->n_experts, rows, share);
+    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
+    candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
+    if (candidates == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
+    search_failure failure = {MOE_OK, ""};
+    moe_status status = short_runs(context, settings, shape, sample, resp, labels, candidates,
+                                   starts, short_iterations, &failure);
+    /* A share keeps one restart, the best end point: a local fit's extra restarts from the
+       search's lesser end points converged in 4 or 5 iterations when they won and crept for
+       100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
+       ends in a poorer optimum is left out of ot's reduction by its screen. */
+    size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
+    size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
+                                    least_survivors > 0 ? least_survivors : 1, starts);
+    if (status == MOE_OK) {
+        qsort(candidates, starts, sizeof(candidate), by_objective);
+        status = survivor_runs(context, settings, sample, resp, candidates, survivors,
+                               &failure);
+        qsort(candidates, survivors, sizeof(candidate), by_objective);
+        /* candidates[0] may get a better model; the ranking stays, since it was first. Only
+           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
+           larger data is the sample's (the restarts converge on all rows from its end
+           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
+           just start a fit of many more, where a switch optimum of a few of them is one the
+           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
+           search"). */
+        if (status == MOE_OK && fit_rows)
+            status = gate_search(context, settings, &candidates[0], sample, resp);
+    }
+    if (status == MOE_OK)
+        status = keep_end_points(context, settings, sample, candidates, survivors);
     for (size_t c = 0; c < starts; ++c)
         moe_model_free(candidates[c].model);
     free(candidates);
     if (status == MOE_OK && context->n_start_candidates == 0) {
-        status = last_failure != MOE_OK ? last_failure : MOE_ERR_NUMERICAL;
-        memcpy(message, failure_message, MOE_MESSAGE_SIZE);
+        status = failure.status != MOE_OK ? failure.status : MOE_ERR_NUMERICAL;
+        memcpy(message, failure.message, MOE_MESSAGE_SIZE);
         if (message[0] == '\0')
             moe_fail(message, status, "no start of the search could be run");
     }

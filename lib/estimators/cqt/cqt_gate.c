@@ -250,57 +250,156 @@ static moe_status update_variance(moe_fit_context *context, gate_work *work, moe
     return moe_model_set_variances(model, work->variances, K);
 }
 
+static moe_status work_alloc(moe_fit_context *context, gate_work *work, size_t n, size_t K,
+                             size_t d)
+{
+    memset(work, 0, sizeof *work);
+    work->resp = malloc(n * K * sizeof(double));
+    work->gate = calloc(K * d, sizeof(double));
+    work->previous = calloc(K * d, sizeof(double));
+    work->gradient = calloc(K * d, sizeof(double));
+    work->dual = calloc(d, sizeof(double));
+    work->experts = calloc(K * d, sizeof(double));
+    work->variances = calloc(K, sizeof(double));
+    if (work->resp == NULL || work->gate == NULL || work->previous == NULL ||
+        work->gradient == NULL || work->dual == NULL || work->experts == NULL ||
+        work->variances == NULL) {
+        work_free(work);
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
+                                "cannot allocate cqt's gate workspace");
+    }
+    return MOE_OK;
+}
+
+/* The start: a uniform point of the whitened unit ball (the theory's domain, R = 1), or of
+   the domain when that is smaller. A wide domain is a bound on runaways, not a place to
+   start from: logits of standard deviation 8 would start with hard labels. */
+static moe_status start_gate(moe_fit_context *context, gate_work *work, moe_model_t *model,
+                             const cqt_stage1 *stage, const moe_rows *rows,
+                             const cqt_gate_options *options, moe_rng *rng)
+{
+    size_t K = moe_model_n_experts(model), d = stage->d;
+    if (options->method == CQT_GATE_MOMENTS)
+        return moment_gate(context, model, stage, rows, work->gate);
+    double radius = options->radius > 0.0 && options->radius < 1.0 ? options->radius : 1.0;
+    for (size_t k = 0; k + 1 < K; ++k) {
+        double length = 0.0;
+        for (size_t j = 0; j < d; ++j) {
+            work->dual[j] = moe_rng_normal(rng);
+            length += work->dual[j] * work->dual[j];
+        }
+        double scale = radius * pow(moe_rng_uniform(rng), 1.0 / (double)d) /
+                       (length > 0.0 ? sqrt(length) : 1.0);
+        for (size_t j = 0; j < d; ++j)
+            work->dual[j] *= scale;
+        from_whitened(stage, work->dual, work->gate + k * d);
+    }
+    return MOE_OK;
+}
+
+/* One step on the gate, into work->gate: a gradient step, or the gate's Newton step. */
+static moe_status gate_step(moe_fit_context *context, gate_work *work, moe_model_t *model,
+                            const cqt_stage1 *stage, const cqt_gate_options *options)
+{
+    size_t K = moe_model_n_experts(model), d = stage->d;
+    moe_status status;
+    if (options->method != CQT_GATE_GRADIENT) {
+        status = moe_context_gate_newton(context, model, NULL, work->resp, 0);
+        if (status == MOE_OK)
+            status = moe_model_get_gate(model, work->gate, K * d);
+        return status;
+    }
+    status = moe_context_gate_gradient(context, model, NULL, work->resp, work->gradient,
+                                       (K - 1) * d);
+    if (status != MOE_OK)
+        return status;
+    /* A step of `step` in u is step C^-1 g = step whiten whiten' g in x. */
+    for (size_t k = 0; k + 1 < K; ++k) {
+        to_whitened_dual(stage, work->gradient + k * d, work->dual);
+        double *row = work->gate + k * d;
+        double *change = work->gradient + k * d; /* reused for the step in x */
+        from_whitened(stage, work->dual, change);
+        for (size_t j = 0; j < d; ++j)
+            row[j] -= options->step * change[j];
+    }
+    moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 1);
+    return MOE_OK;
+}
+
+/* How far the gate moved in the last step: its largest row change, in the whitened norm. */
+static double gate_change(const cqt_stage1 *stage, gate_work *work, size_t K)
+{
+    size_t d = stage->d;
+    double change = 0.0;
+    for (size_t k = 0; k + 1 < K; ++k) {
+        for (size_t j = 0; j < d; ++j)
+            work->dual[j] = work->gate[k * d + j] - work->previous[k * d + j];
+        double moved = whitened_norm(stage, work->dual);
+        if (moved > change)
+            change = moved;
+    }
+    return change;
+}
+
+/* The iterations from the start, whose penalised objective is *objective, until the gate
+   moves less than change_tol or max_iter. */
+static moe_status iterate(moe_fit_context *context, gate_work *work, moe_model_t *model,
+                          const cqt_stage1 *stage, const moe_rows *rows,
+                          const cqt_gate_options *options, size_t restart, double *objective,
+                          cqt_gate_result *result)
+{
+    size_t K = moe_model_n_experts(model), d = stage->d;
+    double total = 0.0, loglik = 0.0;
+    moe_status status = moe_context_total_weight(context, NULL, &total);
+    for (size_t iteration = 1; status == MOE_OK && iteration <= options->max_iter;
+         ++iteration) {
+        memcpy(work->previous, work->gate, K * d * sizeof(double));
+        status = gate_step(context, work, model, stage, options);
+        if (status != MOE_OK)
+            break;
+        project_to_domain(stage, work->gate, K, options->radius);
+        status = moe_model_set_gate(model, work->gate, K * d);
+        if (status == MOE_OK && options->estimate_sigma)
+            status = update_variance(context, work, model, stage, rows, options);
+        double next = 0.0;
+        if (status == MOE_OK)
+            status = evaluate(context, work, model, &next, &loglik);
+        if (status != MOE_OK)
+            break;
+        double scale = total + fabs(*objective);
+        if (next < *objective - 1e-10 * scale)
+            moe_context_note_decrease(context, (*objective - next) / scale);
+        *objective = next;
+        result->iterations = iteration;
+        if (options->record)
+            status = moe_context_iteration(context, restart, iteration, loglik);
+        if (gate_change(stage, work, K) < options->change_tol) {
+            result->converged = 1;
+            break;
+        }
+    }
+    return status;
+}
+
 moe_status cqt_gate_fit(moe_fit_context *context, moe_model_t *model, const cqt_stage1 *stage,
                         const cqt_gate_options *options, moe_rng *rng, size_t restart,
                         cqt_gate_result *result)
 {
-    size_t K = moe_model_n_experts(model), d = stage->d, n = 0;
+    size_t K = moe_model_n_experts(model), d = stage->d;
     moe_rows rows;
     moe_status status = moe_context_rows(context, &rows);
     if (status != MOE_OK)
         return status;
-    n = rows.n;
     gate_work work;
-    memset(&work, 0, sizeof work);
     memset(result, 0, sizeof *result);
-    work.resp = malloc(n * K * sizeof(double));
-    work.gate = calloc(K * d, sizeof(double));
-    work.previous = calloc(K * d, sizeof(double));
-    work.gradient = calloc(K * d, sizeof(double));
-    work.dual = calloc(d, sizeof(double));
-    work.experts = calloc(K * d, sizeof(double));
-    work.variances = calloc(K, sizeof(double));
-    if (work.resp == NULL || work.gate == NULL || work.previous == NULL ||
-        work.gradient == NULL || work.dual == NULL || work.experts == NULL ||
-        work.variances == NULL) {
-        work_free(&work);
-        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY,
-                                "cannot allocate cqt's gate workspace");
-    }
+    status = work_alloc(context, &work, rows.n, K, d);
+    if (status != MOE_OK)
+        return status;
     status = moe_estep_create(context, 0, &work.estep);
     if (status == MOE_OK)
         status = moe_model_get_experts(model, work.experts, K * d);
-
-    /* The start: a uniform point of the whitened unit ball (the theory's domain, R = 1),
-       or of the domain when that is smaller. A wide domain is a bound on runaways, not a
-       place to start from: logits of standard deviation 8 would start with hard labels. */
-    if (status == MOE_OK && options->method == CQT_GATE_MOMENTS)
-        status = moment_gate(context, model, stage, &rows, work.gate);
-    else if (status == MOE_OK) {
-        double radius = options->radius > 0.0 && options->radius < 1.0 ? options->radius : 1.0;
-        for (size_t k = 0; k + 1 < K; ++k) {
-            double length = 0.0;
-            for (size_t j = 0; j < d; ++j) {
-                work.dual[j] = moe_rng_normal(rng);
-                length += work.dual[j] * work.dual[j];
-            }
-            double scale = radius * pow(moe_rng_uniform(rng), 1.0 / (double)d) /
-                           (length > 0.0 ? sqrt(length) : 1.0);
-            for (size_t j = 0; j < d; ++j)
-                work.dual[j] *= scale;
-            from_whitened(stage, work.dual, work.gate + k * d);
-        }
-    }
+    if (status == MOE_OK)
+        status = start_gate(context, &work, model, stage, &rows, options, rng);
     if (status == MOE_OK)
         status = moe_model_set_gate(model, work.gate, K * d);
     double objective = 0.0, loglik = 0.0;
@@ -314,62 +413,9 @@ moe_status cqt_gate_fit(moe_fit_context *context, moe_model_t *model, const cqt_
         work_free(&work);
         return status;
     }
-    double total = 0.0;
     if (status == MOE_OK)
-        status = moe_context_total_weight(context, NULL, &total);
-    size_t m = (K - 1) * d;
-    for (size_t iteration = 1; status == MOE_OK && iteration <= options->max_iter;
-         ++iteration) {
-        memcpy(work.previous, work.gate, K * d * sizeof(double));
-        if (options->method == CQT_GATE_GRADIENT) {
-            status = moe_context_gate_gradient(context, model, NULL, work.resp, work.gradient, m);
-            /* A step of `step` in u is step C^-1 g = step whiten whiten' g in x. */
-            for (size_t k = 0; status == MOE_OK && k + 1 < K; ++k) {
-                to_whitened_dual(stage, work.gradient + k * d, work.dual);
-                double *row = work.gate + k * d;
-                double *change = work.gradient + k * d; /* reused for the step in x */
-                from_whitened(stage, work.dual, change);
-                for (size_t j = 0; j < d; ++j)
-                    row[j] -= options->step * change[j];
-            }
-            if (status == MOE_OK)
-                moe_context_count(context, MOE_COUNTER_GRADIENT_EVALUATIONS, 1);
-        } else {
-            status = moe_context_gate_newton(context, model, NULL, work.resp, 0);
-            if (status == MOE_OK)
-                status = moe_model_get_gate(model, work.gate, K * d);
-        }
-        if (status != MOE_OK)
-            break;
-        project_to_domain(stage, work.gate, K, options->radius);
-        status = moe_model_set_gate(model, work.gate, K * d);
-        if (status == MOE_OK && options->estimate_sigma)
-            status = update_variance(context, &work, model, stage, &rows, options);
-        double next = 0.0;
-        if (status == MOE_OK)
-            status = evaluate(context, &work, model, &next, &loglik);
-        if (status != MOE_OK)
-            break;
-        double scale = total + fabs(objective);
-        if (next < objective - 1e-10 * scale)
-            moe_context_note_decrease(context, (objective - next) / scale);
-        objective = next;
-        result->iterations = iteration;
-        if (options->record)
-            status = moe_context_iteration(context, restart, iteration, loglik);
-        double change = 0.0;
-        for (size_t k = 0; k + 1 < K; ++k) {
-            for (size_t j = 0; j < d; ++j)
-                work.dual[j] = work.gate[k * d + j] - work.previous[k * d + j];
-            double moved = whitened_norm(stage, work.dual);
-            if (moved > change)
-                change = moved;
-        }
-        if (change < options->change_tol) {
-            result->converged = 1;
-            break;
-        }
-    }
+        status = iterate(context, &work, model, stage, &rows, options, restart, &objective,
+                         result);
     result->objective = objective;
     work_free(&work);
     return status;

@@ -218,24 +218,9 @@ moe_status cqt_whitened_tensor(moe_fit_context *context, const moe_rows *rows,
     return status;
 }
 
-moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t d,
-                          moe_link link, cqt_preset preset, double sigma2, size_t k,
-                          cqt_stage1 *stage)
+static int stage_allocate(cqt_stage1 *stage)
 {
-    memset(stage, 0, sizeof *stage);
-    moe_status status = MOE_OK;
-    size_t n = rows->n;
-    if (k == 0 || k > d)
-        return fail(context, MOE_ERR_UNSUPPORTED,
-                    "cqt needs at most as many experts as features (K = %zu, d = %zu): the "
-                    "experts are found as directions in the feature space",
-                    k, d);
-    char message[256];
-    cqt_constants constants;
-    if (cqt_constants_for(link, preset, 0.0, &constants, message, sizeof message) != 0)
-        return fail(context, MOE_ERR_UNSUPPORTED, "%s", message);
-    stage->d = d;
-    stage->k = k;
+    size_t d = stage->d, k = stage->k;
     stage->mean = calloc(d, sizeof(double));
     stage->covariance = calloc(d * d, sizeof(double));
     stage->whiten = calloc(d * d, sizeof(double));
@@ -243,30 +228,24 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
     stage->project = calloc(d * k, sizeof(double));
     stage->unwhiten = calloc(d * k, sizeof(double));
     stage->tensor = calloc(k * k * k, sizeof(double));
-    size_t size = first_pass_size(d);
-    double *sums = malloc(size * sizeof(double));
-    double *moment = malloc(d * d * sizeof(double)), *values = malloc(d * sizeof(double));
-    double *temporary = malloc(d * d * sizeof(double));
-    if (stage->mean == NULL || stage->covariance == NULL || stage->whiten == NULL ||
-        stage->nu == NULL || stage->project == NULL || stage->unwhiten == NULL ||
-        stage->tensor == NULL || sums == NULL || moment == NULL || values == NULL ||
-        temporary == NULL) {
-        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate cqt's moments");
-        goto done;
-    }
-    first_pass pass = {rows, d, constants.gamma};
-    status = run_rows(context, n, size, 3 * BLOCK_ROWS * d, first_pass_chunk, &pass, sums);
-    if (status != MOE_OK)
-        goto done;
+    return stage->mean == NULL || stage->covariance == NULL || stage->whiten == NULL ||
+           stage->nu == NULL || stage->project == NULL || stage->unwhiten == NULL ||
+           stage->tensor == NULL;
+}
+
+/* From the first pass's sums: the weights' moments of y, the mean and covariance of x, and
+   moment = E[P2 (x - mean)(x - mean)'], with *p2_mean = E[P2]. */
+static moe_status centred_moments(moe_fit_context *context, const double *sums,
+                                  cqt_stage1 *stage, double *moment, double *p2_mean)
+{
+    size_t d = stage->d;
     double total = sums[0];
-    if (!(total > 0.0)) {
-        status = fail(context, MOE_ERR_INVALID_ARGUMENT, "cqt: the rows have no weight");
-        goto done;
-    }
+    if (!(total > 0.0))
+        return fail(context, MOE_ERR_INVALID_ARGUMENT, "cqt: the rows have no weight");
     stage->total_weight = total;
     stage->y_mean = sums[1] / total;
     stage->y_second = sums[2] / total;
-    double p2_mean = sums[3] / total;
+    *p2_mean = sums[3] / total;
     const double *sum_x = sums + 4, *sum_p2x = sum_x + d, *sum_xx = sum_p2x + d,
                  *sum_p2xx = sum_xx + d * d;
     for (size_t j = 0; j < d; ++j)
@@ -275,48 +254,57 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
         for (size_t b = 0; b < d; ++b) {
             double ma = stage->mean[a], mb = stage->mean[b];
             stage->covariance[a * d + b] = sum_xx[a * d + b] / total - ma * mb;
-            /* E[P2 (x - mean)(x - mean)'] */
             moment[a * d + b] = sum_p2xx[a * d + b] / total - ma * sum_p2x[b] / total -
-                                sum_p2x[a] / total * mb + p2_mean * ma * mb;
+                                sum_p2x[a] / total * mb + *p2_mean * ma * mb;
         }
+    return MOE_OK;
+}
 
-    /* The whitening. */
+/* The whitening of the covariance, and the mean's distance from the origin in it; temporary
+   (d x d) and values (d) are workspace. */
+static moe_status whitening(moe_fit_context *context, cqt_stage1 *stage, double *temporary,
+                            double *values)
+{
+    size_t d = stage->d;
     memcpy(temporary, stage->covariance, d * d * sizeof(double));
-    if (symmetric_eigen(d, temporary, values) != 0) {
-        status = fail(context, MOE_ERR_NUMERICAL, "cqt: the covariance's eigensolver failed");
-        goto done;
-    }
+    if (symmetric_eigen(d, temporary, values) != 0)
+        return fail(context, MOE_ERR_NUMERICAL, "cqt: the covariance's eigensolver failed");
     double largest = values[d - 1];
-    if (!(largest > 0.0) || !(values[0] > 1e-12 * largest)) {
-        status = fail(context, MOE_ERR_NUMERICAL,
-                      "cqt: the covariance of x is singular (smallest eigenvalue %g of %g): a "
-                      "feature is constant or a combination of others, so x cannot be whitened",
-                      values[0], largest);
-        goto done;
-    }
+    if (!(largest > 0.0) || !(values[0] > 1e-12 * largest))
+        return fail(context, MOE_ERR_NUMERICAL,
+                    "cqt: the covariance of x is singular (smallest eigenvalue %g of %g): a "
+                    "feature is constant or a combination of others, so x cannot be whitened",
+                    values[0], largest);
     for (size_t a = 0; a < d; ++a)
         for (size_t b = 0; b < d; ++b)
             stage->whiten[a * d + b] = temporary[a * d + b] / sqrt(values[b]);
-    {
-        /* sqrt(mean' C^-1 mean) = || whiten' mean || */
-        double distance = 0.0;
-        for (size_t b = 0; b < d; ++b) {
-            double component = 0.0;
-            for (size_t a = 0; a < d; ++a)
-                component += stage->whiten[a * d + b] * stage->mean[a];
-            distance += component * component;
-        }
-        stage->mean_distance = sqrt(distance);
+    /* sqrt(mean' C^-1 mean) = || whiten' mean || */
+    double distance = 0.0;
+    for (size_t b = 0; b < d; ++b) {
+        double component = 0.0;
+        for (size_t a = 0; a < d; ++a)
+            component += stage->whiten[a * d + b] * stage->mean[a];
+        distance += component * component;
     }
+    stage->mean_distance = sqrt(distance);
+    return MOE_OK;
+}
 
+/* M2 in u and its k largest eigenpairs: nu, project and unwhiten. moment holds
+   E[P2 (x - mean)(x - mean)'] and is overwritten; temporary and values are workspace. */
+static moe_status expert_subspace(moe_fit_context *context, const cqt_constants *constants,
+                                  double p2_mean, double *moment, double *temporary,
+                                  double *values, cqt_stage1 *stage)
+{
+    size_t d = stage->d, k = stage->k;
     /* M2 in u: whiten' moment whiten / c2 - E[P2] I / c2. */
     memset(temporary, 0, d * d * sizeof(double));
     moe_product_atb_add(d, d, d, stage->whiten, moment, temporary);
     moe_product_ab(d, d, d, temporary, stage->whiten, moment);
     for (size_t a = 0; a < d; ++a) {
         for (size_t b = 0; b < d; ++b)
-            moment[a * d + b] /= constants.c2;
-        moment[a * d + a] -= p2_mean / constants.c2;
+            moment[a * d + b] /= constants->c2;
+        moment[a * d + a] -= p2_mean / constants->c2;
     }
     /* Symmetrise the rounding away before the eigensolver. */
     for (size_t a = 0; a < d; ++a)
@@ -324,23 +312,19 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
             double average = 0.5 * (moment[a * d + b] + moment[b * d + a]);
             moment[a * d + b] = moment[b * d + a] = average;
         }
-    if (symmetric_eigen(d, moment, values) != 0) {
-        status = fail(context, MOE_ERR_NUMERICAL, "cqt: the second moment's eigensolver failed");
-        goto done;
-    }
+    if (symmetric_eigen(d, moment, values) != 0)
+        return fail(context, MOE_ERR_NUMERICAL, "cqt: the second moment's eigensolver failed");
     /* The k largest signed eigenvalues (a negative direction is noise or a gate term, never
        an expert). */
     for (size_t i = 0; i < k; ++i)
         stage->nu[i] = values[d - 1 - i];
     stage->nu[k] = k < d ? values[d - 1 - k] : 0.0;
-    if (!(stage->nu[k - 1] > 1e-6 * fabs(stage->nu[0])) || !(stage->nu[0] > 0.0)) {
-        status = fail(context, MOE_ERR_NUMERICAL,
-                      "cqt: the second moment has fewer than %zu positive directions (the "
-                      "%zu-th largest eigenvalue is %g, the largest %g): the data show fewer "
-                      "experts than K, or the noise variance is wrong",
-                      k, k, stage->nu[k - 1], stage->nu[0]);
-        goto done;
-    }
+    if (!(stage->nu[k - 1] > 1e-6 * fabs(stage->nu[0])) || !(stage->nu[0] > 0.0))
+        return fail(context, MOE_ERR_NUMERICAL,
+                    "cqt: the second moment has fewer than %zu positive directions (the "
+                    "%zu-th largest eigenvalue is %g, the largest %g): the data show fewer "
+                    "experts than K, or the noise variance is wrong",
+                    k, k, stage->nu[k - 1], stage->nu[0]);
     for (size_t a = 0; a < d; ++a)
         for (size_t i = 0; i < k; ++i) {
             double eigenvector = moment[a * d + (d - 1 - i)];
@@ -352,18 +336,63 @@ moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t
     moe_product_ab(d, k, d, stage->whiten, temporary, stage->project);
     memcpy(temporary, stage->unwhiten, d * k * sizeof(double));
     moe_product_ab(d, k, d, stage->whiten, temporary, stage->unwhiten);
+    return MOE_OK;
+}
 
-    /* The noise variance P3 needs: given, or E[y^2] - E[g(Z)^2] under unit-norm experts. */
+/* The noise variance P3 needs: given (sigma2 >= 0), or E[y^2] - E[g(Z)^2] under unit-norm
+   experts. */
+static double noise_variance(const cqt_stage1 *stage, const cqt_constants *constants,
+                             double sigma2)
+{
     if (sigma2 < 0.0) {
-        sigma2 = stage->y_second - constants.second_moment;
+        sigma2 = stage->y_second - constants->second_moment;
         double floor = 1e-6 * (stage->y_second > 0.0 ? stage->y_second : 1.0);
         if (!(sigma2 > floor))
             sigma2 = floor;
     }
-    stage->sigma2 = sigma2;
-    constants.beta = constants.u - 3.0 * sigma2;
-    status = cqt_whitened_tensor(context, rows, &constants, stage);
-done:
+    return sigma2;
+}
+
+moe_status cqt_stage1_run(moe_fit_context *context, const moe_rows *rows, size_t d,
+                          moe_link link, cqt_preset preset, double sigma2, size_t k,
+                          cqt_stage1 *stage)
+{
+    memset(stage, 0, sizeof *stage);
+    if (k == 0 || k > d)
+        return fail(context, MOE_ERR_UNSUPPORTED,
+                    "cqt needs at most as many experts as features (K = %zu, d = %zu): the "
+                    "experts are found as directions in the feature space",
+                    k, d);
+    char message[256];
+    cqt_constants constants;
+    if (cqt_constants_for(link, preset, 0.0, &constants, message, sizeof message) != 0)
+        return fail(context, MOE_ERR_UNSUPPORTED, "%s", message);
+    stage->d = d;
+    stage->k = k;
+    int failed = stage_allocate(stage);
+    size_t size = first_pass_size(d);
+    double *sums = malloc(size * sizeof(double));
+    double *moment = malloc(d * d * sizeof(double)), *values = malloc(d * sizeof(double));
+    double *temporary = malloc(d * d * sizeof(double));
+    moe_status status = MOE_OK;
+    double p2_mean = 0.0;
+    if (failed || sums == NULL || moment == NULL || values == NULL || temporary == NULL)
+        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate cqt's moments");
+    first_pass pass = {rows, d, constants.gamma};
+    if (status == MOE_OK)
+        status = run_rows(context, rows->n, size, 3 * BLOCK_ROWS * d, first_pass_chunk, &pass,
+                          sums);
+    if (status == MOE_OK)
+        status = centred_moments(context, sums, stage, moment, &p2_mean);
+    if (status == MOE_OK)
+        status = whitening(context, stage, temporary, values);
+    if (status == MOE_OK)
+        status = expert_subspace(context, &constants, p2_mean, moment, temporary, values, stage);
+    if (status == MOE_OK) {
+        stage->sigma2 = noise_variance(stage, &constants, sigma2);
+        constants.beta = constants.u - 3.0 * stage->sigma2;
+        status = cqt_whitened_tensor(context, rows, &constants, stage);
+    }
     free(sums);
     free(moment);
     free(values);

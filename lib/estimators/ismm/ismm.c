@@ -899,6 +899,147 @@ static moe_status full_loglik(call *c, const moe_rows *rows, double *loglik)
     return status;
 }
 
+/* The fit's epochs: what they read, and what they leave. */
+typedef struct epoch_plan {
+    size_t epochs;           /* max_iter */
+    size_t batch;            /* rows of a mini-batch; 0: batch MM on all the rows */
+    double tolerance, total;  /* tol; the rows' total weight */
+    size_t *order;           /* the rows' order, shuffled anew for every epoch of mini-batches */
+    moe_rng rng;
+    size_t iterations;       /* the last epoch run */
+    int converged;
+} epoch_plan;
+
+/* Fisher-Yates from the generator's state. */
+static void shuffle(size_t *order, size_t n, moe_rng *rng)
+{
+    for (size_t i = n; i > 1; --i) {
+        size_t j = moe_rng_below(rng, i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+}
+
+/* Batch MM: gamma = 1 on all the rows; the E-step's log-likelihood is theta_e's. */
+static moe_status batch_epochs(call *c, const moe_rows *all, epoch_plan *plan)
+{
+    ismm_state *state = c->state;
+    size_t size = ismm_parameters_size(&state->shape);
+    double previous = 0.0;
+    moe_status status = MOE_OK;
+    for (size_t epoch = 0; status == MOE_OK; ++epoch) {
+        double loglik = 0.0, weight = 0.0;
+        double *before = malloc(size * sizeof(double));
+        if (before == NULL) {
+            status = moe_context_fail(c->context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        memcpy(before, state->parameters, size * sizeof(double));
+        status = epoch < plan->epochs ? update(c, all, 1.0, &loglik, &weight)
+                                      : full_loglik(c, all, &loglik);
+        if (status == MOE_OK)
+            status = moe_context_iteration(c->context, 0, epoch, loglik);
+        if (status == MOE_OK && epoch > 0) {
+            double scale = plan->total + fabs(loglik);
+            if (loglik < previous - 1e-10 * scale)
+                moe_context_note_decrease(c->context, (previous - loglik) / scale);
+            if (fabs(loglik - previous) <= plan->tolerance * scale) {
+                /* theta_e met the tolerance: it is the result, not the step after it. */
+                memcpy(state->parameters, before, size * sizeof(double));
+                plan->converged = 1;
+            }
+        }
+        free(before);
+        previous = loglik;
+        plan->iterations = epoch;
+        if (plan->converged || epoch >= plan->epochs)
+            break;
+        state->steps += 1;
+    }
+    return status;
+}
+
+/* One epoch of mini-batches in the plan's order; c->loglik sums each batch's log-likelihood
+   before its step. X, y and w hold a batch. */
+static moe_status minibatch_epoch(call *c, const moe_rows *all, size_t d,
+                                  const epoch_plan *plan, double *X, double *y, double *w)
+{
+    size_t n = all->n, B = plan->batch;
+    moe_status status = MOE_OK;
+    c->loglik = 0.0;
+    c->weight = 0.0;
+    for (size_t first = 0; status == MOE_OK && first < n; first += B) {
+        size_t count = n - first < B ? n - first : B;
+        gather(all, plan->order, first, count, d, X, y, w);
+        moe_rows piece = {count, d > 0 ? X : NULL, d, y, w};
+        batch_origin origin = {0, first, plan->order};
+        c->origin = origin;
+        status = stochastic_step(c, &piece, 0);
+    }
+    return status;
+}
+
+/* Stochastic MM: epochs of mini-batches until the epoch's running log-likelihood stops
+   changing; the trace starts and ends with the exact log-likelihood on all the rows. */
+static moe_status minibatch_epochs(call *c, const moe_rows *all, size_t d, epoch_plan *plan)
+{
+    moe_fit_context *context = c->context;
+    size_t n = all->n, B = plan->batch;
+    double *X = malloc(B * (d > 0 ? d : 1) * sizeof(double)), *y = malloc(B * sizeof(double));
+    double *w = malloc(B * sizeof(double));
+    moe_status status = MOE_OK;
+    if (X == NULL || y == NULL || w == NULL)
+        status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    double loglik = 0.0;
+    if (status == MOE_OK)
+        status = full_loglik(c, all, &loglik);
+    if (status == MOE_OK)
+        status = moe_context_iteration(context, 0, 0, loglik);
+    double previous = loglik;
+    for (size_t epoch = 1; status == MOE_OK && epoch <= plan->epochs; ++epoch) {
+        status = minibatch_epoch(c, all, d, plan, X, y, w);
+        if (status == MOE_OK)
+            status = moe_context_iteration(context, 0, epoch, c->loglik);
+        plan->iterations = epoch;
+        if (status == MOE_OK &&
+            fabs(c->loglik - previous) <= plan->tolerance * (plan->total + fabs(c->loglik))) {
+            plan->converged = 1;
+            break;
+        }
+        previous = c->loglik;
+        /* The next epoch visits the rows in a new order. */
+        shuffle(plan->order, n, &plan->rng);
+    }
+    /* The last entry is the exact log-likelihood of the model returned. */
+    if (status == MOE_OK)
+        status = full_loglik(c, all, &loglik);
+    if (status == MOE_OK)
+        status = moe_context_iteration(context, 0, plan->iterations + 1, loglik);
+    free(X);
+    free(y);
+    free(w);
+    return status;
+}
+
+/* The fitter's options a fit reads, besides read_common's. */
+static moe_status read_fit_options(call *c, const moe_model_t *model, long long *batch_size,
+                                   long long *epochs, long long *seed, double *tolerance)
+{
+    moe_fit_context *context = c->context;
+    moe_status status = check_family(context, model);
+    if (status == MOE_OK)
+        status = read_common(c);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_BATCH_SIZE, batch_size);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_MAX_ITER, epochs);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, seed);
+    if (status == MOE_OK)
+        status = moe_context_get_double(context, MOE_OPT_TOLERANCE, tolerance);
+    return status;
+}
+
 static moe_status ismm_fit(void *opaque, moe_fit_context *context)
 {
     ismm_state *state = opaque;
@@ -908,18 +1049,10 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
     c.context = context;
     c.state = state;
     long long batch_size = 0, epochs = 0, seed = 0;
-    double tolerance = 0.0;
-    moe_status status = check_family(context, model);
-    if (status == MOE_OK)
-        status = read_common(&c);
-    if (status == MOE_OK)
-        status = moe_context_get_int(context, MOE_OPT_BATCH_SIZE, &batch_size);
-    if (status == MOE_OK)
-        status = moe_context_get_int(context, MOE_OPT_MAX_ITER, &epochs);
-    if (status == MOE_OK)
-        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
-    if (status == MOE_OK)
-        status = moe_context_get_double(context, MOE_OPT_TOLERANCE, &tolerance);
+    epoch_plan plan;
+    memset(&plan, 0, sizeof plan);
+    moe_status status = read_fit_options(&c, model, &batch_size, &epochs, &seed,
+                                         &plan.tolerance);
     if (status != MOE_OK)
         return status;
     release(state);
@@ -932,123 +1065,39 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
     size_t warm = configured_warm_rows(&state->settings, &shape);
     if (warm > n)
         warm = n;
-    size_t B = batch_size > 0 ? (size_t)batch_size : 0;
-    if (B > n)
-        B = n;
-    if (allocate(state, &shape, warm, B) != MOE_OK || reserve(state, warm) != MOE_OK) {
+    plan.epochs = (size_t)epochs;
+    plan.batch = batch_size > 0 ? (size_t)batch_size : 0;
+    if (plan.batch > n)
+        plan.batch = n;
+    if (allocate(state, &shape, warm, plan.batch) != MOE_OK || reserve(state, warm) != MOE_OK) {
         release(state);
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate ismm's state");
     }
-    size_t *order = malloc(n * sizeof(size_t));
-    if (order == NULL)
+    plan.order = malloc(n * sizeof(size_t));
+    if (plan.order == NULL)
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < n; ++i)
-        order[i] = i;
-    moe_rng rng;
-    moe_rng_seed(&rng, (uint64_t)seed, 0);
+        plan.order[i] = i;
+    moe_rng_seed(&plan.rng, (uint64_t)seed, 0);
     /* Fisher-Yates from the seed: the warm start and every epoch's order. */
-    for (size_t i = n; i > 1; --i) {
-        size_t j = moe_rng_below(&rng, i), t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-    }
-    gather(&all, order, 0, warm, d, state->waiting_X, state->waiting_y, state->waiting_w);
+    shuffle(plan.order, n, &plan.rng);
+    gather(&all, plan.order, 0, warm, d, state->waiting_X, state->waiting_y, state->waiting_w);
     moe_rows warm_rows = waiting_rows(state, warm);
-    batch_origin warm_origin = {0, 0, order};
+    batch_origin warm_origin = {0, 0, plan.order};
     c.origin = warm_origin;
     status = warm_start(&c, model, &warm_rows);
     batch_origin natural = {0, 0, NULL};
     c.origin = natural;
-    double previous = 0.0;
-    int converged = 0;
-    size_t iterations = 0;
-    double total = 0.0;
     if (status == MOE_OK)
-        status = moe_context_total_weight(context, NULL, &total);
-    if (B == 0) {
-        /* Batch MM: gamma = 1 on all the rows; the E-step's log-likelihood is theta_e's. */
-        for (size_t epoch = 0; status == MOE_OK; ++epoch) {
-            double loglik = 0.0, weight = 0.0;
-            double *before = malloc(ismm_parameters_size(&shape) * sizeof(double));
-            if (before == NULL) {
-                status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-                break;
-            }
-            memcpy(before, state->parameters, ismm_parameters_size(&shape) * sizeof(double));
-            status = epoch < (size_t)epochs ? update(&c, &all, 1.0, &loglik, &weight)
-                                            : full_loglik(&c, &all, &loglik);
-            if (status == MOE_OK)
-                status = moe_context_iteration(context, 0, epoch, loglik);
-            if (status == MOE_OK && epoch > 0) {
-                double scale = total + fabs(loglik);
-                if (loglik < previous - 1e-10 * scale)
-                    moe_context_note_decrease(context, (previous - loglik) / scale);
-                if (fabs(loglik - previous) <= tolerance * scale) {
-                    /* theta_e met the tolerance: it is the result, not the step after it. */
-                    memcpy(state->parameters, before,
-                           ismm_parameters_size(&shape) * sizeof(double));
-                    converged = 1;
-                }
-            }
-            free(before);
-            previous = loglik;
-            iterations = epoch;
-            if (converged || epoch >= (size_t)epochs)
-                break;
-            state->steps += 1;
-        }
-    } else {
-        double *X = malloc(B * (d > 0 ? d : 1) * sizeof(double)), *y = malloc(B * sizeof(double));
-        double *w = malloc(B * sizeof(double));
-        if (status == MOE_OK && (X == NULL || y == NULL || w == NULL))
-            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-        double loglik = 0.0;
-        if (status == MOE_OK)
-            status = full_loglik(&c, &all, &loglik);
-        if (status == MOE_OK)
-            status = moe_context_iteration(context, 0, 0, loglik);
-        previous = loglik;
-        for (size_t epoch = 1; status == MOE_OK && epoch <= (size_t)epochs; ++epoch) {
-            c.loglik = 0.0;
-            c.weight = 0.0;
-            for (size_t first = 0; status == MOE_OK && first < n; first += B) {
-                size_t count = n - first < B ? n - first : B;
-                gather(&all, order, first, count, d, X, y, w);
-                moe_rows piece = {count, d > 0 ? X : NULL, d, y, w};
-                batch_origin origin = {0, first, order};
-                c.origin = origin;
-                status = stochastic_step(&c, &piece, 0);
-            }
-            /* The epoch's running log-likelihood: each batch scored before its step. */
-            if (status == MOE_OK)
-                status = moe_context_iteration(context, 0, epoch, c.loglik);
-            iterations = epoch;
-            if (status == MOE_OK && fabs(c.loglik - previous) <= tolerance * (total + fabs(c.loglik))) {
-                converged = 1;
-                break;
-            }
-            previous = c.loglik;
-            /* The next epoch visits the rows in a new order. */
-            for (size_t i = n; i > 1; --i) {
-                size_t j = moe_rng_below(&rng, i), t = order[i - 1];
-                order[i - 1] = order[j];
-                order[j] = t;
-            }
-        }
-        /* The last entry is the exact log-likelihood of the model returned. */
-        if (status == MOE_OK)
-            status = full_loglik(&c, &all, &loglik);
-        if (status == MOE_OK)
-            status = moe_context_iteration(context, 0, iterations + 1, loglik);
-        free(X);
-        free(y);
-        free(w);
-    }
-    free(order);
+        status = moe_context_total_weight(context, NULL, &plan.total);
+    if (status == MOE_OK)
+        status = plan.batch == 0 ? batch_epochs(&c, &all, &plan)
+                                 : minibatch_epochs(&c, &all, d, &plan);
+    free(plan.order);
     if (status == MOE_OK)
         status = write_model(&state->shape, model, estimate(state));
     if (status == MOE_OK)
-        status = moe_context_set_result(context, 0, converged);
+        status = moe_context_set_result(context, 0, plan.converged);
     /* A fit leaves no session behind. */
     release(state);
     return status;

@@ -104,131 +104,199 @@ static size_t scratch_size(const ismm_shape *shape)
     return BLOCK_ROWS * (2 * p + K + K * rows + K + K * rows + K) + 4 * K * (rows + 1) + 8;
 }
 
+/* A chunk's view of its scratch (scratch_size) and of the statistics it sums. */
+typedef struct chunk_work {
+    ismm_statistics s;
+    double *block, *scaled, *logits, *linear, *gate_coefficients, *expert_coefficients;
+    double *expert_weights;                       /* K x BLOCK_ROWS */
+    double *log_gate, *log_total, *tau, *classes; /* a row's; classes: K x (R + 1) */
+    double a1, a2, c1, c2; /* the bounds' coefficients: the gate's, the classes' */
+    double log_two_pi;
+} chunk_work;
+
+static void chunk_layout(const batch *b, double *sums, double *scratch, chunk_work *work)
+{
+    const ismm_shape *shape = b->shape;
+    size_t K = shape->K, p = shape->p, m = free_gate_rows(shape), R = shape->rows;
+    ismm_statistics_map(shape, sums + 2, &work->s);
+    work->block = scratch;
+    work->scaled = work->block + BLOCK_ROWS * p;
+    work->logits = work->scaled + BLOCK_ROWS * p;
+    work->linear = work->logits + BLOCK_ROWS * K;
+    work->gate_coefficients = work->linear + BLOCK_ROWS * K * R;
+    work->expert_coefficients = work->gate_coefficients + BLOCK_ROWS * K;
+    work->expert_weights = work->expert_coefficients + BLOCK_ROWS * K * R;
+    work->log_gate = work->expert_weights + BLOCK_ROWS * K;
+    work->log_total = work->log_gate + K;
+    work->tau = work->log_total + K;
+    work->classes = work->tau + K;
+    work->a1 = work->a2 = work->c1 = work->c2 = 0.0;
+    ismm_bound_coefficients(b->surrogate->bound, m > 0 ? m : 1, &work->a1, &work->a2);
+    ismm_bound_coefficients(b->surrogate->bound, R, &work->c1, &work->c2);
+    work->log_two_pi = log(2.0 * 3.14159265358979323846);
+}
+
+/* The block's rows of u = [1, x] or x, and the gate's logits and experts' linear
+   predictors of them. */
+static void block_predictors(const batch *b, chunk_work *work, size_t start, size_t n_block)
+{
+    const ismm_shape *shape = b->shape;
+    const moe_rows *rows = b->rows;
+    size_t K = shape->K, p = shape->p, d = shape->d, R = shape->rows;
+    for (size_t r = 0; r < n_block; ++r) {
+        double *row = work->block + r * p;
+        size_t column = 0;
+        if (shape->intercept)
+            row[column++] = 1.0;
+        const double *x = rows->X != NULL ? rows->X + (start + r) * rows->ldx : NULL;
+        for (size_t j = 0; j < d; ++j)
+            row[column + j] = x[j];
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)K, (int)p, 1.0,
+                work->block, (int)p, b->theta->gate, (int)p, 0.0, work->logits, (int)K);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)(K * R), (int)p,
+                1.0, work->block, (int)p, b->theta->experts, (int)p, 0.0, work->linear,
+                (int)(K * R));
+}
+
+/* A row's log gate and log joint density of each expert (log_gate, log_total), and for
+   classification experts their class probabilities (classes). */
+static void row_densities(const batch *b, chunk_work *work, const double *eta,
+                          const double *mu, double y)
+{
+    const ismm_shape *shape = b->shape;
+    size_t K = shape->K, R = shape->rows;
+    double gate_total = log_sum_exp(eta, K);
+    for (size_t k = 0; k < K; ++k) {
+        work->log_gate[k] = eta[k] - gate_total;
+        double log_density;
+        if (shape->gaussian) {
+            double variance = b->theta->variances[k], e = y - mu[k];
+            log_density = -0.5 * (work->log_two_pi + log(variance) + e * e / variance);
+        } else {
+            /* Class logits of expert k with the reference class last (0). */
+            double *z = work->classes + k * (R + 1);
+            for (size_t j = 0; j < R; ++j)
+                z[j] = mu[k * R + j];
+            z[R] = 0.0;
+            size_t label = !shape->multinomial ? (y > 0.5 ? 0u : 1u) : (size_t)y;
+            double class_total = log_sum_exp(z, R + 1);
+            log_density = z[label] - class_total;
+            for (size_t j = 0; j <= R; ++j)
+                z[j] = exp(z[j] - class_total); /* now the class probabilities */
+        }
+        work->log_total[k] = work->log_gate[k] + log_density;
+    }
+}
+
+/* Expert k's coefficients of a row with weight w: tau_k [(p~ - e~_y) - A_M c_k' r] over the R
+   free classes. With one free class (logistic) the free class is "1": its probability is
+   that of y = 1 and the one-hot is y itself. */
+static void class_coefficients(const ismm_shape *shape, const chunk_work *work, size_t k,
+                               double w, double y, const double *mu, double *coefficient)
+{
+    size_t R = shape->rows;
+    const double *probability = work->classes + k * (R + 1);
+    double mu_sum = 0.0;
+    for (size_t j = 0; j < R; ++j)
+        mu_sum += mu[k * R + j];
+    for (size_t j = 0; j < R; ++j) {
+        double one_hot =
+            !shape->multinomial ? (y > 0.5 ? 1.0 : 0.0) : ((size_t)y == j ? 1.0 : 0.0);
+        double curvature = work->c1 * mu[k * R + j] + (work->c2 - work->c1) / R * mu_sum;
+        coefficient[j] = w * work->tau[k] * (probability[j] - one_hot - curvature);
+    }
+}
+
+/* Row r of the block (row i of the data): its weight and log-likelihood into sums, its
+   responsibilities into the statistics' weights, and its coefficients in the gate's and
+   experts' vectors. 1 + i if its log-likelihood is not finite, else 0. */
+static size_t row_terms(const batch *b, chunk_work *work, double *sums, size_t r, size_t i)
+{
+    const ismm_shape *shape = b->shape;
+    size_t K = shape->K, m = free_gate_rows(shape), R = shape->rows;
+    double w = b->rows->weights != NULL ? b->rows->weights[i] : 1.0, y = b->rows->y[i];
+    const double *eta = work->logits + r * K, *mu = work->linear + r * K * R;
+    row_densities(b, work, eta, mu, y);
+    double loglik = log_sum_exp(work->log_total, K);
+    if (!isfinite(loglik))
+        return 1 + i;
+    sums[0] += w;
+    sums[1] += w * loglik;
+    double eta_sum = 0.0;
+    for (size_t l = 0; l < m; ++l)
+        eta_sum += eta[l];
+    for (size_t k = 0; k < K; ++k) {
+        work->tau[k] = exp(work->log_total[k] - loglik);
+        work->s.weight[k] += w * work->tau[k];
+    }
+    for (size_t l = 0; l < m; ++l)
+        work->gate_coefficients[r * m + l] =
+            w * (exp(work->log_gate[l]) - work->tau[l] -
+                 (work->a1 * eta[l] + (work->a2 - work->a1) / m * eta_sum));
+    for (size_t k = 0; k < K; ++k) {
+        double *coefficient = work->expert_coefficients + r * K * R + k * R;
+        if (shape->gaussian) {
+            coefficient[0] = w * work->tau[k] * y;
+            work->s.square[k] += w * work->tau[k] * y * y;
+            continue;
+        }
+        class_coefficients(shape, work, k, w, y, mu, coefficient);
+    }
+    for (size_t k = 0; k < K; ++k)
+        work->expert_weights[k * BLOCK_ROWS + r] = w * work->tau[k];
+    return 0;
+}
+
+/* The block's rows into the statistics: the gate's s1 += C' block and M += block' W block,
+   the experts' grams and their vectors V (K R x p) += E' block. */
+static void block_statistics(const batch *b, chunk_work *work, size_t start, size_t n_block)
+{
+    const ismm_shape *shape = b->shape;
+    const moe_rows *rows = b->rows;
+    size_t K = shape->K, p = shape->p, m = free_gate_rows(shape), R = shape->rows;
+    double *block = work->block, *scaled = work->scaled;
+    if (m > 0)
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)p, (int)n_block,
+                    1.0, work->gate_coefficients, (int)m, block, (int)p, 1.0,
+                    work->s.gate_vector, (int)p);
+    for (size_t r = 0; r < n_block; ++r) {
+        double w = rows->weights != NULL ? rows->weights[start + r] : 1.0;
+        double root = sqrt(w);
+        for (size_t j = 0; j < p; ++j)
+            scaled[r * p + j] = root * block[r * p + j];
+    }
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0, scaled,
+                (int)p, 1.0, work->s.gate_gram, (int)p);
+    for (size_t k = 0; k < K; ++k) {
+        for (size_t r = 0; r < n_block; ++r) {
+            double root = sqrt(work->expert_weights[k * BLOCK_ROWS + r]);
+            for (size_t j = 0; j < p; ++j)
+                scaled[r * p + j] = root * block[r * p + j];
+        }
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0,
+                    scaled, (int)p, 1.0, work->s.gram + k * p * p, (int)p);
+    }
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(K * R), (int)p, (int)n_block,
+                1.0, work->expert_coefficients, (int)(K * R), block, (int)p, 1.0,
+                work->s.vector, (int)p);
+}
+
 /* sums: [0] total weight, [1] log-likelihood, then the statistics (not yet divided). */
 static size_t batch_chunk(void *user, size_t first, size_t count, double *sums, double *scratch)
 {
     const batch *b = user;
-    const ismm_shape *shape = b->shape;
-    const moe_rows *rows = b->rows;
-    const ismm_parameters *theta = b->theta;
-    size_t K = shape->K, p = shape->p, d = shape->d, m = free_gate_rows(shape), R = shape->rows;
-    ismm_statistics s;
-    ismm_statistics_map(shape, sums + 2, &s);
-    double *block = scratch, *scaled = block + BLOCK_ROWS * p, *logits = scaled + BLOCK_ROWS * p;
-    double *linear = logits + BLOCK_ROWS * K, *gate_coefficients = linear + BLOCK_ROWS * K * R;
-    double *expert_coefficients = gate_coefficients + BLOCK_ROWS * K;
-    double *expert_weights = expert_coefficients + BLOCK_ROWS * K * R; /* K x BLOCK_ROWS */
-    double *work = expert_weights + BLOCK_ROWS * K;
-    double *log_gate = work, *log_total = log_gate + K, *tau = log_total + K,
-           *classes = tau + K; /* classes: K x (R + 1) */
-    double a1 = 0.0, a2 = 0.0, c1 = 0.0, c2 = 0.0;
-    ismm_bound_coefficients(b->surrogate->bound, m > 0 ? m : 1, &a1, &a2);
-    ismm_bound_coefficients(b->surrogate->bound, R, &c1, &c2);
-    const double log_two_pi = log(2.0 * 3.14159265358979323846);
-
+    chunk_work work;
+    chunk_layout(b, sums, scratch, &work);
     for (size_t start = first; start < first + count; start += BLOCK_ROWS) {
         size_t n_block = first + count - start < BLOCK_ROWS ? first + count - start : BLOCK_ROWS;
+        block_predictors(b, &work, start, n_block);
         for (size_t r = 0; r < n_block; ++r) {
-            double *row = block + r * p;
-            size_t column = 0;
-            if (shape->intercept)
-                row[column++] = 1.0;
-            const double *x = rows->X != NULL ? rows->X + (start + r) * rows->ldx : NULL;
-            for (size_t j = 0; j < d; ++j)
-                row[column + j] = x[j];
+            size_t failed = row_terms(b, &work, sums, r, start + r);
+            if (failed != 0)
+                return failed;
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)K, (int)p, 1.0,
-                    block, (int)p, theta->gate, (int)p, 0.0, logits, (int)K);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n_block, (int)(K * R), (int)p,
-                    1.0, block, (int)p, theta->experts, (int)p, 0.0, linear, (int)(K * R));
-        for (size_t r = 0; r < n_block; ++r) {
-            size_t i = start + r;
-            double w = rows->weights != NULL ? rows->weights[i] : 1.0, y = rows->y[i];
-            const double *eta = logits + r * K, *mu = linear + r * K * R;
-            double gate_total = log_sum_exp(eta, K);
-            for (size_t k = 0; k < K; ++k) {
-                log_gate[k] = eta[k] - gate_total;
-                double log_density;
-                if (shape->gaussian) {
-                    double variance = theta->variances[k], e = y - mu[k];
-                    log_density = -0.5 * (log_two_pi + log(variance) + e * e / variance);
-                } else {
-                    /* Class logits of expert k with the reference class last (0). */
-                    double *z = classes + k * (R + 1);
-                    for (size_t j = 0; j < R; ++j)
-                        z[j] = mu[k * R + j];
-                    z[R] = 0.0;
-                    size_t label = !shape->multinomial ? (y > 0.5 ? 0u : 1u) : (size_t)y;
-                    double class_total = log_sum_exp(z, R + 1);
-                    log_density = z[label] - class_total;
-                    for (size_t j = 0; j <= R; ++j)
-                        z[j] = exp(z[j] - class_total); /* now the class probabilities */
-                }
-                log_total[k] = log_gate[k] + log_density;
-            }
-            double loglik = log_sum_exp(log_total, K);
-            if (!isfinite(loglik))
-                return 1 + i;
-            sums[0] += w;
-            sums[1] += w * loglik;
-            double eta_sum = 0.0;
-            for (size_t l = 0; l < m; ++l)
-                eta_sum += eta[l];
-            for (size_t k = 0; k < K; ++k) {
-                tau[k] = exp(log_total[k] - loglik);
-                s.weight[k] += w * tau[k];
-            }
-            for (size_t l = 0; l < m; ++l)
-                gate_coefficients[r * m + l] =
-                    w * (exp(log_gate[l]) - tau[l] - (a1 * eta[l] + (a2 - a1) / m * eta_sum));
-            for (size_t k = 0; k < K; ++k) {
-                double *coefficient = expert_coefficients + r * K * R + k * R;
-                if (shape->gaussian) {
-                    coefficient[0] = w * tau[k] * y;
-                    s.square[k] += w * tau[k] * y * y;
-                    continue;
-                }
-                /* tau_k [(p~ - e~_y) - A_M c_k' r] over the R free classes. With one free
-                   class (logistic) the free class is "1": its probability is that of
-                   y = 1 and the one-hot is y itself. */
-                const double *probability = classes + k * (R + 1);
-                double mu_sum = 0.0;
-                for (size_t j = 0; j < R; ++j)
-                    mu_sum += mu[k * R + j];
-                for (size_t j = 0; j < R; ++j) {
-                    double one_hot =
-                        !shape->multinomial ? (y > 0.5 ? 1.0 : 0.0) : ((size_t)y == j ? 1.0 : 0.0);
-                    double curvature = c1 * mu[k * R + j] + (c2 - c1) / R * mu_sum;
-                    coefficient[j] = w * tau[k] * (probability[j] - one_hot - curvature);
-                }
-            }
-            for (size_t k = 0; k < K; ++k)
-                expert_weights[k * BLOCK_ROWS + r] = w * tau[k];
-        }
-        /* Gate: s1 += C' block, M += block' W block. */
-        if (m > 0)
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)p, (int)n_block,
-                        1.0, gate_coefficients, (int)m, block, (int)p, 1.0, s.gate_vector, (int)p);
-        for (size_t r = 0; r < n_block; ++r) {
-            double w = rows->weights != NULL ? rows->weights[start + r] : 1.0;
-            double root = sqrt(w);
-            for (size_t j = 0; j < p; ++j)
-                scaled[r * p + j] = root * block[r * p + j];
-        }
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0, scaled,
-                    (int)p, 1.0, s.gate_gram, (int)p);
-        for (size_t k = 0; k < K; ++k) {
-            for (size_t r = 0; r < n_block; ++r) {
-                double root = sqrt(expert_weights[k * BLOCK_ROWS + r]);
-                for (size_t j = 0; j < p; ++j)
-                    scaled[r * p + j] = root * block[r * p + j];
-            }
-            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n_block, 1.0,
-                        scaled, (int)p, 1.0, s.gram + k * p * p, (int)p);
-        }
-        /* Experts' vectors: V (K R x p) += E' block. */
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(K * R), (int)p, (int)n_block,
-                    1.0, expert_coefficients, (int)(K * R), block, (int)p, 1.0, s.vector, (int)p);
+        block_statistics(b, &work, start, n_block);
     }
     return 0;
 }

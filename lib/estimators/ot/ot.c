@@ -201,32 +201,59 @@ typedef struct shard {
     char message[512];
 } shard;
 
-static moe_status ot_fit(void *state, moe_fit_context *context)
+/* Shard `part`: the rows order[first .. last) of the data's, d features each, and a local
+   em with this fitter's options. */
+static moe_status shard_create(moe_fit_context *context, const ot_settings *settings,
+                               const moe_model_t *model, const moe_rows *data,
+                               const size_t *order, size_t first, size_t last, shard *part)
 {
-    const ot_settings *settings = state;
-    moe_model_t *model = moe_context_model(context);
-    const double *X = NULL, *y = NULL, *weights = NULL;
-    size_t n = 0, ldx = 0, d = moe_model_n_features(model);
-    long long seed = 0, threads = 1;
-    moe_status status = moe_context_data(context, &n, &X, &ldx, &y, &weights);
-    if (status == MOE_OK)
-        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
-    if (status == MOE_OK)
-        status = moe_context_get_int(context, MOE_OPT_THREADS, &threads);
-    if (status != MOE_OK)
-        return status;
-    size_t M = settings->shards;
-    if (M > n)
-        return moe_context_fail(context, MOE_ERR_TOO_FEW_SAMPLES, "more shards than rows");
-    size_t *order = malloc(n * sizeof(size_t));
-    shard *parts = calloc(M, sizeof(shard));
-    if (order == NULL || parts == NULL) {
-        free(order);
-        free(parts);
-        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the shards");
+    size_t d = moe_model_n_features(model);
+    part->n = last - first;
+    part->X = malloc(part->n * (d > 0 ? d : 1) * sizeof(double));
+    part->y = malloc(part->n * sizeof(double));
+    part->w = malloc(part->n * sizeof(double));
+    if (!part->X || !part->y || !part->w)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < part->n; ++i) {
+        size_t row = order[first + i];
+        if (d > 0)
+            memcpy(part->X + i * d, data->X + row * data->ldx, d * sizeof(double));
+        part->y[i] = data->y[row];
+        part->w[i] = data->weights != NULL ? data->weights[row] : 1.0;
     }
+    moe_status status = moe_fitter_create(&part->fitter, "em");
+    /* A local fit's start search takes a budget in proportion to its rows, so that a
+       shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
+       was most of a small shard's time: bench/RESULTS.md). */
+    if (status == MOE_OK)
+        moe_fitter_set_search_share(part->fitter,
+                                    settings->search_shards > 0
+                                        ? 1.0 / (double)settings->search_shards
+                                        : moe_search_share_for_rows(part->n));
+    for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
+        double value = 0.0;
+        status = moe_context_get_double(context, passed_on[o], &value);
+        if (passed_on[o] == MOE_OPT_TOLERANCE && value < settings->local_tolerance)
+            value = settings->local_tolerance;
+        if (status == MOE_OK)
+            status = moe_fitter_set_double(part->fitter, passed_on[o], value);
+    }
+    if (status == MOE_OK)
+        status = moe_model_clone(&part->model, model);
+    return status;
+}
+
+/* The shards as contiguous rows of a permutation from the seed. */
+static moe_status shards_create(moe_fit_context *context, const ot_settings *settings,
+                                const moe_model_t *model, const moe_rows *data, uint64_t seed,
+                                shard *parts)
+{
+    size_t n = data->n, M = settings->shards;
+    size_t *order = malloc(n * sizeof(size_t));
+    if (order == NULL)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the shards");
     moe_rng rng;
-    moe_rng_seed(&rng, (uint64_t)seed, 0x73686172ULL); /* "shar" */
+    moe_rng_seed(&rng, seed, 0x73686172ULL); /* "shar" */
     for (size_t i = 0; i < n; ++i)
         order[i] = i;
     for (size_t i = n; i > 1; --i) {
@@ -234,69 +261,41 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
         order[i - 1] = order[j];
         order[j] = t;
     }
-    /* Shards as contiguous rows, the local fitters with this fitter's options. */
-    for (size_t m = 0; m < M && status == MOE_OK; ++m) {
-        shard *part = &parts[m];
-        size_t first = m * n / M, last = (m + 1) * n / M;
-        part->n = last - first;
-        part->X = malloc(part->n * (d > 0 ? d : 1) * sizeof(double));
-        part->y = malloc(part->n * sizeof(double));
-        part->w = malloc(part->n * sizeof(double));
-        if (!part->X || !part->y || !part->w) {
-            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-            break;
-        }
-        for (size_t i = 0; i < part->n; ++i) {
-            size_t row = order[first + i];
-            if (d > 0)
-                memcpy(part->X + i * d, X + row * ldx, d * sizeof(double));
-            part->y[i] = y[row];
-            part->w[i] = weights != NULL ? weights[row] : 1.0;
-        }
-        status = moe_fitter_create(&part->fitter, "em");
-        /* A local fit's start search takes a budget in proportion to its rows, so that a
-           shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
-           was most of a small shard's time: bench/RESULTS.md). */
-        if (status == MOE_OK)
-            moe_fitter_set_search_share(part->fitter,
-                                        settings->search_shards > 0
-                                            ? 1.0 / (double)settings->search_shards
-                                            : moe_search_share_for_rows(part->n));
-        for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
-            double value = 0.0;
-            status = moe_context_get_double(context, passed_on[o], &value);
-            if (passed_on[o] == MOE_OPT_TOLERANCE && value < settings->local_tolerance)
-                value = settings->local_tolerance;
-            if (status == MOE_OK)
-                status = moe_fitter_set_double(part->fitter, passed_on[o], value);
-        }
-        if (status == MOE_OK)
-            status = moe_model_clone(&part->model, model);
-    }
+    moe_status status = MOE_OK;
+    for (size_t m = 0; m < M && status == MOE_OK; ++m)
+        status = shard_create(context, settings, model, data, order, m * n / M,
+                              (m + 1) * n / M, &parts[m]);
     free(order);
-    /* The local fits, each on one thread. */
-    if (status == MOE_OK) {
-        long long m_count = (long long)M;
+    return status;
+}
+
+/* The local fits, each on one thread, and their counters into this fit's. */
+static moe_status shards_fit(moe_fit_context *context, shard *parts, size_t M, size_t d,
+                             long long threads)
+{
+    moe_status status = MOE_OK;
+    long long m_count = (long long)M;
 #ifdef _OPENMP
-        int workers = threads > 0 ? (int)threads : 0;
+    int workers = threads > 0 ? (int)threads : 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers > 0 ? workers : omp_get_max_threads())
+#else
+    (void)threads;
 #endif
-        for (long long m = 0; m < m_count; ++m) {
-            shard *part = &parts[m];
-            part->status = moe_fitter_fit(part->fitter, part->model, part->n, part->X, d, part->y,
-                                          part->w);
-            if (part->status != MOE_OK)
-                snprintf(part->message, sizeof part->message, "%s",
-                         moe_fitter_last_error(part->fitter));
-        }
-        for (size_t m = 0; m < M && status == MOE_OK; ++m)
-            if (parts[m].status != MOE_OK) {
-                char message[700];
-                snprintf(message, sizeof message, "the local fit of shard %zu failed: %s", m,
-                         parts[m].message);
-                status = moe_context_fail(context, parts[m].status, message);
-            }
+    for (long long m = 0; m < m_count; ++m) {
+        shard *part = &parts[m];
+        part->status = moe_fitter_fit(part->fitter, part->model, part->n, part->X, d, part->y,
+                                      part->w);
+        if (part->status != MOE_OK)
+            snprintf(part->message, sizeof part->message, "%s",
+                     moe_fitter_last_error(part->fitter));
     }
+    for (size_t m = 0; m < M && status == MOE_OK; ++m)
+        if (parts[m].status != MOE_OK) {
+            char message[700];
+            snprintf(message, sizeof message, "the local fit of shard %zu failed: %s", m,
+                     parts[m].message);
+            status = moe_context_fail(context, parts[m].status, message);
+        }
     for (size_t m = 0; status == MOE_OK && m < M; ++m) {
         moe_fit_report report = MOE_FIT_REPORT_INIT;
         if (moe_fitter_get_report(parts[m].fitter, &report) == MOE_OK) {
@@ -306,63 +305,113 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
             moe_context_count(context, MOE_COUNTER_SEARCH_ITERATIONS, report.search_iterations);
         }
     }
-    if (status == MOE_OK && M == 1) {
-        /* One shard is the local fit itself. */
-        moe_rows all;
-        status = moe_context_rows(context, &all);
-        const moe_model_t *only = parts[0].model;
-        size_t K = moe_model_n_experts(only), p = moe_model_n_inputs(only);
-        double *buffer = malloc(K * p * sizeof(double));
-        if (status == MOE_OK && buffer == NULL)
-            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-        if (status == MOE_OK && (status = moe_model_get_gate(only, buffer, K * p)) == MOE_OK)
-            status = moe_model_set_gate(model, buffer, K * p);
-        if (status == MOE_OK && (status = moe_model_get_experts(only, buffer, K * p)) == MOE_OK)
-            status = moe_model_set_experts(model, buffer, K * p);
-        if (status == MOE_OK && (status = moe_model_get_variances(only, buffer, K)) == MOE_OK)
-            status = moe_model_set_variances(model, buffer, K);
-        free(buffer);
-    } else if (status == MOE_OK) {
-        /* The support: N / M rows (or the option) drawn from all rows, without replacement. */
-        size_t S = settings->support > 0 ? settings->support : default_support(model, n, M);
-        if (S > n)
-            S = n;
-        if (S == 0)
-            S = 1;
-        double *support_X = malloc(S * (d > 0 ? d : 1) * sizeof(double));
-        double *support_y = malloc(S * sizeof(double));
-        const moe_model_t **models = malloc(M * sizeof *models);
-        double *shares = malloc(M * sizeof(double));
-        if (!support_X || !support_y || !models || !shares)
-            status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-        if (status == MOE_OK) {
-            moe_rng_seed(&rng, (uint64_t)seed, 0x737570ULL); /* "sup" */
-            /* selection sampling: each row in turn, kept with probability needed / left */
-            size_t taken = 0;
-            for (size_t i = 0; i < n && taken < S; ++i)
-                if (moe_rng_below(&rng, n - i) < S - taken) {
-                    if (d > 0)
-                        memcpy(support_X + taken * d, X + i * ldx, d * sizeof(double));
-                    support_y[taken++] = y[i];
-                }
-            double total = 0.0;
-            for (size_t m = 0; m < M; ++m)
-                total += (double)parts[m].n;
-            for (size_t m = 0; m < M; ++m) {
-                models[m] = parts[m].model;
-                shares[m] = (double)parts[m].n / total;
-            }
-            moe_rows support = {S, d > 0 ? support_X : NULL, d, support_y, NULL};
-            ot_options options;
-            status = reduction_options(context, settings, &options);
-            if (status == MOE_OK)
-                status = ot_reduce(context, model, M, models, shares, &support, &options);
+    return status;
+}
+
+/* One shard is the local fit itself: its parameters into the working model. */
+static moe_status copy_local_fit(moe_fit_context *context, const moe_model_t *only,
+                                 moe_model_t *model)
+{
+    moe_rows all;
+    moe_status status = moe_context_rows(context, &all);
+    size_t K = moe_model_n_experts(only), p = moe_model_n_inputs(only);
+    double *buffer = malloc(K * p * sizeof(double));
+    if (status == MOE_OK && buffer == NULL)
+        status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (status == MOE_OK && (status = moe_model_get_gate(only, buffer, K * p)) == MOE_OK)
+        status = moe_model_set_gate(model, buffer, K * p);
+    if (status == MOE_OK && (status = moe_model_get_experts(only, buffer, K * p)) == MOE_OK)
+        status = moe_model_set_experts(model, buffer, K * p);
+    if (status == MOE_OK && (status = moe_model_get_variances(only, buffer, K)) == MOE_OK)
+        status = moe_model_set_variances(model, buffer, K);
+    free(buffer);
+    return status;
+}
+
+/* S of the data's rows drawn without replacement by selection sampling (each row in turn,
+   kept with probability needed / left): their x into support_X, their y into support_y. */
+static void draw_support(const moe_rows *data, size_t d, size_t S, uint64_t seed,
+                         double *support_X, double *support_y)
+{
+    moe_rng rng;
+    moe_rng_seed(&rng, seed, 0x737570ULL); /* "sup" */
+    size_t n = data->n, taken = 0;
+    for (size_t i = 0; i < n && taken < S; ++i)
+        if (moe_rng_below(&rng, n - i) < S - taken) {
+            if (d > 0)
+                memcpy(support_X + taken * d, data->X + i * data->ldx, d * sizeof(double));
+            support_y[taken++] = data->y[i];
         }
-        free(support_X);
-        free(support_y);
-        free(models);
-        free(shares);
+}
+
+/* The local models, weighed by their shards' rows, reduced into the working model on a
+   support of N / M rows (or the option's) drawn from all the rows. */
+static moe_status reduce_shards(moe_fit_context *context, const ot_settings *settings,
+                                moe_model_t *model, const moe_rows *data, uint64_t seed,
+                                const shard *parts)
+{
+    size_t n = data->n, d = moe_model_n_features(model), M = settings->shards;
+    size_t S = settings->support > 0 ? settings->support : default_support(model, n, M);
+    if (S > n)
+        S = n;
+    if (S == 0)
+        S = 1;
+    double *support_X = malloc(S * (d > 0 ? d : 1) * sizeof(double));
+    double *support_y = malloc(S * sizeof(double));
+    const moe_model_t **models = malloc(M * sizeof *models);
+    double *shares = malloc(M * sizeof(double));
+    moe_status status = MOE_OK;
+    if (!support_X || !support_y || !models || !shares)
+        status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (status == MOE_OK) {
+        draw_support(data, d, S, seed, support_X, support_y);
+        double total = 0.0;
+        for (size_t m = 0; m < M; ++m)
+            total += (double)parts[m].n;
+        for (size_t m = 0; m < M; ++m) {
+            models[m] = parts[m].model;
+            shares[m] = (double)parts[m].n / total;
+        }
+        moe_rows support = {S, d > 0 ? support_X : NULL, d, support_y, NULL};
+        ot_options options;
+        status = reduction_options(context, settings, &options);
+        if (status == MOE_OK)
+            status = ot_reduce(context, model, M, models, shares, &support, &options);
     }
+    free(support_X);
+    free(support_y);
+    free(models);
+    free(shares);
+    return status;
+}
+
+static moe_status ot_fit(void *state, moe_fit_context *context)
+{
+    const ot_settings *settings = state;
+    moe_model_t *model = moe_context_model(context);
+    moe_rows data = {0, NULL, 0, NULL, NULL};
+    long long seed = 0, threads = 1;
+    moe_status status =
+        moe_context_data(context, &data.n, &data.X, &data.ldx, &data.y, &data.weights);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
+    if (status == MOE_OK)
+        status = moe_context_get_int(context, MOE_OPT_THREADS, &threads);
+    if (status != MOE_OK)
+        return status;
+    size_t M = settings->shards;
+    if (M > data.n)
+        return moe_context_fail(context, MOE_ERR_TOO_FEW_SAMPLES, "more shards than rows");
+    shard *parts = calloc(M, sizeof(shard));
+    if (parts == NULL)
+        return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the shards");
+    status = shards_create(context, settings, model, &data, (uint64_t)seed, parts);
+    if (status == MOE_OK)
+        status = shards_fit(context, parts, M, moe_model_n_features(model), threads);
+    if (status == MOE_OK && M == 1)
+        status = copy_local_fit(context, parts[0].model, model);
+    else if (status == MOE_OK)
+        status = reduce_shards(context, settings, model, &data, (uint64_t)seed, parts);
     for (size_t m = 0; m < M; ++m) {
         moe_fitter_free(parts[m].fitter);
         moe_model_free(parts[m].model);

@@ -461,6 +461,176 @@ static void reseed(const pool *pl, const unsigned short *label, const double *be
     variance_out[k] = pl->variance_hat[chosen];
 }
 
+/* The transport reduction's arrays. */
+typedef struct transport_work {
+    unsigned short *label;            /* L x S: the assignment z_l(x_s) */
+    double *beta, *variance;          /* K x p, K: a restart's experts */
+    double *best_beta, *best_variance; /* the best restart's */
+    double *means, *targets;          /* S x K: x_s' beta_k; the gate's targets */
+    update_space space;
+} transport_work;
+
+static int transport_work_alloc(transport_work *work, size_t L, size_t S, size_t K, size_t p)
+{
+    work->label = malloc(L * S * sizeof(unsigned short));
+    work->beta = malloc(K * p * sizeof(double));
+    work->variance = malloc(K * sizeof(double));
+    work->best_beta = malloc(K * p * sizeof(double));
+    work->best_variance = malloc(K * sizeof(double));
+    work->means = malloc(S * K * sizeof(double));
+    work->targets = malloc(S * K * sizeof(double));
+    int space_ready = update_space_alloc(&work->space, L, S, K, p);
+    return work->label && work->beta && work->variance && work->best_beta &&
+           work->best_variance && work->means && work->targets && space_ready;
+}
+
+static void transport_work_free(transport_work *work)
+{
+    free(work->label);
+    free(work->beta);
+    free(work->variance);
+    free(work->best_beta);
+    free(work->best_variance);
+    free(work->means);
+    free(work->targets);
+    update_space_free(&work->space);
+}
+
+/* Every expert the assignment gives no mass is re-seeded (reseed). */
+static void reseed_empty(const pool *pl, transport_work *work)
+{
+    size_t L = pl->L, K = pl->K, S = pl->S;
+    for (size_t k = 0; k < K; ++k) {
+        int empty = 1;
+        for (size_t i = 0; i < L * S && empty; ++i)
+            empty = work->label[i] != k || pl->mass[i] == 0.0;
+        if (empty)
+            reseed(pl, work->label, work->beta, work->variance, work->beta, work->variance, k,
+                   work->means);
+    }
+}
+
+/* One restart: experts drawn from its stream, then MM until the transport cost settles or
+   max_iter; *result is the cost where it stopped. */
+static moe_status descend(moe_fit_context *context, const pool *pl, const ot_options *options,
+                          size_t restart, double floor, transport_work *work, double *result)
+{
+    size_t S = pl->S;
+    moe_rng rng;
+    moe_rng_seed(&rng, options->seed, 0x6f74ULL + restart);
+    if (initial_experts(pl, &rng, work->beta, work->variance) != MOE_OK)
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+    double previous = INFINITY, objective = INFINITY;
+    moe_status status = MOE_OK;
+    for (size_t t = 0; status == MOE_OK; ++t) {
+        objective = assign(pl, work->beta, work->variance, work->label, work->means,
+                           work->space.offsets);
+        double scale = (double)S + fabs(objective);
+        if (objective > previous + 1e-12 * scale)
+            moe_context_note_decrease(context, (objective - previous) / scale);
+        status = moe_context_iteration(context, restart, t, -objective);
+        if (status != MOE_OK || t >= options->max_iter ||
+            fabs(previous - objective) <= options->tolerance * scale)
+            break;
+        previous = objective;
+        size_t dead = 0;
+        size_t ridge = update(pl, work->label, work->means, work->beta, work->variance, floor,
+                              &dead, &work->space);
+        moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
+        if (dead > 0) {
+            reseed_empty(pl, work);
+            moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, dead);
+            previous = INFINITY; /* a re-seeded expert restarts the descent */
+        }
+    }
+    *result = objective;
+    return status;
+}
+
+/* gate_targets = posterior: the plan's marginals times each reduced expert's density of the
+   support row's response, normalised per row. */
+static moe_status posterior_targets(moe_fit_context *context, const pool *pl,
+                                    const moe_rows *support, transport_work *work)
+{
+    size_t K = pl->K, S = pl->S;
+    double *targets = work->targets;
+    if (K > 256)
+        return fail(context, MOE_ERR_UNSUPPORTED,
+                    "posterior gate targets take at most 256 experts");
+    if (support->y == NULL)
+        return fail(context, MOE_ERR_INVALID_ARGUMENT,
+                    "posterior gate targets need the support rows' responses");
+    for (size_t s = 0; s < S; ++s) {
+        double largest = -INFINITY, logs[256], total = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            double e = support->y[s] - work->means[s * K + k];
+            logs[k] = targets[s * K + k] > 0.0
+                          ? log(targets[s * K + k]) - 0.5 * log(work->best_variance[k]) -
+                                0.5 * e * e / work->best_variance[k]
+                          : -INFINITY;
+            largest = logs[k] > largest ? logs[k] : largest;
+        }
+        for (size_t k = 0; k < K; ++k)
+            total += targets[s * K + k] = isfinite(largest) ? exp(logs[k] - largest) : 1.0;
+        for (size_t k = 0; k < K; ++k)
+            targets[s * K + k] /= total;
+    }
+    return MOE_OK;
+}
+
+/* The gate's targets: the plan at the best experts and its marginals (or the posterior's),
+   one row of K per support row. */
+static moe_status gate_targets(moe_fit_context *context, const pool *pl,
+                               const moe_rows *support, const ot_options *options,
+                               transport_work *work)
+{
+    size_t L = pl->L, K = pl->K, S = pl->S;
+    double *targets = work->targets;
+    moe_status status = MOE_OK;
+    assign(pl, work->best_beta, work->best_variance, work->label, work->means,
+           work->space.offsets);
+    memset(targets, 0, S * K * sizeof(double));
+    for (size_t l = 0; l < L; ++l)
+        for (size_t s = 0; s < S; ++s)
+            targets[s * K + work->label[l * S + s]] += pl->mass[l * S + s];
+    if (options->gate_targets == OT_GATE_POSTERIOR)
+        status = posterior_targets(context, pl, support, work);
+    /* The targets sum to the weights' total, 1, per row; rounding aside, normalise. */
+    for (size_t s = 0; status == MOE_OK && s < S; ++s) {
+        double total = 0.0;
+        for (size_t k = 0; k < K; ++k)
+            total += targets[s * K + k];
+        for (size_t k = 0; k < K; ++k)
+            targets[s * K + k] /= total;
+    }
+    return status;
+}
+
+/* The best experts into the target, and its gate fitted to the targets from zero. */
+static moe_status reduced_model(moe_fit_context *context, moe_model_t *target, const pool *pl,
+                                const moe_rows *support, const transport_work *work,
+                                size_t best_restart)
+{
+    size_t K = pl->K, p = pl->p;
+    moe_status status = MOE_OK;
+    double *gate = calloc(K * p, sizeof(double));
+    if (gate == NULL)
+        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (status == MOE_OK)
+        status = moe_model_set_experts(target, work->best_beta, K * p);
+    if (status == MOE_OK)
+        status = moe_model_set_variances(target, work->best_variance, K);
+    if (status == MOE_OK)
+        status = moe_model_set_gate(target, gate, K * p);
+    moe_rows rows = *support;
+    if (status == MOE_OK && K > 1)
+        status = moe_context_gate_newton(context, target, &rows, work->targets, 0);
+    free(gate);
+    if (status == MOE_OK)
+        status = moe_context_set_result(context, best_restart, 1);
+    return status;
+}
+
 /* The transport reduction: experts by MM from each restart, the best objective kept, then
    the gate. */
 static moe_status transport(moe_fit_context *context, moe_model_t *target, const pool *pl,
@@ -473,15 +643,9 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     if (L < K)
         return fail(context, MOE_ERR_UNSUPPORTED,
                     "the local models have fewer experts in all than the reduced model");
-    unsigned short *label = malloc(L * S * sizeof(unsigned short));
-    double *beta = malloc(K * p * sizeof(double)), *variance = malloc(K * sizeof(double));
-    double *best_beta = malloc(K * p * sizeof(double)), *best_variance = malloc(K * sizeof(double));
-    double *means = malloc(S * K * sizeof(double)), *targets = malloc(S * K * sizeof(double));
-    update_space space;
-    int space_ready = update_space_alloc(&space, L, S, K, p);
+    transport_work work;
     moe_status status = MOE_OK;
-    if (!label || !beta || !variance || !best_beta || !best_variance || !means || !targets ||
-        !space_ready)
+    if (!transport_work_alloc(&work, L, S, K, p))
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
     double smallest = INFINITY;
     for (size_t i = 0; i < L; ++i)
@@ -490,107 +654,20 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     double best_objective = INFINITY;
     size_t best_restart = 0;
     for (size_t restart = 0; status == MOE_OK && restart < options->restarts; ++restart) {
-        moe_rng rng;
-        moe_rng_seed(&rng, options->seed, 0x6f74ULL + restart);
-        if (initial_experts(pl, &rng, beta, variance) != MOE_OK) {
-            status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
-            break;
-        }
-        double previous = INFINITY, objective = INFINITY;
-        for (size_t t = 0; status == MOE_OK; ++t) {
-            objective = assign(pl, beta, variance, label, means, space.offsets);
-            double scale = (double)S + fabs(objective);
-            if (objective > previous + 1e-12 * scale)
-                moe_context_note_decrease(context, (objective - previous) / scale);
-            status = moe_context_iteration(context, restart, t, -objective);
-            if (status != MOE_OK || t >= options->max_iter ||
-                fabs(previous - objective) <= options->tolerance * scale)
-                break;
-            previous = objective;
-            size_t dead = 0;
-            size_t ridge = update(pl, label, means, beta, variance, floor, &dead, &space);
-            moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
-            if (dead > 0) {
-                for (size_t k = 0; k < K; ++k) {
-                    int empty = 1;
-                    for (size_t i = 0; i < L * S && empty; ++i)
-                        empty = label[i] != k || pl->mass[i] == 0.0;
-                    if (empty)
-                        reseed(pl, label, beta, variance, beta, variance, k, means);
-                }
-                moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, dead);
-                previous = INFINITY; /* a re-seeded expert restarts the descent */
-            }
-        }
+        double objective = INFINITY;
+        status = descend(context, pl, options, restart, floor, &work, &objective);
         if (status == MOE_OK && objective < best_objective) {
             best_objective = objective;
             best_restart = restart;
-            memcpy(best_beta, beta, K * p * sizeof(double));
-            memcpy(best_variance, variance, K * sizeof(double));
+            memcpy(work.best_beta, work.beta, K * p * sizeof(double));
+            memcpy(work.best_variance, work.variance, K * sizeof(double));
         }
     }
-    if (status == MOE_OK) {
-        /* The plan at the reduced experts, and its marginals as the gate's targets. */
-        assign(pl, best_beta, best_variance, label, means, space.offsets);
-        memset(targets, 0, S * K * sizeof(double));
-        for (size_t l = 0; l < L; ++l)
-            for (size_t s = 0; s < S; ++s)
-                targets[s * K + label[l * S + s]] += pl->mass[l * S + s];
-        if (options->gate_targets == OT_GATE_POSTERIOR) {
-            if (K > 256)
-                status = fail(context, MOE_ERR_UNSUPPORTED,
-                              "posterior gate targets take at most 256 experts");
-            else if (support->y == NULL)
-                status = fail(context, MOE_ERR_INVALID_ARGUMENT,
-                              "posterior gate targets need the support rows' responses");
-            for (size_t s = 0; status == MOE_OK && s < S; ++s) {
-                double largest = -INFINITY, logs[256], total = 0.0;
-                for (size_t k = 0; k < K; ++k) {
-                    double e = support->y[s] - means[s * K + k];
-                    logs[k] = targets[s * K + k] > 0.0
-                                  ? log(targets[s * K + k]) - 0.5 * log(best_variance[k]) -
-                                        0.5 * e * e / best_variance[k]
-                                  : -INFINITY;
-                    largest = logs[k] > largest ? logs[k] : largest;
-                }
-                for (size_t k = 0; k < K; ++k)
-                    total += targets[s * K + k] = isfinite(largest) ? exp(logs[k] - largest) : 1.0;
-                for (size_t k = 0; k < K; ++k)
-                    targets[s * K + k] /= total;
-            }
-        }
-        /* The targets sum to the weights' total, 1, per row; rounding aside, normalise. */
-        for (size_t s = 0; status == MOE_OK && s < S; ++s) {
-            double total = 0.0;
-            for (size_t k = 0; k < K; ++k)
-                total += targets[s * K + k];
-            for (size_t k = 0; k < K; ++k)
-                targets[s * K + k] /= total;
-        }
-        double *gate = calloc(K * p, sizeof(double));
-        if (status == MOE_OK && gate == NULL)
-            status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-        if (status == MOE_OK)
-            status = moe_model_set_experts(target, best_beta, K * p);
-        if (status == MOE_OK)
-            status = moe_model_set_variances(target, best_variance, K);
-        if (status == MOE_OK)
-            status = moe_model_set_gate(target, gate, K * p);
-        moe_rows rows = *support;
-        if (status == MOE_OK && K > 1)
-            status = moe_context_gate_newton(context, target, &rows, targets, 0);
-        free(gate);
-        if (status == MOE_OK)
-            status = moe_context_set_result(context, best_restart, 1);
-    }
-    free(label);
-    free(beta);
-    free(variance);
-    free(best_beta);
-    free(best_variance);
-    free(means);
-    free(targets);
-    update_space_free(&space);
+    if (status == MOE_OK)
+        status = gate_targets(context, pl, support, options, &work);
+    if (status == MOE_OK)
+        status = reduced_model(context, target, pl, support, &work, best_restart);
+    transport_work_free(&work);
     return status;
 }
 
