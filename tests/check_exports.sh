@@ -8,7 +8,9 @@
 #     symbol MOE_1 and other MOE_<n> nodes are allowed),
 #   - fewer than MIN_EXPORTS moe_ symbols are exported (sanity),
 #   - the SONAME is not EXPECTED_SONAME (default libmoe.so.1),
-#   - a function declared MOE_API in PUBLIC_HEADER_DIR/*.h is not exported.
+#   - a function declared MOE_API in PUBLIC_HEADER_DIR/*.h is not exported,
+#   - an exported function is not in its version node: MOE_EXPERIMENTAL for the
+#     experimental header kernels.h, STABLE_NODE (default MOE_1.0) for the others.
 set -euo pipefail
 export LC_ALL=C
 
@@ -79,6 +81,30 @@ if [[ -n $header_dir ]]; then
         status=1
     fi
     echo "public header declarations: $n_declared"
+
+    # Each symbol's version node, from the dynamic symbol table ("name@@NODE").
+    stable_node=${STABLE_NODE:-MOE_1.0}
+    experimental=$(grep -E '^[[:space:]]*MOE_API[[:space:]]' "$header_dir/kernels.h" \
+        | sed -E 's/\(.*//; s/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*$/\1/' \
+        | sort -u)
+    wrong=$(readelf --dyn-syms -W "$lib" | awk '$7 != "UND" && $8 ~ /^moe_/ { print $8 }' \
+        | while IFS= read -r versioned; do
+              name=${versioned%%@*}
+              node=${versioned##*@}
+              [[ $versioned == *@* ]] || node="(none)"
+              expected=$stable_node
+              if printf '%s\n' "$experimental" | grep -qx "$name"; then
+                  expected=MOE_EXPERIMENTAL
+              fi
+              [[ $node == "$expected" ]] || echo "$name in $node, expected $expected"
+          done)
+    if [[ -n $wrong ]]; then
+        echo "FAIL: symbols outside their version node (lib/libmoe.map):"
+        printf '%s\n' "$wrong" | sed 's/^/  /'
+        status=1
+    fi
+    n_experimental=$(printf '%s\n' "$experimental" | grep -c . || true)
+    echo "experimental (MOE_EXPERIMENTAL): $n_experimental"
 fi
 
 echo "library: $lib"

@@ -38,10 +38,10 @@ extern "C" {
 #  define MOE_API
 #endif
 
-#define MOE_VERSION_MAJOR 0
-#define MOE_VERSION_MINOR 1
+#define MOE_VERSION_MAJOR 1
+#define MOE_VERSION_MINOR 0
 #define MOE_VERSION_PATCH 0
-#define MOE_VERSION_STRING "0.1.0"
+#define MOE_VERSION_STRING "1.0.0"
 /* One number that grows with every release: 10000*major + 100*minor + patch. */
 #define MOE_VERSION_NUMBER \
     (MOE_VERSION_MAJOR * 10000 + MOE_VERSION_MINOR * 100 + MOE_VERSION_PATCH)
@@ -85,7 +85,7 @@ typedef enum moe_status {
  * On any other error the stored size is 0.
  */
 
-/* Library version at run time, e.g. "0.1.0". */
+/* Library version at run time, e.g. "1.0.0". */
 MOE_API const char *moe_version_string(void);
 /* MOE_VERSION_NUMBER of the library actually loaded. */
 MOE_API int moe_version_number(void);

@@ -6,7 +6,7 @@ import subprocess
 
 # The ABI this package was written for: libmoe.so.1, 0.1 or later.
 SONAME = "libmoe.so.1"
-MIN_VERSION = 100  # moe_version_number() of 0.1.0
+MIN_VERSION = 10000  # moe_version_number() of 1.0.0, the first with the option listing
 
 
 class MoeError(Exception):
@@ -72,7 +72,7 @@ def _load():
     lib.moe_version_number.restype = ctypes.c_int
     lib.moe_version_string.restype = ctypes.c_char_p
     if lib.moe_version_number() < MIN_VERSION:
-        raise ImportError(f"libmoe {lib.moe_version_string().decode()} is older than 0.1, "
+        raise ImportError(f"libmoe {lib.moe_version_string().decode()} is older than 1.0, "
                           "which this package needs")
     return lib, path
 
