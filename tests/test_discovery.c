@@ -306,6 +306,60 @@ START_TEST(init_functions_match_their_macros)
 }
 END_TEST
 
+/* Every field of a report from the init function is zero (the macro's values). */
+static void expect_empty_report(const moe_fit_report *report)
+{
+    ck_assert_int_eq(report->status, MOE_OK);
+    ck_assert(report->iterations == 0 && report->total_iterations == 0 &&
+              report->loglik == 0.0 && report->converged == 0 && report->n_restarts == 0 &&
+              report->best_restart == 0 && report->seconds == 0.0);
+    ck_assert(report->monotonicity_violations == 0 && report->worst_relative_decrease == 0.0 &&
+              report->degenerate_events == 0 && report->inner_iterations == 0 &&
+              report->gradient_evaluations == 0 && report->ridge_fallbacks == 0 &&
+              report->line_search_failures == 0 && report->floored_variances == 0 &&
+              report->separation_events == 0 && report->step == 0.0 &&
+              report->gate_step == 0.0);
+    ck_assert(report->samples_seen == 0 && report->batches == 0 && report->stages == 0 &&
+              report->stage_seconds[0] == 0.0 && report->stage_seconds[1] == 0.0 &&
+              report->stage_seconds[2] == 0.0);
+    ck_assert(report->search_runs == 0 && report->search_iterations == 0 &&
+              report->stream_steps == 0 && report->stream_rows == 0 &&
+              report->stream_loglik == 0.0 && report->warnings == 0 &&
+              report->gate_transition == 0.0);
+}
+
+/* The fit report's init function: version 1 is the only layout (1.0.0 is the first
+   release), anything else is refused and leaves the struct alone. */
+START_TEST(fit_report_init_matches_its_macro)
+{
+    moe_fit_report report, macro = MOE_FIT_REPORT_INIT;
+    ck_assert_uint_eq(macro.version, 1);
+    expect_empty_report(&macro);
+    memset(&report, 0xab, sizeof report);
+    EXPECT_STATUS(moe_fit_report_init(&report, MOE_FIT_REPORT_VERSION), MOE_OK);
+    ck_assert_uint_eq(report.version, 1);
+    expect_empty_report(&report);
+
+    unsigned int unknown[] = { 0, 2, MOE_FIT_REPORT_VERSION + 1 };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+        memset(&report, 0xab, sizeof report);
+        EXPECT_STATUS(moe_fit_report_init(&report, unknown[i]), MOE_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(moe_last_error(), "fit report version") != NULL, "'%s'",
+                      moe_last_error());
+        ck_assert_uint_eq(report.version, 0xababababu);
+    }
+    EXPECT_STATUS(moe_fit_report_init(NULL, 1), MOE_ERR_NULL_POINTER);
+
+    /* The call takes it: a fitter that has not fitted says so rather than refusing it. */
+    moe_fitter_t *fitter = NULL;
+    EXPECT_STATUS(moe_fitter_create(&fitter, "em"), MOE_OK);
+    EXPECT_STATUS(moe_fit_report_init(&report, 1), MOE_OK);
+    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_last_error(), "no fit has run") != NULL, "'%s'", moe_last_error());
+    moe_fitter_free(fitter);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("discovery");
@@ -317,6 +371,7 @@ int main(void)
     tcase_add_test(tc, cluster_takes_the_posterior_or_the_gate);
     tcase_add_test(tc, copy_parameters_is_exact_and_checks_the_structure);
     tcase_add_test(tc, init_functions_match_their_macros);
+    tcase_add_test(tc, fit_report_init_matches_its_macro);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -396,9 +396,10 @@ MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void
                                                 size_t size);
 
 /*
- * Report of the last fit. Set version before the call: the library fills the
- * fields that version has and no more, so a caller built against an older
- * header keeps working. Fields marked "(2)" came with version 2, and so on.
+ * Report of the last fit. Set version before the call (MOE_FIT_REPORT_INIT, or
+ * moe_fit_report_init below): later releases only append fields and fill no
+ * more than the caller's version has, so a program built against this header
+ * keeps working.
  *
  * Every fit or partial fit leaves a report, even one that failed (its
  * status field says how). Before the fitter's first fit there is none:
@@ -407,7 +408,7 @@ MOE_API moe_status moe_fitter_load_state_buffer(moe_fitter_t *fitter, const void
  * zero, with loglik NaN and status MOE_ERR_INVALID_ARGUMENT, and the trace
  * length is 0.
  */
-#define MOE_FIT_REPORT_VERSION 6
+#define MOE_FIT_REPORT_VERSION 1
 typedef struct moe_fit_report {
     unsigned int version;          /* set to MOE_FIT_REPORT_VERSION before the call */
     moe_status status;             /* what moe_fitter_fit returned */
@@ -428,32 +429,32 @@ typedef struct moe_fit_report {
     size_t gradient_evaluations;   /* full-data gradient evaluations, all restarts (gem, gd:
                                       one per iteration, an epoch for mini-batches; em:
                                       inner_steps per iteration; 0 for exact em) */
-    size_t ridge_fallbacks;        /* (2) singular systems solved with an added ridge */
-    size_t line_search_failures;   /* (2) gate Newton steps that found no decrease */
-    size_t floored_variances;      /* (2) variance updates raised to the floor */
-    size_t separation_events;      /* (3) unpenalised M-steps (gate or expert) whose weighted
+    size_t ridge_fallbacks;        /* singular systems solved with an added ridge */
+    size_t line_search_failures;   /* gate Newton steps that found no decrease */
+    size_t floored_variances;      /* variance updates raised to the floor */
+    size_t separation_events;      /* unpenalised M-steps (gate or expert) whose weighted
                                       data were fitted perfectly: the optimum is at infinity and
                                       the weights grow until the Newton limit; set gate_l2 or
                                       expert_ridge */
-    double step;                   /* (3) last step size used (gd: after Armijo backtracking;
+    double step;                   /* last step size used (gd: after Armijo backtracking;
                                       gem and em: the experts') */
-    double gate_step;              /* (3) last gate step size used (gem, em with inner steps) */
-    size_t samples_seen;           /* (4) rows the streaming session has processed (partial
+    double gate_step;              /* last gate step size used (gem, em with inner steps) */
+    size_t samples_seen;           /* rows the streaming session has processed (partial
                                       fits; the rows of the data for a fit) */
-    size_t batches;                /* (4) partial_fit calls of the session (1 for a fit) */
-    unsigned int stages;           /* (5) MOE_STAGE_* flags: what the fit ran; 0 after partial
+    size_t batches;                /* partial_fit calls of the session (1 for a fit) */
+    unsigned int stages;           /* MOE_STAGE_* flags: what the fit ran; 0 after partial
                                       fits that fitted nothing yet (ismm collecting the rows of
                                       its warm start: the model is the caller's, unchanged) */
-    double stage_seconds[3];       /* (5) wall time in each stage: [0] tensor, [1] gate,
+    double stage_seconds[3];       /* wall time in each stage: [0] tensor, [1] gate,
                                       [2] joint (em, gem and gd count their whole loop, starts
                                       included, as [2], or [1] with update_experts = 0) */
     /* The start search of init = mixed (em, gem, gd; ot's local fits; ismm's warm start)
        does most of a default fit's work before the restarts' iterations begin: iterations
        and total_iterations count the restarts only, these count the search. */
-    size_t search_runs;            /* (6) EM runs of the search: one per start drawn, one per
+    size_t search_runs;            /* EM runs of the search: one per start drawn, one per
                                       end point continued to convergence, one per move of
                                       the gate search; 0 when no search ran */
-    size_t search_iterations;      /* (6) EM iterations over those runs (on the search's
+    size_t search_iterations;      /* EM iterations over those runs (on the search's
                                       sample of the rows, at most 2000 or 25 per free
                                       parameter) */
     /* A streaming session (partial fits, report.stages has MOE_STAGE_STREAM): its steps and
@@ -465,13 +466,13 @@ typedef struct moe_fit_report {
        resumed. The warm start's rows are not scored (there is no model before them), nor
        rows waiting for their batch; both are in samples_seen. After moe_fitter_fit these
        are 0; loglik, iterations and converged mean nothing for a session. */
-    size_t stream_steps;           /* (6) steps (batches stepped) of the session */
-    size_t stream_rows;            /* (6) rows scored by those steps */
-    double stream_loglik;          /* (6) sum of the steps' batch log-likelihoods, each under
+    size_t stream_steps;           /* steps (batches stepped) of the session */
+    size_t stream_rows;            /* rows scored by those steps */
+    double stream_loglik;          /* sum of the steps' batch log-likelihoods, each under
                                       the parameters before its step (weighted rows count
                                       their weight in the sum, one row in stream_rows) */
-    unsigned int warnings;         /* (6) MOE_WARNING_* flags about the fitted model */
-    double gate_transition;        /* (6) the gate's smallest transition mass over experts:
+    unsigned int warnings;         /* MOE_WARNING_* flags about the fitted model */
+    double gate_transition;        /* the gate's smallest transition mass over experts:
                                       min_k sum_i w_i g_ik (1 - g_ik) / (N / n), in rows, on
                                       the fit's rows, after moe_fitter_fit with K > 1 (else
                                       NaN); see MOE_WARNING_GATE_SEPARATED */
@@ -481,11 +482,11 @@ typedef struct moe_fit_report {
 #define MOE_STAGE_TENSOR 0x1u /* experts from the cross-moment tensor (cqt, init = tensor) */
 #define MOE_STAGE_GATE 0x2u   /* the gate fitted with the experts held (cqt; update_experts = 0) */
 #define MOE_STAGE_JOINT 0x4u  /* iterations on all parameters (em, gem, gd; cqt's refine) */
-#define MOE_STAGE_STREAM 0x8u /* (6) a streaming session (partial fits): read stream_steps,
+#define MOE_STAGE_STREAM 0x8u /* a streaming session (partial fits): read stream_steps,
                                  stream_rows and stream_loglik, not iterations or converged */
 
 /*
- * Values of moe_fit_report.warnings (6).
+ * Values of moe_fit_report.warnings.
  *
  * MOE_WARNING_GATE_SEPARATED: the gate separates the rows, so its maximum likelihood lies
  * at infinity. Expert k's gate logit moves the likelihood only through the rows in its
@@ -515,6 +516,9 @@ typedef struct moe_fit_report {
 #define MOE_FIT_REPORT_INIT                                                                   \
     { MOE_FIT_REPORT_VERSION, MOE_OK, 0, 0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0,    \
       0.0, 0.0, 0, 0, 0, { 0.0, 0.0, 0.0 }, 0, 0, 0, 0, 0.0, 0, 0.0 }
+/* The same for bindings that cannot use macros: *report zeroed with the given version
+   (1 .. MOE_FIT_REPORT_VERSION; MOE_ERR_UNSUPPORTED otherwise). */
+MOE_API moe_status moe_fit_report_init(moe_fit_report *report, unsigned int version);
 
 MOE_API moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report);
 /*

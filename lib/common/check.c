@@ -83,3 +83,13 @@ moe_status moe_check_output(char *message, const double *out, size_t length, siz
                         length, rows * width);
     return MOE_OK;
 }
+
+moe_status moe_check_struct_version(char *message, const char *struct_name,
+                                    unsigned int version, unsigned int newest)
+{
+    if (version < 1 || version > newest)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "%s version %u is not supported (this libmoe knows 1..%u)", struct_name,
+                        version, newest);
+    return MOE_OK;
+}

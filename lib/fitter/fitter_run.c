@@ -23,29 +23,32 @@ moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *rep
 {
     if (fitter == NULL || report == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "report" : "fitter");
-    if (report->version < 1 || report->version > MOE_FIT_REPORT_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "report version %u is not supported (set MOE_FIT_REPORT_VERSION)",
-                        report->version);
-    static const size_t version_sizes[] = {
-        0,
-        offsetof(moe_fit_report, gradient_evaluations) + sizeof(size_t),
-        offsetof(moe_fit_report, floored_variances) + sizeof(size_t),
-        offsetof(moe_fit_report, gate_step) + sizeof(double),
-        offsetof(moe_fit_report, batches) + sizeof(size_t),
-        offsetof(moe_fit_report, stage_seconds) + 3 * sizeof(double),
-        sizeof(moe_fit_report),
-    };
-    unsigned int version = report->version;
+    moe_status status =
+        moe_check_struct_version(NULL, "fit report", report->version, MOE_FIT_REPORT_VERSION);
+    if (status != MOE_OK)
+        return status;
     if (fitter->report.version == 0) {
         /* A caller that ignores the return value must not read a success either. */
-        memset(report, 0, version_sizes[version]);
-        report->version = version;
+        moe_fit_report empty = MOE_FIT_REPORT_INIT;
+        *report = empty;
         report->status = MOE_ERR_INVALID_ARGUMENT;
         report->loglik = NAN;
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
     }
-    memcpy(report, &fitter->report, version_sizes[version]);
+    *report = fitter->report;
+    return MOE_OK;
+}
+
+moe_status moe_fit_report_init(moe_fit_report *report, unsigned int version)
+{
+    if (report == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "report is NULL");
+    moe_status status =
+        moe_check_struct_version(NULL, "fit report", version, MOE_FIT_REPORT_VERSION);
+    if (status != MOE_OK)
+        return status;
+    moe_fit_report zero = MOE_FIT_REPORT_INIT;
+    *report = zero;
     report->version = version;
     return MOE_OK;
 }

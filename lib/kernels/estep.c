@@ -5,6 +5,7 @@
  */
 #include "kernels/kernels.h"
 #include "common/alloc.h"
+#include "common/check.h"
 #include "model/posterior.h"
 #include "model/softmax.h"
 
@@ -154,10 +155,10 @@ moe_status moe_estep_result_init(moe_estep_result *result, unsigned int version)
 {
     if (result == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "result is NULL");
-    if (version < 1 || version > MOE_ESTEP_RESULT_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "E-step result version %u is not supported (this libmoe knows 1..%d)",
-                        version, MOE_ESTEP_RESULT_VERSION);
+    moe_status status =
+        moe_check_struct_version(NULL, "E-step result", version, MOE_ESTEP_RESULT_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_estep_result zero = MOE_ESTEP_RESULT_INIT;
     *result = zero;
     result->version = version;
@@ -168,9 +169,11 @@ moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *resu
 {
     if (estep == NULL || result == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", estep ? "result" : "estep");
-    if (result->version < 1 || result->version > MOE_ESTEP_RESULT_VERSION)
-        return moe_fail(estep->context->fitter->message, MOE_ERR_UNSUPPORTED,
-                        "E-step result version %u is not supported", result->version);
+    moe_status status = moe_check_struct_version(estep->context->fitter->message,
+                                                 "E-step result", result->version,
+                                                 MOE_ESTEP_RESULT_VERSION);
+    if (status != MOE_OK)
+        return status;
     if (!estep->ran)
         return moe_fail(estep->context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
                         "the E-step has not run");

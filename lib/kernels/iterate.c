@@ -6,6 +6,7 @@
 #include "kernels/kernels.h"
 #include "kernels/start_search.h"
 #include "common/alloc.h"
+#include "common/check.h"
 #include "common/clock.h"
 #include "model/posterior.h"
 
@@ -97,10 +98,10 @@ moe_status moe_iteration_ops_init(moe_iteration_ops *ops, unsigned int version)
 {
     if (ops == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
-    if (version < 1 || version > MOE_ITERATION_OPS_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "iteration ops version %u is not supported (this libmoe knows 1..%d)",
-                        version, MOE_ITERATION_OPS_VERSION);
+    moe_status status =
+        moe_check_struct_version(NULL, "iteration ops", version, MOE_ITERATION_OPS_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_iteration_ops empty = {version, NULL, NULL};
     *ops = empty;
     return MOE_OK;
@@ -115,9 +116,10 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     if (ops == NULL || ops->iterate == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "%s is NULL",
                         ops == NULL ? "ops" : "ops->iterate");
-    if (ops->version < 1 || ops->version > MOE_ITERATION_OPS_VERSION)
-        return moe_fail(message, MOE_ERR_UNSUPPORTED,
-                        "iteration ops version %u is not supported", ops->version);
+    moe_status status = moe_check_struct_version(message, "iteration ops", ops->version,
+                                                 MOE_ITERATION_OPS_VERSION);
+    if (status != MOE_OK)
+        return status;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -131,7 +133,6 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
     double *resp = moe_alloc_array(n, K, sizeof(double));
     moe_label *labels = moe_alloc_array(n, 1, sizeof(moe_label));
     struct moe_model *best = NULL;
-    moe_status status = MOE_OK;
     if (resp == NULL || labels == NULL) {
         status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
                           "cannot allocate %zu x %zu responsibilities", n, K);

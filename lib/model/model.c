@@ -2,6 +2,7 @@
 #include "model/model_impl.h"
 #include "model/family.h"
 #include "common/alloc.h"
+#include "common/check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,10 +18,10 @@ moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
 {
     if (spec == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "spec is NULL");
-    if (version < 1 || version > MOE_MODEL_SPEC_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "model spec version %u is not supported (this libmoe knows 1..%d)",
-                        version, MOE_MODEL_SPEC_VERSION);
+    moe_status status =
+        moe_check_struct_version(NULL, "model spec", version, MOE_MODEL_SPEC_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_model_spec defaults = MOE_MODEL_SPEC_INIT;
     *spec = defaults;
     spec->version = version;
@@ -29,10 +30,10 @@ moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
 
 static moe_status check_spec(const moe_model_spec *spec, char *message)
 {
-    if (spec->version < 1 || spec->version > MOE_MODEL_SPEC_VERSION)
-        return moe_fail(message, MOE_ERR_UNSUPPORTED,
-                        "model spec version %u is not supported (this libmoe knows 1..%d)",
-                        spec->version, MOE_MODEL_SPEC_VERSION);
+    moe_status status =
+        moe_check_struct_version(message, "model spec", spec->version, MOE_MODEL_SPEC_VERSION);
+    if (status != MOE_OK)
+        return status;
     const struct moe_family_ops *ops = moe_family_lookup(spec->family);
     if (ops == NULL)
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "unknown expert family %d",
@@ -256,9 +257,10 @@ moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec)
 {
     if (model == NULL || spec == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", model == NULL ? "model" : "spec");
-    if (spec->version < 1 || spec->version > MOE_MODEL_SPEC_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED, "model spec version %u is not supported",
-                        spec->version);
+    moe_status status =
+        moe_check_struct_version(NULL, "model spec", spec->version, MOE_MODEL_SPEC_VERSION);
+    if (status != MOE_OK)
+        return status;
     spec->family = model->family;
     spec->n_experts = model->n_experts;
     spec->n_features = model->n_features;

@@ -194,10 +194,9 @@ moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version)
 {
     if (criteria == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
-    if (version < 1 || version > MOE_CRITERIA_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "criteria version %u is not supported (this libmoe knows 1..%d)",
-                        version, MOE_CRITERIA_VERSION);
+    moe_status status = moe_check_struct_version(NULL, "criteria", version, MOE_CRITERIA_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_criteria zero = MOE_CRITERIA_INIT;
     *criteria = zero;
     criteria->version = version;
@@ -209,12 +208,12 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
 {
     if (criteria == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
-    if (criteria->version < 1 || criteria->version > MOE_CRITERIA_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "criteria version %u is not supported (set MOE_CRITERIA_VERSION)",
-                        criteria->version);
+    moe_status status =
+        moe_check_struct_version(NULL, "criteria", criteria->version, MOE_CRITERIA_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_data data;
-    moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
+    status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;

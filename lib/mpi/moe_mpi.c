@@ -41,6 +41,20 @@ static moe_status fail(moe_status status, const char *format, ...)
     return status;
 }
 
+/* lib/common's moe_check_struct_version, for this library's message: libmoe_mpi is built on
+   libmoe's public API only, and libmoe's internal helpers are not exported. The message
+   goes to message (MESSAGE_SIZE bytes) so that a collective can share it first. */
+static moe_status check_struct_version(char *message, const char *struct_name,
+                                       unsigned int version, unsigned int newest)
+{
+    if (version >= 1 && version <= newest)
+        return MOE_OK;
+    snprintf(message, MESSAGE_SIZE,
+             "%s version %u is not supported (this libmoe_mpi knows 1..%u)", struct_name,
+             version, newest);
+    return MOE_ERR_UNSUPPORTED;
+}
+
 moe_status moe_mpi_support_counts(size_t ranks, const size_t *rows, size_t support,
                                   size_t *counts)
 {
@@ -544,9 +558,10 @@ moe_status moe_mpi_report_init(moe_mpi_report *report, unsigned int version)
 {
     if (report == NULL)
         return fail(MOE_ERR_NULL_POINTER, "report is NULL");
-    if (version < 1 || version > MOE_MPI_REPORT_VERSION)
-        return fail(MOE_ERR_UNSUPPORTED, "report version %u is not supported (this "
-                    "libmoe_mpi knows 1..%d)", version, MOE_MPI_REPORT_VERSION);
+    moe_status status =
+        check_struct_version(last_error, "MPI report", version, MOE_MPI_REPORT_VERSION);
+    if (status != MOE_OK)
+        return status;
     moe_mpi_report zero = MOE_MPI_REPORT_INIT;
     *report = zero;
     report->version = version;
@@ -557,9 +572,10 @@ moe_status moe_mpi_get_report(moe_mpi_report *report)
 {
     if (report == NULL)
         return fail(MOE_ERR_NULL_POINTER, "report is NULL");
-    if (report->version < 1 || report->version > MOE_MPI_REPORT_VERSION)
-        return fail(MOE_ERR_UNSUPPORTED, "report version %u is not supported (set "
-                    "MOE_MPI_REPORT_VERSION)", report->version);
+    moe_status status =
+        check_struct_version(last_error, "MPI report", report->version, MOE_MPI_REPORT_VERSION);
+    if (status != MOE_OK)
+        return status;
     if (last_report.version == 0)
         return fail(MOE_ERR_INVALID_ARGUMENT, "no moe_mpi_fit succeeded on this thread");
     unsigned int version = report->version;
@@ -648,13 +664,12 @@ moe_status moe_mpi_criteria(MPI_Comm comm, const moe_model_t *model, size_t n, c
     if (model == NULL || criteria == NULL) {
         status = MOE_ERR_NULL_POINTER;
         snprintf(message, sizeof message, "model or criteria is NULL");
-    } else if (criteria->version < 1 || criteria->version > MOE_CRITERIA_VERSION) {
-        status = MOE_ERR_UNSUPPORTED;
-        snprintf(message, sizeof message, "criteria version %u is not supported",
-                 criteria->version);
-    } else if (n > 0 && (status = moe_model_criteria(model, n, X, ldx, y, weights, &local)) !=
-                            MOE_OK) {
-        snprintf(message, sizeof message, "%s", moe_last_error());
+    } else {
+        status = check_struct_version(message, "criteria", criteria->version,
+                                      MOE_CRITERIA_VERSION);
+        if (status == MOE_OK && n > 0 &&
+            (status = moe_model_criteria(model, n, X, ldx, y, weights, &local)) != MOE_OK)
+            snprintf(message, sizeof message, "%s", moe_last_error());
     }
     status = agree_on_statistics(comm, status, message, model);
     if (status != MOE_OK)

@@ -129,8 +129,8 @@ def _rows(estimator, X):
 
 
 class _Report(ctypes.Structure):
-    """moe_fit_report as moe/fitter.h lays it out, up to version 6. The library fills the
-    fields of the version asked for and no more (version 1 from an older libmoe)."""
+    """moe_fit_report as moe/fitter.h lays it out, version REPORT_VERSION: a later libmoe
+    fills the fields of the version asked for and no more."""
     _fields_ = [("version", ctypes.c_uint), ("status", ctypes.c_int),
                 ("iterations", ctypes.c_size_t), ("total_iterations", ctypes.c_size_t),
                 ("loglik", ctypes.c_double), ("converged", ctypes.c_int),
@@ -138,24 +138,19 @@ class _Report(ctypes.Structure):
                 ("seconds", ctypes.c_double), ("monotonicity_violations", ctypes.c_size_t),
                 ("worst_relative_decrease", ctypes.c_double), ("degenerate_events", ctypes.c_size_t),
                 ("inner_iterations", ctypes.c_size_t), ("gradient_evaluations", ctypes.c_size_t),
-                # version 2
                 ("ridge_fallbacks", ctypes.c_size_t), ("line_search_failures", ctypes.c_size_t),
                 ("floored_variances", ctypes.c_size_t),
-                # version 3
                 ("separation_events", ctypes.c_size_t), ("step", ctypes.c_double),
                 ("gate_step", ctypes.c_double),
-                # version 4
                 ("samples_seen", ctypes.c_size_t), ("batches", ctypes.c_size_t),
-                # version 5
                 ("stages", ctypes.c_uint), ("stage_seconds", ctypes.c_double * 3),
-                # version 6
                 ("search_runs", ctypes.c_size_t), ("search_iterations", ctypes.c_size_t),
                 ("stream_steps", ctypes.c_size_t), ("stream_rows", ctypes.c_size_t),
                 ("stream_loglik", ctypes.c_double), ("warnings", ctypes.c_uint),
                 ("gate_transition", ctypes.c_double)]
 
 
-REPORT_VERSION = 6
+REPORT_VERSION = 1  # the layout _Report describes: MOE_FIT_REPORT_VERSION of moe/fitter.h
 STAGE_STREAM = 0x8
 WARNING_GATE_SEPARATED = 0x1
 
@@ -172,6 +167,8 @@ GATE_SEPARATED_MESSAGE = (
     "finite gate, refit with a gate penalty, e.g. gate_l2=1e-4.")
 
 
+lib.moe_fit_report_init.restype = ctypes.c_int
+lib.moe_fit_report_init.argtypes = [ctypes.POINTER(_Report), ctypes.c_uint]
 lib.moe_fitter_get_report.restype = ctypes.c_int
 lib.moe_fitter_get_report.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Report)]
 
@@ -186,12 +183,9 @@ def _report_attributes(fitter):
     stream_ (a session's rows, steps and prequential average log-likelihood per row, else
     None), gate_separated_, and report_ (every field, as a dict)."""
     report = _Report()
-    report.version = REPORT_VERSION
-    if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) != 0:
-        report = _Report()  # a libmoe before version 6: the fields every libmoe has
-        report.version = 1
-        if lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) != 0:
-            return {}
+    if (lib.moe_fit_report_init(ctypes.byref(report), REPORT_VERSION) != 0
+            or lib.moe_fitter_get_report(fitter._handle, ctypes.byref(report)) != 0):
+        return {}
     fields = {}
     for name, kind in _Report._fields_:
         value = getattr(report, name)

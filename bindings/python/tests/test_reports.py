@@ -1,4 +1,4 @@
-"""What a fit reports (moe_fit_report, version 6): the start search's iterations apart from
+"""What a fit reports (moe_fit_report): the start search's iterations apart from
 the final ones, a streaming session's rows, steps and prequential log-likelihood, and a gate
 that separates the rows, with the remedy."""
 import ctypes
@@ -13,7 +13,9 @@ import pytest
 
 import moe
 from moe._lib import lib
-from moe.estimators import _Report
+from moe.estimators import REPORT_VERSION, _Report
+
+UNSUPPORTED = 10  # MOE_ERR_UNSUPPORTED
 
 MCYCLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "data",
                       "mcycle.csv")
@@ -42,7 +44,8 @@ def test_the_start_search_is_counted_apart():
 
 
 def test_the_report_struct_is_the_c_layout():
-    # The library writes version 6's fields and no byte past the Python struct.
+    # moe_fit_report_init zeroes the C struct: every field of the Python struct (none lies
+    # past C's) and no byte past it (none of C's lies past Python's).
     X, y = mcycle()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", moe.GateSeparationWarning)
@@ -50,7 +53,14 @@ def test_the_report_struct_is_the_c_layout():
     size = ctypes.sizeof(_Report)
     buffer = (ctypes.c_ubyte * (size + 64))(*([0xA5] * (size + 64)))
     report = ctypes.cast(buffer, ctypes.POINTER(_Report))
-    report.contents.version = 6
+    assert lib.moe_fit_report_init(report, REPORT_VERSION) == 0
+    assert report.contents.version == REPORT_VERSION
+    for name, _ in _Report._fields_[1:]:
+        value = getattr(report.contents, name)
+        assert all(v == 0 for v in (value if name == "stage_seconds" else [value])), name
+    assert all(byte == 0xA5 for byte in buffer[size:])
+    for wrong in (0, REPORT_VERSION + 1):
+        assert lib.moe_fit_report_init(report, wrong) == UNSUPPORTED
     assert lib.moe_fitter_get_report(fit._fitter._handle, report) == 0
     assert all(byte == 0xA5 for byte in buffer[size:])
     # The last fields are where C has them: the tool's JSON of the same fit says the same.
