@@ -4,8 +4,8 @@
 #   check_exports.sh LIBRARY [EXPECTED_SONAME [PUBLIC_HEADER_DIR]]
 #
 # Fails if
-#   - a defined dynamic symbol does not start with moe_ (the version node
-#     symbol MOE_1 and other MOE_<n> nodes are allowed),
+#   - a defined dynamic symbol does not start with moe_ (the version nodes'
+#     own symbols MOE_1.0, MOE_EXPERIMENTAL and later MOE_<n> nodes are allowed),
 #   - fewer than MIN_EXPORTS moe_ symbols are exported (sanity),
 #   - the SONAME is not EXPECTED_SONAME (default libmoe.so.1),
 #   - a function declared MOE_API in PUBLIC_HEADER_DIR/*.h is not exported,
@@ -38,10 +38,11 @@ fi
 status=0
 
 # nm -D --defined-only prints "ADDRESS TYPE NAME"; versioned names may carry
-# an @@MOE_1 suffix depending on the binutils version.
+# an @@MOE_1.0 suffix depending on the binutils version.
 symbols=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u)
 
-bad=$(printf '%s\n' "$symbols" | grep -v -E '^(moe_|MOE_[0-9][0-9.]*$)' | grep -v '^$' || true)
+bad=$(printf '%s\n' "$symbols" | grep -v -E '^(moe_|MOE_([0-9][0-9.]*|EXPERIMENTAL)$)' \
+    | grep -v '^$' || true)
 if [[ -n $bad ]]; then
     echo "FAIL: symbols exported without the moe_ prefix:"
     printf '%s\n' "$bad" | sed 's/^/  /'

@@ -198,7 +198,7 @@ typedef enum moe_counter {
     MOE_COUNTER_FLOORED_VARIANCES = 6,
     MOE_COUNTER_SEPARATION_EVENTS = 7,
     MOE_COUNTER_MONOTONICITY_VIOLATIONS = 8,
-    MOE_COUNTER_SEARCH_RUNS = 9,       /* (report version 6) an estimator that fits with
+    MOE_COUNTER_SEARCH_RUNS = 9,       /* an estimator that fits with
                                           inner fitters passes on their search's counts */
     MOE_COUNTER_SEARCH_ITERATIONS = 10,
     MOE_COUNTER_STREAM_ROWS = 11       /* a partial fit's rows scored by its steps: with it,
