@@ -93,3 +93,14 @@ moe_status moe_check_struct_version(char *message, const char *struct_name,
                         version, newest);
     return MOE_OK;
 }
+
+moe_status moe_check_class_labels(char *message, size_t n, const double *y, size_t n_classes,
+                                  const char *family)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!(y[i] >= 0.0 && y[i] <= (double)(n_classes - 1) && y[i] == floor(y[i])))
+            return moe_fail(message, MOE_ERR_INVALID_LABEL,
+                            "y[%zu] = %g: %s experts need class labels in {0, ..., %zu}", i, y[i],
+                            family, n_classes - 1);
+    return MOE_OK;
+}

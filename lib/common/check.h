@@ -16,6 +16,10 @@ moe_status moe_check_weights(char *message, size_t n, const double *weights);
 /* out buffer of `length` doubles must hold rows * width (width >= 1), checked for overflow. */
 moe_status moe_check_output(char *message, const double *out, size_t length, size_t rows,
                             size_t width);
+/* y: class labels of `family` (its name for the message), each an integral value in
+   0 .. n_classes - 1; MOE_ERR_INVALID_LABEL naming the first bad row. */
+moe_status moe_check_class_labels(char *message, size_t n, const double *y, size_t n_classes,
+                                  const char *family);
 /* A versioned struct's version field: 1 .. newest, the versions this build knows, else
    MOE_ERR_UNSUPPORTED naming the struct. One rule and one message for every init function and
    every call that takes a versioned struct. */

@@ -1,5 +1,6 @@
 /* The fitter handle: the estimator's table (of any supported version), its state, progress. */
 #include "fitter/fitter_impl.h"
+#include "common/check.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,10 +10,10 @@ moe_status moe_estimator_ops_init(moe_estimator_ops *ops, unsigned int version)
 {
     if (ops == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
-    if (version < 1 || version > MOE_ESTIMATOR_ABI_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "estimator ABI version %u is not supported (this libmoe knows 1 to %d)",
-                        version, MOE_ESTIMATOR_ABI_VERSION);
+    moe_status status =
+        moe_check_struct_version(NULL, "estimator ops", version, MOE_ESTIMATOR_ABI_VERSION);
+    if (status != MOE_OK)
+        return status;
     memset(ops, 0, sizeof *ops);
     ops->abi_version = version;
     return MOE_OK;
@@ -80,10 +81,10 @@ moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops 
     if (ops == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
     /* Only the version field may be read before the version is known to be supported. */
-    if (ops->abi_version < 1 || ops->abi_version > MOE_ESTIMATOR_ABI_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "estimator ABI version %u is not supported (this libmoe reads 1 to %d)",
-                        ops->abi_version, MOE_ESTIMATOR_ABI_VERSION);
+    moe_status status = moe_check_struct_version(NULL, "estimator ops", ops->abi_version,
+                                                 MOE_ESTIMATOR_ABI_VERSION);
+    if (status != MOE_OK)
+        return status;
     if (ops->name == NULL || ops->name[0] == '\0')
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator name is missing");
     if (ops->create == NULL || ops->destroy == NULL || ops->fit == NULL)

@@ -3,6 +3,7 @@
    reached through its table's set_option and get_option. */
 #define _POSIX_C_SOURCE 200809L
 #include "fitter/fitter_impl.h"
+#include "common/check.h"
 
 #include <errno.h>
 #include <float.h>
@@ -331,10 +332,10 @@ moe_status moe_option_info_init(moe_option_info *info, unsigned int version)
 {
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "info is NULL");
-    if (version < 1 || version > MOE_OPTION_INFO_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "option info version %u is not supported (this libmoe knows 1 to %d)",
-                        version, MOE_OPTION_INFO_VERSION);
+    moe_status status = moe_check_struct_version(NULL, "option info", version,
+                                                 MOE_OPTION_INFO_VERSION);
+    if (status != MOE_OK)
+        return status;
     memset(info, 0, sizeof *info);
     info->version = version;
     return MOE_OK;
@@ -345,10 +346,10 @@ moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
 {
     if (fitter == NULL || info == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "info" : "fitter");
-    if (info->version < 1 || info->version > MOE_OPTION_INFO_VERSION)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "option info version %u is not supported (set MOE_OPTION_INFO_VERSION)",
-                        info->version);
+    moe_status status = moe_check_struct_version(NULL, "option info", info->version,
+                                                 MOE_OPTION_INFO_VERSION);
+    if (status != MOE_OK)
+        return status;
     const moe_option_info *found = NULL;
     size_t seen = 0;
     for (size_t i = 0; i < moe_pinned_option_count() && found == NULL; ++i) {

@@ -11,6 +11,7 @@
 #include "common/linalg.h"
 #include "common/parallel.h"
 #include "model/family.h"
+#include "model/gate.h"
 #include "model/posterior.h"
 
 #include <math.h>
@@ -247,13 +248,7 @@ static double gate_transition(const struct moe_model *model, const moe_data *dat
         for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
             size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
             moe_data_load_block(data, start, rows, block);
-            for (size_t i = 0; i < rows; ++i)
-                for (size_t k = 0; k < K; ++k) {
-                    double value = 0.0;
-                    for (size_t j = 0; j < p; ++j)
-                        value += model->gate[k * p + j] * block[i * p + j];
-                    logits[i * K + k] = value;
-                }
+            moe_gate_logits(model, rows, block, logits);
             moe_softmax_rows(rows, K, logits, gate, NULL);
             for (size_t i = 0; i < rows; ++i) {
                 double w = moe_data_weight(data, start + i);

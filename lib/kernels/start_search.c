@@ -24,6 +24,7 @@
 #include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
+#include "model/gate.h"
 #include "model/posterior.h"
 
 #include <math.h>
@@ -326,17 +327,10 @@ static int by_value(const void *a, const void *b)
 static void gate_predictors(const struct moe_model *model, const moe_data *data, double *block,
                             double *eta)
 {
-    size_t K = model->n_experts, p = model->n_inputs;
     for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, block);
-        for (size_t i = 0; i < rows; ++i)
-            for (size_t k = 0; k < K; ++k) {
-                double value = 0.0;
-                for (size_t j = 0; j < p; ++j)
-                    value += model->gate[k * p + j] * block[i * p + j];
-                eta[(start + i) * K + k] = value;
-            }
+        moe_gate_logits(model, rows, block, eta + start * model->n_experts);
     }
 }
 

@@ -13,17 +13,6 @@ double moe_log_sigmoid(double z)
     return z >= 0.0 ? -log1p(moe_exp(-z)) : z - log1p(moe_exp(z));
 }
 
-moe_status moe_categorical_check_labels(size_t n, const double *y, size_t n_classes,
-                                        const char *family, char *message)
-{
-    for (size_t i = 0; i < n; ++i)
-        if (!(y[i] >= 0.0 && y[i] <= (double)(n_classes - 1) && y[i] == floor(y[i])))
-            return moe_fail(message, MOE_ERR_INVALID_LABEL,
-                            "y[%zu] = %g: %s experts need class labels in {0, ..., %zu}", i, y[i],
-                            family, n_classes - 1);
-    return MOE_OK;
-}
-
 static int is_binary(const struct moe_model *model)
 {
     return !model->family_ops->uses_classes;

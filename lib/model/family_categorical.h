@@ -16,10 +16,6 @@
 /* log sigma(z) without overflow. */
 double moe_log_sigmoid(double z);
 
-/* Every y is an integral value in 0..n_classes-1; the message names the first bad row. */
-moe_status moe_categorical_check_labels(size_t n, const double *y, size_t n_classes,
-                                        const char *family, char *message);
-
 moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
                                   const double *resp, const moe_expert_mstep_options *options,
                                   moe_expert_mstep_report *report, char *message);

@@ -4,6 +4,7 @@
  * (model/family_categorical.c); this file holds what is binary-specific.
  */
 #include "model/family_categorical.h"
+#include "common/check.h"
 #include "common/linalg.h"
 
 #include <math.h>
@@ -22,7 +23,7 @@ static moe_status logistic_check_response(const struct moe_model *model, size_t 
                                           const double *y, char *message)
 {
     (void)model;
-    return moe_categorical_check_labels(n, y, 2, "logistic", message);
+    return moe_check_class_labels(message, n, y, 2, "logistic");
 }
 
 static void logistic_log_density(const struct moe_model *model, size_t rows, const double *logits,

@@ -5,6 +5,7 @@
  * (model/family_categorical.c); this file holds what is multiclass-specific.
  */
 #include "model/family_categorical.h"
+#include "common/check.h"
 #include "common/linalg.h"
 
 #include <math.h>
@@ -40,7 +41,7 @@ static int multinomial_normalize_experts(const struct moe_model *model, double *
 static moe_status multinomial_check_response(const struct moe_model *model, size_t n,
                                              const double *y, char *message)
 {
-    return moe_categorical_check_labels(n, y, model->n_classes, "multinomial", message);
+    return moe_check_class_labels(message, n, y, model->n_classes, "multinomial");
 }
 
 /* Log class probabilities of every expert: log_proba is rows x (K * C). */

@@ -33,7 +33,6 @@
 #include "estimators/ismm/ismm.h"
 #include "common/check.h"
 #include "common/option_fields.h"
-#include "model/family_categorical.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -1332,9 +1331,8 @@ static int read_arrays(ismm_state *loaded, const unsigned char *at)
         return 1;
     if (!shape->gaussian) {
         size_t classes = shape->multinomial ? shape->rows + 1 : 2;
-        if (moe_categorical_check_labels(loaded->waiting, loaded->waiting_y, classes,
-                                         shape->multinomial ? "multinomial" : "logistic",
-                                         NULL) != MOE_OK)
+        if (moe_check_class_labels(NULL, loaded->waiting, loaded->waiting_y, classes,
+                                   shape->multinomial ? "multinomial" : "logistic") != MOE_OK)
             return 1;
     }
     return 0;
