@@ -189,7 +189,7 @@ static SEXP fit_result(moe_model_t *model, const moe_fit_report *report, double 
     Rf_setAttrib(penalty, R_NamesSymbol, penalty_names);
     SET_VECTOR_ELT(out, 4, penalty);
     SET_STRING_ELT(names, 4, Rf_mkChar("penalty"));
-    /* The start search's work apart from the restarts' iterations (report version 6), and
+    /* The start search's work apart from the restarts' iterations, and
        whether the gate separates the rows (its standard errors then mean nothing). */
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double)report->total_iterations));
     SET_STRING_ELT(names, 5, Rf_mkChar("total_iterations"));
