@@ -765,13 +765,15 @@ START_TEST(crafted_invalid_models_are_rejected)
     }
 
     RESET(); im.family = 0;          expect_image_rejected(&im, "family", "family 0");
-    RESET(); im.family = 4;          expect_image_rejected(&im, "family", "family 4");
+    RESET(); im.family = 5;          expect_image_rejected(&im, "family", "family 5");
     RESET(); im.family = UINT32_MAX; expect_image_rejected(&im, "family", "family 2^32-1");
     /* A Gaussian payload under a classification family's header has the wrong length. */
     RESET(); im.family = MOE_FAMILY_LOGISTIC;
     expect_image_rejected(&im, "parameter bytes", "logistic header, Gaussian payload");
     RESET(); im.family = MOE_FAMILY_MULTINOMIAL; im.n_classes = 3;
     expect_image_rejected(&im, "parameter bytes", "multinomial header, Gaussian payload");
+    RESET(); im.family = MOE_FAMILY_POISSON;
+    expect_image_rejected(&im, "parameter bytes", "poisson header, Gaussian payload");
     /* The Gaussian links the format defines load, and save back to the same bytes. */
     moe_link gaussian_links[] = {MOE_LINK_SIGMOID, MOE_LINK_RELU};
     for (size_t l = 0; l < 2; ++l) {

@@ -22,7 +22,7 @@
  *     reference: its row is always zero. Setting a gate subtracts the last
  *     row from every row, which leaves the model unchanged.
  *   - experts: n_experts blocks of moe_model_expert_rows() rows of p values.
- *     Gaussian and logistic experts have one row (the regression
+ *     Gaussian, logistic and Poisson experts have one row (the regression
  *     coefficients); multinomial experts have n_classes rows with the last
  *     class as reference (zero row).
  *   - variances: n_experts values (Gaussian family only).
@@ -45,7 +45,9 @@ extern "C" {
 typedef enum moe_family {
     MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(g(beta_k' x~), sigma_k^2), g the link */
     MOE_FAMILY_LOGISTIC = 2,   /* y in {0, 1}: P(y = 1 | expert k) = sigma(beta_k' x~) */
-    MOE_FAMILY_MULTINOMIAL = 3 /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
+    MOE_FAMILY_MULTINOMIAL = 3, /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
+    MOE_FAMILY_POISSON = 4      /* since 1.1: y in {0, 1, 2, ...}, Poisson with log link:
+                                   E[y | expert k] = exp(beta_k' x~) */
 } moe_family;
 
 /*
@@ -62,7 +64,7 @@ typedef enum moe_link {
     MOE_LINK_RELU = 2      /* g(t) = max(0, t); derivative taken as 0 at t = 0 */
 } moe_link;
 
-/* Lower-case names of families ("gaussian", "logistic", "multinomial") and
+/* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson") and
    links ("identity", "sigmoid", "relu"), as the CLI, the bindings and the
    model files' text forms spell them; NULL for a value outside the enum. */
 MOE_API const char *moe_family_name(moe_family family);

@@ -190,6 +190,9 @@ moe_status moe_context_safe_steps(moe_fit_context *context, const moe_model_t *m
         return status;
     if (expert_step != NULL)
         *expert_step = moe_safe_expert_step(model, settings, lambda);
+    if (expert_step != NULL && model->family_ops->data_curvature != NULL)
+        *expert_step = safe_step(model->family_ops->data_curvature(model, &context->data) * lambda,
+                                 settings->experts.ridge);
     if (gate_step != NULL)
         *gate_step = moe_safe_gate_step(model, settings, lambda);
     return MOE_OK;

@@ -96,7 +96,7 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     moe_rng_seed(&rng, settings->seed, restart);
     /* A class label is no coordinate: k-means on it as a number would split the data by
        label rather than by region, so classification experts cluster on x alone. */
-    int use_response = model->family_ops->has_variance;
+    int use_response = model->family_ops->numeric_response;
     moe_status status = moe_init_partition(strategy, data, K, use_response, &rng, labels, message);
     if (status != MOE_OK)
         return status;

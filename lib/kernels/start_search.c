@@ -560,9 +560,15 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
                                                      START_KMEANS_X};
     static const start_family class_families[] = {START_RANDOM, START_SEEDS_X,
                                                   START_KMEANS_X};
+    /* Counts are clustered on with x, but lines through count data are no start. */
+    static const start_family count_families[] = {START_RANDOM, START_KMEANS_XY,
+                                                  START_SEEDS_X, START_KMEANS_X};
     int gaussian = shape->family_ops->has_variance;
-    const start_family *families = gaussian ? gaussian_families : class_families;
-    size_t n_families = gaussian ? 5 : 3;
+    int counts = !gaussian && shape->family_ops->numeric_response;
+    const start_family *families = gaussian ? gaussian_families
+                                   : counts ? count_families
+                                            : class_families;
+    size_t n_families = gaussian ? 5 : counts ? 4 : 3;
     moe_status status = MOE_OK;
     for (size_t c = 0; c < starts && status == MOE_OK; ++c) {
         candidates[c].objective = -INFINITY;

@@ -1,5 +1,5 @@
 /*
- * The expert-family interface. Each family (Gaussian, logistic, multinomial)
+ * The expert-family interface. Each family (Gaussian, logistic, multinomial, Poisson)
  * implements these operations in its own file; estimators and the model code
  * reach experts only through this table.
  */
@@ -44,6 +44,7 @@ struct moe_family_ops {
     const char *name;
     int uses_classes; /* expert blocks have n_classes rows */
     int has_variance;
+    int numeric_response; /* y is a number to cluster on (Gaussian, Poisson), not a label */
     int (*supports_link)(moe_link link);
     /* Free parameters of one expert. */
     size_t (*expert_free_params)(const struct moe_model *model);
@@ -135,6 +136,12 @@ struct moe_family_ops {
      * only (sigmoid 1/(16 sigma^2_min), ReLU 1/sigma^2_min; family_gaussian.c).
      */
     double (*curvature)(const struct moe_model *model);
+    /*
+     * Optional: the same c for families whose curvature has no bound without the data
+     * (Poisson: the largest expected count on the rows). When present the safe steps use
+     * it on the call's rows in place of curvature.
+     */
+    double (*data_curvature)(const struct moe_model *model, const moe_data *data);
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
@@ -164,5 +171,6 @@ double moe_expert_penalty(const struct moe_model *model, double ridge);
 extern const struct moe_family_ops moe_family_gaussian;
 extern const struct moe_family_ops moe_family_logistic;
 extern const struct moe_family_ops moe_family_multinomial;
+extern const struct moe_family_ops moe_family_poisson;
 
 #endif

@@ -897,6 +897,7 @@ const struct moe_family_ops moe_family_gaussian = {
     .name = "gaussian",
     .uses_classes = 0,
     .has_variance = 1,
+    .numeric_response = 1,
     .supports_link = gaussian_supports_link,
     .expert_free_params = gaussian_expert_free_params,
     .normalize_experts = NULL,

@@ -28,6 +28,7 @@ typedef struct layout {
     size_t K, p, R, P;
     size_t experts, variances; /* offsets */
     int gaussian, classes;     /* classes: multinomial with R free classes */
+    int poisson;
 } layout;
 
 static layout layout_of(const struct moe_model *model)
@@ -37,6 +38,7 @@ static layout layout_of(const struct moe_model *model)
     l.p = model->n_inputs;
     l.gaussian = model->family == MOE_FAMILY_GAUSSIAN;
     l.classes = model->family == MOE_FAMILY_MULTINOMIAL;
+    l.poisson = model->family == MOE_FAMILY_POISSON;
     l.R = l.classes ? model->n_classes - 1 : 1;
     l.experts = (l.K - 1) * l.p;
     l.variances = l.experts + l.K * l.R * l.p;
@@ -46,8 +48,8 @@ static layout layout_of(const struct moe_model *model)
 
 /*
  * The gate probabilities (probability, rows x K), responsibilities (responsibility,
- * rows x K) and, for Gaussian experts, residuals (rows x K) of a block's rows, once for all
- * K passes of accumulate. 1 when a row has zero likelihood under every expert.
+ * rows x K) and, for Gaussian experts, residuals (rows x K) of a block's rows (for Poisson
+ * experts the expected counts there), once for all K passes of accumulate. 1 when a row has zero likelihood under every expert.
  */
 static int block_posterior(const struct moe_model *model, const layout *l,
                            const moe_data *data, size_t start, size_t rows, const double *block,
@@ -80,6 +82,13 @@ static int block_posterior(const struct moe_model *model, const layout *l,
                 residuals[i * K + c] = e;
                 log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
                                    e * e / variance);
+            } else if (l->poisson) {
+                double eta = 0.0;
+                for (size_t j = 0; j < p; ++j)
+                    eta += beta[j] * x[j];
+                double mu = moe_exp(eta);
+                residuals[i * K + c] = mu;
+                log_f[c] = (y == 0.0 ? 0.0 : y * eta) - mu - lgamma(y + 1.0);
             } else {
                 /* class logits, reference last (logistic: class 1 free, 0 reference) */
                 double z[257];
@@ -126,6 +135,19 @@ static void gaussian_terms(const struct moe_model *model, const layout *l, size_
             w * e * x[a] / (variance * variance);
     information[(l->variances + k) * P + l->variances + k] +=
         w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
+}
+
+/* The same for a Poisson expert with expected count mu: score (y - mu) x~, -H mu x~ x~'. */
+static void poisson_terms(const layout *l, size_t k, const double *x, double y, double mu,
+                          double w, double *se, double *information)
+{
+    size_t p = l->p, P = l->P;
+    for (size_t j = 0; j < p; ++j)
+        se[j] = (y - mu) * x[j];
+    double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * mu * x[a] * x[b];
 }
 
 /* The same for a classification expert (coefficients beta, label y). */
@@ -206,6 +228,8 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
             if (l->gaussian)
                 gaussian_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
                                information);
+            else if (l->poisson)
+                poisson_terms(l, k, x, y, residuals[i * K + k], v * r[k], se, information);
             else
                 classification_terms(l, k, x, beta, y, v * r[k], se, information);
             /* sbar += r_k s_k; the gate's -H (the same for every k) once, at k = 0 */
@@ -248,7 +272,7 @@ static moe_status check_penalty(const char *name, double value)
  * (l2/2) [sum_{a<K} w_aj^2 - (sum_{a<K} w_aj)^2 / K] with the reference row w_Kj = 0 fixed,
  * so its Hessian over the K - 1 free rows is l2 (I - 11'/K). Multinomial experts are
  * penalised the same way over their classes (reference class fixed at 0): ridge (I - 11'/C)
- * over the C - 1 free rows; Gaussian and logistic experts have one row, ridge I. Variances
+ * over the C - 1 free rows; Gaussian, logistic and Poisson experts have one row, ridge I. Variances
  * and intercepts carry no penalty. A zero weight adds nothing, so no entry changes (not even
  * the sign of a zero).
  */

@@ -306,8 +306,7 @@ static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
     uint32_t family = moe_get_u32(bytes + OFFSET_FAMILY);
     uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
     uint32_t intercept = moe_get_u32(bytes + OFFSET_INTERCEPT);
-    if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
-        family != MOE_FAMILY_MULTINOMIAL)
+    if (family > (uint32_t)MOE_FAMILY_POISSON || moe_family_lookup((moe_family)family) == NULL)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown expert family %" PRIu32, family);
     if (link != MOE_LINK_IDENTITY && link != MOE_LINK_SIGMOID && link != MOE_LINK_RELU)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown link %" PRIu32, link);

@@ -275,6 +275,11 @@ static size_t predicted_class(const double *row, size_t width)
  * not NULL), and with labels y (when not NULL) the weights of the rows it names rightly
  * (*correct) and of all rows (*total).
  */
+static int is_classification(const struct moe_model *model)
+{
+    return model->family == MOE_FAMILY_LOGISTIC || model->family == MOE_FAMILY_MULTINOMIAL;
+}
+
 static moe_status class_pass(const moe_model_t *model, const moe_data *data, size_t *classes,
                              const double *y, double *correct, double *total)
 {
@@ -314,9 +319,10 @@ moe_status moe_model_accuracy(const moe_model_t *model, size_t n, const double *
 {
     if (accuracy == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "accuracy is NULL");
-    if (model != NULL && model->family == MOE_FAMILY_GAUSSIAN)
+    if (model != NULL && !is_classification(model))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "accuracy needs a classification family, the model is gaussian");
+                        "accuracy needs a classification family, the model is %s",
+                        model->family_ops->name);
     moe_data data;
     moe_status status = prepare(model, n, X, ldx, y, weights, 1, NULL, 0, 0, &data);
     double correct = 0.0, total = 0.0;
@@ -337,9 +343,10 @@ moe_status moe_model_classify(const moe_model_t *model, size_t n, const double *
 {
     if (classes == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "classes is NULL");
-    if (model != NULL && model->family == MOE_FAMILY_GAUSSIAN)
+    if (model != NULL && !is_classification(model))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "classes need a classification family, the model is gaussian");
+                        "classes need a classification family, the model is %s",
+                        model->family_ops->name);
     if (model != NULL && length < n)
         return moe_fail(NULL, MOE_ERR_DIMENSION, "classes holds %zu values, %zu rows need %zu",
                         length, n, n);
