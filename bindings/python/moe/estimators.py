@@ -515,7 +515,9 @@ class _MoE(BaseEstimator):
 
 
 class MoERegressor(RegressorMixin, _MoE):
-    """Softmax-gated mixture of Gaussian regression experts.
+    """Softmax-gated mixture of regression experts: Gaussian (family="gaussian", the
+    default) or Poisson count experts with the log link (family="poisson", libmoe 1.1:
+    y must be counts 0, 1, 2, ...; predict gives the mixture's mean count).
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
     are parameters: n_experts, estimator (a name of moe.available_estimators(): "em", "gem",
@@ -535,10 +537,41 @@ class MoERegressor(RegressorMixin, _MoE):
     state, so an unpickled estimator's partial_fit goes on exactly where it stopped."""
 
     _family = "gaussian"
+    _families = ("gaussian", "poisson")
+
+    def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
+                 n_init=None, max_iter=None, tol=None, init=None, gate_l2=None, expert_ridge=None,
+                 variance_floor=None, gate_max_newton=None, gate_tol=None, min_expert_weight=None,
+                 threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
+                 inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
+                 gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
+                 optimizer_eps=None, weight_decay=None, options=None, family="gaussian"):
+        """As _MoE's, and the experts' family ("gaussian" or "poisson"), checked by fit."""
+        super().__init__(
+            n_experts=n_experts, estimator=estimator, fit_intercept=fit_intercept,
+            random_state=random_state, n_init=n_init, max_iter=max_iter, tol=tol, init=init,
+            gate_l2=gate_l2, expert_ridge=expert_ridge, variance_floor=variance_floor,
+            gate_max_newton=gate_max_newton, gate_tol=gate_tol,
+            min_expert_weight=min_expert_weight, threads=threads, step=step,
+            gate_step=gate_step, batch_size=batch_size, line_search=line_search,
+            inner_steps=inner_steps, update_variance=update_variance,
+            expert_max_newton=expert_max_newton, expert_tol=expert_tol,
+            gate_solver=gate_solver, update_experts=update_experts, optimizer=optimizer,
+            beta1=beta1, beta2=beta2, optimizer_eps=optimizer_eps, weight_decay=weight_decay,
+            options=options)
+        self.family = family
+
+    def _new_model(self, n_features, n_classes=0):
+        if self.family not in self._families:
+            raise ValueError(f"family must be one of {', '.join(self._families)}, got "
+                             f"{self.family!r}")
+        return Model.create(self.n_experts, n_features, family=self.family,
+                            intercept=self.fit_intercept)
 
     @property
     def variances_(self):
-        """The experts' variances, n_experts values (model_.variances)."""
+        """The experts' variances, n_experts values (model_.variances); None for Poisson
+        experts, which have none."""
         return self.model_.variances
 
     def _encode(self, y):

@@ -78,6 +78,10 @@ moe_estimators <- function() {
 .n_features <- function(object) .Call(C_libmoe_n_features, object$model)
 
 .response_codes <- function(y, family) {
+  if (family == "poisson") {
+    if (!is.numeric(y)) stop("family poisson needs a numeric response of counts 0, 1, 2, ...")
+    return(list(y = as.double(y), levels = NULL))
+  }
   if (family == "gaussian") {
     if (!is.numeric(y)) stop("family gaussian needs a numeric response")
     return(list(y = as.double(y), levels = NULL))
@@ -103,10 +107,23 @@ moe_estimators <- function() {
 }
 
 
-moe <- function(formula, data, k = 2, family = c("gaussian", "binomial", "multinomial"),
+# A family object (poisson(), binomial(), gaussian()) or its function, as glm takes them, to
+# the name: only the links libmoe fits (log for Poisson, logit, identity).
+.family_name <- function(family) {
+  if (is.function(family)) family <- family()
+  if (!inherits(family, "family")) return(family)
+  links <- c(gaussian = "identity", binomial = "logit", poisson = "log")
+  if (!family$family %in% names(links) || family$link != links[[family$family]])
+    stop("family ", family$family, "(link = \"", family$link, "\") is not one libmoe fits: ",
+         "gaussian(), binomial() or poisson() with their canonical links", call. = FALSE)
+  family$family
+}
+
+moe <- function(formula, data, k = 2,
+                family = c("gaussian", "binomial", "multinomial", "poisson"),
                 estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
                 seed = NULL, ...) {
-  family <- match.arg(family)
+  family <- match.arg(.family_name(family), c("gaussian", "binomial", "multinomial", "poisson"))
   k <- as.integer(.whole_number("k", k, 1))
   if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
     stop("estimator must be one string, such as \"em\"", call. = FALSE)
@@ -379,7 +396,7 @@ print.summary.moe <- function(x, ...) {
 
 
 plot.moe <- function(x, ...) {
-  if (x$family != "gaussian") {
+  if (!x$family %in% c("gaussian", "poisson")) {
     posterior <- predict(x, type = "gate")
     graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
                       ...)

@@ -237,3 +237,30 @@ test_that("a separated gate is said, with what its standard errors mean and the 
   expect_silent(ordinary <- moe(y ~ x, regimes(1500, 2), k = 2, seed = 1))
   expect_false(ordinary$gate_separated)
 })
+
+test_that("poisson experts: family = \"poisson\" and poisson() fit NPreg's counts as flexmix", {
+  skip_if_not_installed("flexmix")
+  data("NPreg", package = "flexmix", envir = environment())
+  fit <- moe(yp ~ x, NPreg, k = 2, family = "poisson", seed = 1)
+  expect_equal(fit$family, "poisson")
+  # flexmix 2.3: stepFlexmix(yp ~ x, k = 2, FLXMRglm(family = "poisson"),
+  # concomitant = FLXPmultinom(~ x), nrep = 10) reaches -440.5527454
+  expect_gte(as.numeric(logLik(fit)), -440.5527454 - 1e-6)
+  expect_equal(attr(logLik(fit), "df"), 6)
+  # refit()'s standard errors of the experts (rising expert first) and the gate's slope
+  se <- sqrt(diag(vcov(fit)))
+  experts <- coef(fit)[grep("^expert", names(coef(fit)))]
+  slopes <- experts[grep(":x$", names(experts))]
+  rising <- sub(":x$", "", names(slopes)[which.max(slopes)])
+  falling <- sub(":x$", "", names(slopes)[which.min(slopes)])
+  ours <- se[c(paste0(rising, c(":(Intercept)", ":x")), paste0(falling, c(":(Intercept)", ":x")))]
+  flexmix_se <- c(0.159750, 0.025856, 0.223487, 0.046644)
+  expect_equal(unname(ours), flexmix_se, tolerance = 0.02)
+  expect_true(all(predict(fit) > 0))
+  same <- moe(yp ~ x, NPreg, k = 2, family = poisson(), seed = 1)
+  expect_equal(logLik(same), logLik(fit))
+  expect_error(moe(yp ~ x, NPreg, family = poisson(link = "identity")), "canonical")
+  bad <- NPreg
+  bad$yp[5] <- 2.5
+  expect_error(moe(yp ~ x, bad, k = 2, family = "poisson"), "counts")
+})
