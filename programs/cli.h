@@ -151,6 +151,9 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
 
 /* Classes of a model's experts: n_classes (multinomial), 2 (logistic) or 0 (Gaussian). */
 size_t model_classes(const moe_model_t *model);
+/* Whether the family's responses are class labels (logistic, multinomial) rather than
+   numbers (Gaussian, Poisson counts). */
+int is_class_family(moe_family family);
 /* Label of class c: the stored name, or its number. */
 const char *class_label(const moe_model_t *model, size_t c, char *buffer, size_t size);
 

@@ -169,6 +169,11 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
     return buffer;
 }
 
+int is_class_family(moe_family family)
+{
+    return family == MOE_FAMILY_LOGISTIC || family == MOE_FAMILY_MULTINOMIAL;
+}
+
 size_t model_classes(const moe_model_t *model)
 {
     switch (moe_model_family(model)) {

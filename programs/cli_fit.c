@@ -17,8 +17,9 @@ static const char fit_help[] =
     "\n"
     "  --response NAME        the response column (required)\n"
     "  --features A,B,...     the feature columns (default: every other column)\n"
-    "  --family F             gaussian (default), logistic or multinomial; class\n"
-    "                         labels of the last two may be any text\n"
+    "  --family F             gaussian (default), logistic, multinomial or poisson\n"
+    "                         (counts, log link); class labels of logistic and\n"
+    "                         multinomial may be any text\n"
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
     "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
@@ -342,12 +343,13 @@ int prepare_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
     if (moe_family_from_name(a->family, &out->family) != MOE_OK)
-        return usage_error("--family: '%s' is not gaussian, logistic or multinomial", a->family);
+        return usage_error("--family: '%s' is not gaussian, logistic, multinomial or poisson",
+                           a->family);
     if (moe_link_from_name(a->link, &out->link) != MOE_OK)
         return usage_error("--link: '%s' is not identity, sigmoid or relu", a->link);
-    int classification = out->family != MOE_FAMILY_GAUSSIAN;
-    /* The classification families have their own link to the class probabilities. */
-    if (classification && out->link != MOE_LINK_IDENTITY)
+    int classification = is_class_family(out->family);
+    /* The other families have their own link (the class probabilities, Poisson's log). */
+    if (out->family != MOE_FAMILY_GAUSSIAN && out->link != MOE_LINK_IDENTITY)
         return usage_error("--link %s: only Gaussian experts take a link (--family %s)",
                            a->link, a->family);
     char *feature_list = a->features != NULL ? strdup(a->features) : NULL;

@@ -104,7 +104,8 @@ static int draw_regression_panel(FILE *out, const plot_data *p, const covariate_
             double t = (intercept ? experts[k * p_inputs] : 0.0) +
                        experts[k * p_inputs + (size_t)intercept] * axis->grid[g];
             /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
-            curves[g * K + k] = link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
+            curves[g * K + k] = p->family == MOE_FAMILY_POISSON ? exp(t)
+                                : link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
                                 : link == MOE_LINK_RELU  ? (t > 0.0 ? t : 0.0)
                                                          : t;
         }
@@ -178,7 +179,7 @@ static int plot_one_covariate(FILE *out, const plot_data *p)
 {
     const table *data = p->data;
     size_t K = p->K;
-    int classification = p->family != MOE_FAMILY_GAUSSIAN;
+    int classification = is_class_family(p->family);
     covariate_axis axis;
     svg_range(data->X, data->n, 1, &axis.low, &axis.high);
     for (size_t g = 0; g < GRID; ++g)
@@ -216,7 +217,7 @@ static int plot_several(FILE *out, const plot_data *p)
     const table *data = p->data;
     size_t K = p->K, n = data->n, C = p->classes;
     char buffer[64];
-    if (p->family == MOE_FAMILY_GAUSSIAN) {
+    if (!is_class_family(p->family)) {
         double *predicted = malloc(n * sizeof(double));
         if (predicted == NULL)
             return usage_error("out of memory");
@@ -353,7 +354,7 @@ int command_plot(int argc, char **argv)
         moe_model_free(model);
         return usage_error("plot: the model has no response name; give --response");
     }
-    if (moe_model_n_features(model) == 0 && moe_model_family(model) != MOE_FAMILY_GAUSSIAN) {
+    if (moe_model_n_features(model) == 0 && is_class_family(moe_model_family(model))) {
         moe_model_free(model);
         return usage_error("plot: the model has no features to draw its classes against");
     }

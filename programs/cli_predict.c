@@ -81,7 +81,7 @@ static void print_header(const moe_model_t *model, const predict_arguments *a)
                 putchar(a->files.delimiter);
             printf("expert%zu", k + 1);
         }
-    } else if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN) {
+    } else if (!is_class_family(moe_model_family(model))) {
         print_cell(response != NULL ? response : "prediction", a->files.delimiter);
     } else if (a->proba) {
         for (size_t c = 0; c < model_classes(model); ++c) {
@@ -141,7 +141,7 @@ int command_predict(int argc, char **argv)
     moe_model_t *model = NULL;
     if (moe_model_load(&model, a.files.model_path) != MOE_OK)
         return usage_error("%s", moe_last_error());
-    int classification = moe_model_family(model) != MOE_FAMILY_GAUSSIAN;
+    int classification = is_class_family(moe_model_family(model));
     if (a.proba && !classification) {
         moe_model_free(model);
         return usage_error("predict: --proba is for logistic and multinomial models");

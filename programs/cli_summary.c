@@ -245,6 +245,8 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
         if (family == MOE_FAMILY_LOGISTIC)
             fprintf(out, "experts: log-odds of class %s\n",
                     class_label(model, 1, buffer, sizeof buffer));
+        else if (family == MOE_FAMILY_POISSON)
+            fputs("experts: coefficients of log E[y] (Poisson, log link)\n", out);
         else if (link == MOE_LINK_IDENTITY)
             fputs("experts: regression coefficients\n", out);
         else

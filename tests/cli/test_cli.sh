@@ -466,6 +466,40 @@ contains "$work/out" "classes: set,osa versicolor virginica" "labels saved in th
 run 2 "logistic with three classes" "$moe" fit "$work/classes.csv" --response species --family logistic
 contains "$work/err" "two classes" "logistic with three classes"
 
+# --- Poisson experts (counts, log link) ---------------------------------------------
+# log mu = 1 + 0.8 x where the gate favours expert 1 (x > 0), 2 - 0.5 x elsewhere; Knuth's
+# product of uniforms draws the counts.
+awk 'BEGIN { srand(17); print "x,visits";
+    for (i = 0; i < 800; i++) {
+        x = 4 * rand() - 2;
+        mu = (rand() < 1 / (1 + exp(-2.5 * x))) ? exp(1 + 0.8 * x) : exp(2 - 0.5 * x);
+        limit = exp(-mu); product = rand(); count = 0;
+        while (product > limit) { product *= rand(); count++ }
+        printf "%.6f,%d\n", x, count } }' >"$work/counts.csv"
+run 0 "fit poisson" "$moe" fit "$work/counts.csv" --response visits --family poisson -k 2 \
+    --seed 1 -o "$work/counts.moe"
+contains "$work/out" "poisson experts: K = 2" "poisson summary header"
+contains "$work/out" "coefficients of log E[y]" "poisson experts' coefficients"
+checks=$((checks + 1))
+grep -q "variance" "$work/out" && fail "a poisson summary has no variance row"
+run 0 "predict poisson" "$moe" predict "$work/counts.moe" "$work/counts.csv"
+contains "$work/out" "visits" "poisson prediction header"
+checks=$((checks + 1))
+awk -F, 'NR > 1 && !($1 > 0) { bad = 1 } END { exit bad }' "$work/out" ||
+    fail "predict poisson: a mean count that is not positive"
+run 0 "info poisson" "$moe" info "$work/counts.moe"
+contains "$work/out" "poisson" "info poisson"
+run 2 "predict --proba poisson" "$moe" predict "$work/counts.moe" "$work/counts.csv" --proba
+run 2 "--link sigmoid with --family poisson" "$moe" fit "$work/counts.csv" --response visits \
+    --family poisson --link sigmoid
+awk 'BEGIN { print "x,visits"; print "0.5,3"; print "1.0,2.5"; print "1.5,4" }' \
+    >"$work/not_counts.csv"
+run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --response visits \
+    --family poisson -k 1
+contains "$work/err" "poisson experts need counts" "poisson: a count that is not whole"
+run 2 "--family gamma" "$moe" fit "$work/counts.csv" --response visits --family gamma
+contains "$work/err" "gaussian, logistic, multinomial or poisson" "--family gamma"
+
 # --- Ctrl-C ---------------------------------------------------------------------------
 # A fit that cannot finish (tolerance 0) stops cleanly on SIGINT: status 1, a message,
 # no model file.
