@@ -186,7 +186,8 @@ MOE_API const char *moe_model_get_name(const moe_model_t *model, moe_name_kind k
  * Prediction. `out` must hold `out_length` doubles:
  *   predict:     Gaussian: n values of E[y | x]; logistic: n values of
  *                P(y = 1 | x); multinomial: n * n_classes values, row-major,
- *                P(y = c | x)
+ *                P(y = c | x); Poisson: n values of the mean count
+ *                E[y | x] = sum_k pi_k(x) exp(beta_k' x~)
  *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
  *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
  * posterior, loglik and the criteria return MOE_ERR_NUMERICAL when some row
