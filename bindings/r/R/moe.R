@@ -13,6 +13,17 @@ moe_estimators <- function() {
              stringsAsFactors = FALSE)
 }
 
+# Every option an estimator takes, as the library lists them (moe_fitter_option_info).
+moe_options <- function(estimator = "em") {
+  if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
+    stop("estimator must be one string", call. = FALSE)
+  known <- moe_estimators()$name
+  if (!estimator %in% known)
+    stop("unknown estimator '", estimator, "': the library has ",
+         paste(known, collapse = ", "), call. = FALSE)
+  as.data.frame(.Call(C_libmoe_options, estimator), stringsAsFactors = FALSE)
+}
+
 # Scalar arguments are checked here, before .Call: the C side would take the first of
 # several values, read NA as a number (NA_integer_ is INT_MIN, a size_t near 2^64) and
 # truncate 2.7 to 2. Messages start with the argument's name.

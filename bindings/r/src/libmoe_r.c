@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <R.h>
@@ -488,6 +489,75 @@ SEXP libmoe_option_bounds(SEXP name)
     return R_NilValue;
 }
 
+/* Column `column` of the option listing: one estimator's options as the library lists them
+   (moe_fitter_option_info). */
+static void option_row(SEXP columns, R_xlen_t row, const moe_option_info *info)
+{
+    static const char *const types[] = {"integer", "real", "keyword"};
+    SET_STRING_ELT(VECTOR_ELT(columns, 0), row, Rf_mkCharCE(info->name, CE_UTF8));
+    SET_STRING_ELT(VECTOR_ELT(columns, 1), row, Rf_mkChar(types[info->type]));
+    char text[64];
+    if (info->type == MOE_OPTION_KEYWORD)
+        snprintf(text, sizeof text, "%s", info->keywords[(size_t)info->default_value]);
+    else
+        snprintf(text, sizeof text, "%.17g", info->default_value);
+    SET_STRING_ELT(VECTOR_ELT(columns, 2), row, Rf_mkChar(text));
+    REAL(VECTOR_ELT(columns, 3))[row] = info->lower;
+    REAL(VECTOR_ELT(columns, 4))[row] = info->upper;
+    LOGICAL(VECTOR_ELT(columns, 5))[row] = (info->flags & MOE_OPTION_LOWER_OPEN) != 0;
+    LOGICAL(VECTOR_ELT(columns, 6))[row] = (info->flags & MOE_OPTION_UPPER_OPEN) != 0;
+    size_t length = 0;
+    for (size_t k = 0; info->keywords != NULL && info->keywords[k] != NULL; k++)
+        length += strlen(info->keywords[k]) + 1;
+    char *joined = R_alloc(length + 1, 1);
+    joined[0] = '\0';
+    for (size_t k = 0; info->keywords != NULL && info->keywords[k] != NULL; k++) {
+        if (k > 0)
+            strcat(joined, "|");
+        strcat(joined, info->keywords[k]);
+    }
+    SET_STRING_ELT(VECTOR_ELT(columns, 7), row,
+                   info->keywords != NULL ? Rf_mkCharCE(joined, CE_UTF8) : NA_STRING);
+    SET_STRING_ELT(VECTOR_ELT(columns, 8), row, Rf_mkCharCE(info->description, CE_UTF8));
+    LOGICAL(VECTOR_ELT(columns, 9))[row] = info->number != 0;
+}
+
+/* Every option of an estimator's fitter: a list of columns for a data frame. */
+SEXP libmoe_options(SEXP estimator)
+{
+    if (!Rf_isString(estimator) || XLENGTH(estimator) != 1 ||
+        STRING_ELT(estimator, 0) == NA_STRING)
+        Rf_error("libmoe: an estimator is one string");
+    moe_fitter_t *fitter = NULL;
+    if (moe_fitter_create(&fitter, CHAR(STRING_ELT(estimator, 0))) != MOE_OK)
+        Rf_error("libmoe: %s", moe_last_error());
+    R_xlen_t count = (R_xlen_t)moe_fitter_option_count(fitter);
+    static const char *const labels[] = {"name", "type", "default", "lower", "upper",
+                                         "lower_open", "upper_open", "keywords",
+                                         "description", "pinned"};
+    static const SEXPTYPE kinds[] = {STRSXP, STRSXP, STRSXP, REALSXP, REALSXP,
+                                     LGLSXP, LGLSXP, STRSXP, STRSXP, LGLSXP};
+    SEXP columns = PROTECT(Rf_allocVector(VECSXP, 10));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 10));
+    for (int c = 0; c < 10; c++) {
+        SET_VECTOR_ELT(columns, c, Rf_allocVector(kinds[c], count));
+        SET_STRING_ELT(names, c, Rf_mkChar(labels[c]));
+    }
+    Rf_setAttrib(columns, R_NamesSymbol, names);
+    for (R_xlen_t i = 0; i < count; i++) {
+        moe_option_info info;
+        if (moe_option_info_init(&info, MOE_OPTION_INFO_VERSION) != MOE_OK ||
+            moe_fitter_option_info(fitter, (size_t)i, &info) != MOE_OK) {
+            moe_fitter_free(fitter);
+            Rf_error("libmoe: %s", moe_last_error());
+        }
+        option_row(columns, i, &info);
+    }
+    moe_fitter_free(fitter);
+    UNPROTECT(2);
+    return columns;
+}
+
 static const R_CallMethodDef call_methods[] = {
     {"libmoe_fit", (DL_FUNC)&libmoe_fit, 10},
     {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
@@ -499,6 +569,7 @@ static const R_CallMethodDef call_methods[] = {
     {"libmoe_estimators", (DL_FUNC)&libmoe_estimators, 0},
     {"libmoe_n_features", (DL_FUNC)&libmoe_n_features, 1},
     {"libmoe_option_bounds", (DL_FUNC)&libmoe_option_bounds, 1},
+    {"libmoe_options", (DL_FUNC)&libmoe_options, 1},
     {NULL, NULL, 0}
 };
 

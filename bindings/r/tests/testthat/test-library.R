@@ -86,3 +86,21 @@ test_that("cluster predictions are the expert of largest posterior, or gate with
                    max.col(predict(fit, fresh, type = "gate"), ties.method = "first"))
   expect_true(all(clusters %in% seq_len(3)))
 })
+
+test_that("moe_options lists an estimator's options as the library does", {
+  ot <- moe_options("ot")
+  expect_true(all(c("name", "type", "default", "lower", "upper", "keywords",
+                    "description", "pinned") %in% names(ot)))
+  shards <- ot[ot$name == "shards", ]
+  expect_equal(shards$type, "integer")
+  expect_equal(shards$default, "4")
+  expect_equal(shards$lower, 1)
+  expect_false(shards$pinned)
+  expect_equal(ot$keywords[ot$name == "reduction"], "transport|middle|average")
+  expect_true(ot$pinned[ot$name == "tol"])
+  expect_false("optimizer" %in% ot$name)
+  decay <- moe_options("ismm")[moe_options("ismm")$name == "step_decay", ]
+  expect_true(decay$lower_open)
+  for (name in moe_estimators()$name) expect_gt(nrow(moe_options(name)), 0)
+  expect_error(moe_options("nope"), "unknown estimator 'nope'")
+})
