@@ -62,6 +62,7 @@ static double expert_log_density(const struct moe_model *model, size_t k, const 
         return -log1p(exp(-t));
     }
     case MOE_FAMILY_MULTINOMIAL: return z[(size_t)y] - log_sum_exp(z, rows);
+    case MOE_FAMILY_POISSON: return y * z[0] - exp(z[0]) - lgamma(y + 1.0);
     }
     return NAN;
 }
@@ -191,6 +192,7 @@ static void check_linked_pass(moe_family family, moe_link link, size_t K, int in
         double v = test_uniform(&rng);
         y[i] = family == MOE_FAMILY_GAUSSIAN   ? 3.0 * test_normal(&rng)
                : family == MOE_FAMILY_LOGISTIC ? (v < 0.5 ? 1.0 : 0.0)
+               : family == MOE_FAMILY_POISSON  ? (double)(size_t)(8.0 * v * v)
                                                : (double)(size_t)(v * CLASSES);
         w[i] = i % 11 == 3 ? 0.0 : 0.2 + 2.0 * test_uniform(&rng);
         double sum = 0.0;
@@ -298,6 +300,7 @@ START_TEST(classification_passes_match_rows)
     for (size_t K = 1; K <= 6; ++K) {
         check_pass(MOE_FAMILY_LOGISTIC, K, 1, (int)K % 2);
         check_pass(MOE_FAMILY_MULTINOMIAL, K, (int)K % 2, 1);
+        check_pass(MOE_FAMILY_POISSON, K, 1, (int)K % 2);
     }
 }
 END_TEST

@@ -296,9 +296,10 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
  * information of the likelihood alone (the _penalized variants below include the penalty).
  * Every family; Gaussian experts with the identity link only, at most 64 experts and at
- * most 256 classes (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns MOE_ERR_NUMERICAL with a message
- * when the information is not positive definite (an expert without data, separation, or
- * parameters that are not a maximum), never a matrix of garbage.
+ * most 256 classes (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns
+ * MOE_ERR_NUMERICAL with a message when the information is not positive definite (an
+ * expert without data, separation, or parameters that are not a maximum), never a matrix
+ * of garbage.
  */
 MOE_API moe_status moe_model_information(const moe_model_t *model, size_t n, const double *X,
                                          size_t ldx, const double *y, const double *weights,

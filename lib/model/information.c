@@ -49,7 +49,8 @@ static layout layout_of(const struct moe_model *model)
 /*
  * The gate probabilities (probability, rows x K), responsibilities (responsibility,
  * rows x K) and, for Gaussian experts, residuals (rows x K) of a block's rows (for Poisson
- * experts the expected counts there), once for all K passes of accumulate. 1 when a row has zero likelihood under every expert.
+ * experts the expected counts there), once for all K passes of accumulate. 1 when a row has
+ * zero likelihood under every expert.
  */
 static int block_posterior(const struct moe_model *model, const layout *l,
                            const moe_data *data, size_t start, size_t rows, const double *block,
@@ -272,9 +273,9 @@ static moe_status check_penalty(const char *name, double value)
  * (l2/2) [sum_{a<K} w_aj^2 - (sum_{a<K} w_aj)^2 / K] with the reference row w_Kj = 0 fixed,
  * so its Hessian over the K - 1 free rows is l2 (I - 11'/K). Multinomial experts are
  * penalised the same way over their classes (reference class fixed at 0): ridge (I - 11'/C)
- * over the C - 1 free rows; Gaussian, logistic and Poisson experts have one row, ridge I. Variances
- * and intercepts carry no penalty. A zero weight adds nothing, so no entry changes (not even
- * the sign of a zero).
+ * over the C - 1 free rows; Gaussian, logistic and Poisson experts have one row, ridge I.
+ * Variances and intercepts carry no penalty. A zero weight adds nothing, so no entry changes
+ * (not even the sign of a zero).
  */
 static moe_status add_penalty(const struct moe_model *model, const layout *l, double total,
                               double gate_l2, double expert_ridge, double *information)

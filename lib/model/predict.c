@@ -270,16 +270,16 @@ static size_t predicted_class(const double *row, size_t width)
     return best;
 }
 
-/*
- * The most probable class of every row of valid data, block by block: into classes (when
- * not NULL), and with labels y (when not NULL) the weights of the rows it names rightly
- * (*correct) and of all rows (*total).
- */
 static int is_classification(const struct moe_model *model)
 {
     return model->family == MOE_FAMILY_LOGISTIC || model->family == MOE_FAMILY_MULTINOMIAL;
 }
 
+/*
+ * The most probable class of every row of valid data, block by block: into classes (when
+ * not NULL), and with labels y (when not NULL) the weights of the rows it names rightly
+ * (*correct) and of all rows (*total).
+ */
 static moe_status class_pass(const moe_model_t *model, const moe_data *data, size_t *classes,
                              const double *y, double *correct, double *total)
 {
