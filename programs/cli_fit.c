@@ -17,7 +17,7 @@ static const char fit_help[] =
     "\n"
     "  --response NAME        the response column (required)\n"
     "  --features A,B,...     the feature columns (default: every other column)\n"
-    "  --family F             gaussian (default), logistic, multinomial or poisson\n"
+    "  --family F             gaussian (default), logistic, multinomial, poisson or t\n"
     "                         (counts, log link); class labels of logistic and\n"
     "                         multinomial may be any text\n"
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
@@ -343,7 +343,7 @@ int prepare_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
     if (moe_family_from_name(a->family, &out->family) != MOE_OK)
-        return usage_error("--family: '%s' is not gaussian, logistic, multinomial or poisson",
+        return usage_error("--family: '%s' is not gaussian, logistic, multinomial, poisson or t",
                            a->family);
     if (moe_link_from_name(a->link, &out->link) != MOE_OK)
         return usage_error("--link: '%s' is not identity, sigmoid or relu", a->link);

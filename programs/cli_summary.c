@@ -10,6 +10,7 @@ typedef struct parameters {
     size_t K, d, p, rows, classes;
     int intercept;
     double *gate, *experts, *variances;
+    double *degrees; /* t experts' nu, else NULL */
 } parameters;
 
 static int load_parameters(const moe_model_t *model, parameters *out)
@@ -24,15 +25,20 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     out->classes = model_classes(model);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
-    if (family == MOE_FAMILY_GAUSSIAN)
+    int scales = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T;
+    if (scales)
         out->variances = malloc(out->K * sizeof(double));
-    if (out->gate == NULL || out->experts == NULL ||
-        (family == MOE_FAMILY_GAUSSIAN && out->variances == NULL))
+    if (family == MOE_FAMILY_STUDENT_T)
+        out->degrees = malloc(out->K * sizeof(double));
+    if (out->gate == NULL || out->experts == NULL || (scales && out->variances == NULL) ||
+        (family == MOE_FAMILY_STUDENT_T && out->degrees == NULL))
         return -1;
     moe_model_get_gate(model, out->gate, out->K * out->p);
     moe_model_get_experts(model, out->experts, out->K * out->rows * out->p);
     if (out->variances != NULL)
         moe_model_get_variances(model, out->variances, out->K);
+    if (out->degrees != NULL)
+        moe_model_get_degrees(model, out->degrees, out->K);
     return 0;
 }
 
@@ -41,6 +47,7 @@ static void free_parameters(parameters *p)
     free(p->gate);
     free(p->experts);
     free(p->variances);
+    free(p->degrees);
 }
 
 /* Name of input a (0-based over p): "(intercept)" or the feature's. */
@@ -247,6 +254,8 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
                     class_label(model, 1, buffer, sizeof buffer));
         else if (family == MOE_FAMILY_POISSON)
             fputs("experts: coefficients of log E[y] (Poisson, log link)\n", out);
+        else if (family == MOE_FAMILY_STUDENT_T)
+            fputs("experts: regression coefficients (Student-t noise)\n", out);
         else if (link == MOE_LINK_IDENTITY)
             fputs("experts: regression coefficients\n", out);
         else
@@ -255,9 +264,15 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
         print_table(out, model, &p, p.experts, p.p);
     }
     if (p.variances != NULL) {
-        fprintf(out, "  %-22s", "variance");
+        fprintf(out, "  %-22s", p.degrees != NULL ? "scale^2" : "variance");
         for (size_t k = 0; k < p.K; ++k)
             fprintf(out, " %14.6g", p.variances[k]);
+        fputc('\n', out);
+    }
+    if (p.degrees != NULL) {
+        fprintf(out, "  %-22s", "nu");
+        for (size_t k = 0; k < p.K; ++k)
+            fprintf(out, " %14.6g", p.degrees[k]);
         fputc('\n', out);
     }
     if (fit != NULL && fit->mean_gate != NULL) {
@@ -440,8 +455,12 @@ static void json_experts(FILE *out, const moe_model_t *model, const parameters *
             json_coefficients(out, model, p, p->experts + k * p->p);
         }
         if (p->variances != NULL) {
-            fputs(", \"variance\": ", out);
+            fputs(p->degrees != NULL ? ", \"scale_squared\": " : ", \"variance\": ", out);
             json_number(out, p->variances[k]);
+        }
+        if (p->degrees != NULL) {
+            fputs(", \"nu\": ", out);
+            json_number(out, p->degrees[k]);
         }
         if (fit != NULL && fit->mean_gate != NULL) {
             fputs(", \"mean_gate_weight\": ", out);

@@ -10,7 +10,10 @@
 #   - the SONAME is not EXPECTED_SONAME (default libmoe.so.1),
 #   - a function declared MOE_API in PUBLIC_HEADER_DIR/*.h is not exported,
 #   - an exported function is not in its version node: MOE_EXPERIMENTAL for the
-#     experimental header kernels.h, STABLE_NODE (default MOE_1.0) for the others.
+#     experimental header kernels.h, the later stable node (MOE_1.1, ...) that lists it
+#     in the version script VERSION_MAP (default lib/libmoe.map next to this script's
+#     directory) for the functions a minor release added, STABLE_NODE (default MOE_1.0)
+#     for the others.
 set -euo pipefail
 export LC_ALL=C
 
@@ -88,12 +91,28 @@ if [[ -n $header_dir ]]; then
     experimental=$(grep -E '^[[:space:]]*MOE_API[[:space:]]' "$header_dir/kernels.h" \
         | sed -E 's/\(.*//; s/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*$/\1/' \
         | sort -u)
+    # "name node" for every symbol a later stable node (MOE_1.1 and on) of the map lists.
+    version_map=${VERSION_MAP:-$(dirname "$0")/../lib/libmoe.map}
+    if [[ ! -f $version_map ]]; then
+        echo "FAIL: no version script at $version_map (set VERSION_MAP)"
+        exit 1
+    fi
+    later=$(sed 's@/\*.*\*/@@' "$version_map" | awk '
+        /^[[:space:]]*MOE_[0-9.]+[[:space:]]*\{/ { node = $1; sub(/\{.*/, "", node); next }
+        /^[[:space:]]*MOE_EXPERIMENTAL[[:space:]]*\{/ { node = ""; next }
+        /^[[:space:]]*}/ { node = ""; next }
+        node != "" && node != "MOE_1.0" && $1 ~ /^moe_[A-Za-z0-9_]*;$/ {
+            name = $1; sub(/;$/, "", name); print name, node }')
     wrong=$(readelf --dyn-syms -W "$lib" | awk '$7 != "UND" && $8 ~ /^moe_/ { print $8 }' \
         | while IFS= read -r versioned; do
               name=${versioned%%@*}
               node=${versioned##*@}
               [[ $versioned == *@* ]] || node="(none)"
               expected=$stable_node
+              listed=$(printf '%s\n' "$later" | awk -v n="$name" '$1 == n { print $2 }')
+              if [[ -n $listed ]]; then
+                  expected=$listed
+              fi
               if printf '%s\n' "$experimental" | grep -qx "$name"; then
                   expected=MOE_EXPERIMENTAL
               fi
@@ -106,6 +125,8 @@ if [[ -n $header_dir ]]; then
     fi
     n_experimental=$(printf '%s\n' "$experimental" | grep -c . || true)
     echo "experimental (MOE_EXPERIMENTAL): $n_experimental"
+    n_later=$(printf '%s\n' "$later" | grep -c . || true)
+    echo "added after 1.0 (later stable nodes): $n_later"
 fi
 
 echo "library: $lib"

@@ -39,9 +39,10 @@ END_TEST
 START_TEST(family_and_link_names_round_trip)
 {
     const moe_family families[] = { MOE_FAMILY_GAUSSIAN, MOE_FAMILY_LOGISTIC,
-                                    MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON };
-    const char *family_names[] = { "gaussian", "logistic", "multinomial", "poisson" };
-    for (size_t i = 0; i < 4; ++i) {
+                                    MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON,
+                                    MOE_FAMILY_STUDENT_T };
+    const char *family_names[] = { "gaussian", "logistic", "multinomial", "poisson", "t" };
+    for (size_t i = 0; i < 5; ++i) {
         ck_assert_str_eq(moe_family_name(families[i]), family_names[i]);
         moe_family back = (moe_family)0;
         EXPECT_STATUS(moe_family_from_name(family_names[i], &back), MOE_OK);
@@ -56,7 +57,7 @@ START_TEST(family_and_link_names_round_trip)
         ck_assert_int_eq(back, links[i]);
     }
     ck_assert_ptr_null(moe_family_name((moe_family)0));
-    ck_assert_ptr_null(moe_family_name((moe_family)5));
+    ck_assert_ptr_null(moe_family_name((moe_family)6));
     ck_assert_ptr_null(moe_link_name((moe_link)3));
     ck_assert_ptr_null(moe_link_name((moe_link)-1));
     moe_family family = MOE_FAMILY_LOGISTIC;

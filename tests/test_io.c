@@ -765,7 +765,10 @@ START_TEST(crafted_invalid_models_are_rejected)
     }
 
     RESET(); im.family = 0;          expect_image_rejected(&im, "family", "family 0");
-    RESET(); im.family = 5;          expect_image_rejected(&im, "family", "family 5");
+    RESET(); im.family = 6;          expect_image_rejected(&im, "family", "family 6");
+    /* A Gaussian payload under a t header lacks the degrees of freedom. */
+    RESET(); im.family = MOE_FAMILY_STUDENT_T;
+    expect_image_rejected(&im, "parameter bytes", "t header, Gaussian payload");
     RESET(); im.family = UINT32_MAX; expect_image_rejected(&im, "family", "family 2^32-1");
     /* A Gaussian payload under a classification family's header has the wrong length. */
     RESET(); im.family = MOE_FAMILY_LOGISTIC;

@@ -92,8 +92,11 @@ typedef enum moe_option {
                                       RMSProp), default 0.999 */
     MOE_OPT_OPTIMIZER_EPS = 26,    /* [optimizer_eps] added to the root of the squared-gradient
                                       average, default 1e-8 */
-    MOE_OPT_WEIGHT_DECAY = 27      /* [weight_decay] AdamW's decoupled decay of the coefficients
+    MOE_OPT_WEIGHT_DECAY = 27,     /* [weight_decay] AdamW's decoupled decay of the coefficients
                                       (not the log-variances), default 0.01 */
+    MOE_OPT_UPDATE_DEGREES = 28    /* since 1.1: [update_degrees] em: 0 keeps the t experts'
+                                      degrees of freedom as the model has them
+                                      (moe_model_set_degrees), 1 estimates them, default 1 */
 } moe_option;
 
 /* Values of MOE_OPT_OPTIMIZER (string form in brackets). */

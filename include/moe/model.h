@@ -25,7 +25,10 @@
  *     Gaussian, logistic and Poisson experts have one row (the regression
  *     coefficients); multinomial experts have n_classes rows with the last
  *     class as reference (zero row).
- *   - variances: n_experts values (Gaussian family only).
+ *   - variances: n_experts values (Gaussian and Student-t families only; for
+ *     Student-t experts the squared scale sigma_k^2, not the variance).
+ *   - degrees: n_experts values, Student-t experts only: the degrees of
+ *     freedom nu_k (moe_model_get_degrees, since 1.1).
  *
  * Thread safety: functions taking a const model may be called from several
  * threads on the same model at once; functions taking a mutable model need
@@ -46,8 +49,11 @@ typedef enum moe_family {
     MOE_FAMILY_GAUSSIAN = 1,   /* y real, N(g(beta_k' x~), sigma_k^2), g the link */
     MOE_FAMILY_LOGISTIC = 2,   /* y in {0, 1}: P(y = 1 | expert k) = sigma(beta_k' x~) */
     MOE_FAMILY_MULTINOMIAL = 3, /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
-    MOE_FAMILY_POISSON = 4      /* since 1.1: y in {0, 1, 2, ...}, Poisson with log link:
+    MOE_FAMILY_POISSON = 4,     /* since 1.1: y in {0, 1, 2, ...}, Poisson with log link:
                                    E[y | expert k] = exp(beta_k' x~) */
+    MOE_FAMILY_STUDENT_T = 5    /* since 1.1: y real, y = beta_k' x~ + sigma_k e with e
+                                   Student-t with nu_k degrees of freedom (identity link);
+                                   name "t" */
 } moe_family;
 
 /*
@@ -64,12 +70,13 @@ typedef enum moe_link {
     MOE_LINK_RELU = 2      /* g(t) = max(0, t); derivative taken as 0 at t = 0 */
 } moe_link;
 
-/* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson") and
+/* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson", "t") and
    links ("identity", "sigmoid", "relu"), as the CLI, the bindings and the
    model files' text forms spell them; NULL for a value outside the enum. */
 MOE_API const char *moe_family_name(moe_family family);
 MOE_API const char *moe_link_name(moe_link link);
-/* The value of a name above (exact, lower case); MOE_ERR_NOT_FOUND otherwise. */
+/* The value of a name above (exact, lower case; "student_t" is also accepted for "t");
+   MOE_ERR_NOT_FOUND otherwise. */
 MOE_API moe_status moe_family_from_name(const char *name, moe_family *family);
 MOE_API moe_status moe_link_from_name(const char *name, moe_link *link);
 /*
@@ -157,6 +164,24 @@ MOE_API moe_status moe_model_get_variances(const moe_model_t *model, double *var
                                            size_t length);
 MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *variances,
                                            size_t length);
+
+/*
+ * Since 1.1. Degrees of freedom nu_k of Student-t experts (n_experts values),
+ *   log f_k(y | x) = lgamma((nu+1)/2) - lgamma(nu/2) - log(pi nu sigma^2)/2
+ *                    - (nu+1)/2 log(1 + (y - beta_k' x~)^2 / (nu sigma^2)).
+ * A new model holds nu_k = 4 (Lange, Little and Taylor's robust default). Values must lie
+ * in [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (MOE_ERR_INVALID_ARGUMENT otherwise, non-finite
+ * values MOE_ERR_NON_FINITE); as nu grows the expert tends to a Gaussian one with variance
+ * sigma^2. em estimates nu by ECM unless the fitter's MOE_OPT_UPDATE_DEGREES is 0, when it
+ * keeps the values set here. Other families: MOE_ERR_UNSUPPORTED. Lengths as above; on
+ * error the model is unchanged.
+ */
+#define MOE_DEGREES_MIN 0.1
+#define MOE_DEGREES_MAX 1e6
+MOE_API moe_status moe_model_get_degrees(const moe_model_t *model, double *degrees,
+                                         size_t length);
+MOE_API moe_status moe_model_set_degrees(moe_model_t *model, const double *degrees,
+                                         size_t length);
 
 /*
  * Names carried by the model and saved with it (format version 2): a name for

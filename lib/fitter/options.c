@@ -64,6 +64,8 @@ static const moe_option_info option_table[] = {
      "added to the root of the squared-gradient average", MOE_OPT_OPTIMIZER_EPS},
     {MOE_OPTION_INFO_VERSION, "weight_decay", MOE_OPTION_REAL, 0, 0, 1e6, 0.01, NULL,
      "adamw's decoupled decay of the coefficients", MOE_OPT_WEIGHT_DECAY},
+    {MOE_OPTION_INFO_VERSION, "update_degrees", MOE_OPTION_INTEGER, 0, 0, 1, 1, NULL,
+     "0 keeps the t experts' degrees of freedom as the model has them", MOE_OPT_UPDATE_DEGREES},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)

@@ -54,6 +54,7 @@ static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
         experts->variance_floor = 1e-300;
     experts->min_weight = o->real[MOE_OPT_MIN_EXPERT_WEIGHT] * total;
     experts->update_variance = (int)o->integer[MOE_OPT_UPDATE_VARIANCE];
+    experts->update_degrees = (int)o->integer[MOE_OPT_UPDATE_DEGREES];
     experts->max_newton = (size_t)o->integer[MOE_OPT_EXPERT_MAX_NEWTON];
     experts->tolerance = o->real[MOE_OPT_EXPERT_TOLERANCE];
     experts->threads = settings->threads;

@@ -55,6 +55,7 @@ const struct moe_family_ops *moe_family_lookup(moe_family family)
     case MOE_FAMILY_LOGISTIC: return &moe_family_logistic;
     case MOE_FAMILY_MULTINOMIAL: return &moe_family_multinomial;
     case MOE_FAMILY_POISSON: return &moe_family_poisson;
+    case MOE_FAMILY_STUDENT_T: return &moe_family_student_t;
     }
     return NULL;
 }

@@ -1,5 +1,5 @@
 /*
- * The expert-family interface. Each family (Gaussian, logistic, multinomial, Poisson)
+ * The expert-family interface. Each family (Gaussian, logistic, multinomial, Poisson, t)
  * implements these operations in its own file; estimators and the model code
  * reach experts only through this table.
  */
@@ -24,6 +24,7 @@ typedef struct moe_expert_mstep_options {
     size_t max_newton;
     double tolerance;
     size_t threads;        /* for passes over the data (see common/parallel.h) */
+    int update_degrees;    /* t experts: nonzero estimates nu, zero keeps it */
 } moe_expert_mstep_options;
 
 /* What an expert M-step reports back. */
@@ -44,6 +45,7 @@ struct moe_family_ops {
     const char *name;
     int uses_classes; /* expert blocks have n_classes rows */
     int has_variance;
+    int has_degrees;  /* Student-t: K degrees of freedom in model->degrees */
     int numeric_response; /* y is a number to cluster on (Gaussian, Poisson), not a label */
     int (*supports_link)(moe_link link);
     /* Free parameters of one expert. */
@@ -172,5 +174,6 @@ extern const struct moe_family_ops moe_family_gaussian;
 extern const struct moe_family_ops moe_family_logistic;
 extern const struct moe_family_ops moe_family_multinomial;
 extern const struct moe_family_ops moe_family_poisson;
+extern const struct moe_family_ops moe_family_student_t;
 
 #endif

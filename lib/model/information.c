@@ -324,6 +324,10 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     if (model->family == MOE_FAMILY_GAUSSIAN && model->link != MOE_LINK_IDENTITY)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information is derived for the identity link only");
+    if (model->family == MOE_FAMILY_STUDENT_T)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "the information (and standard errors) of t experts is not "
+                        "available yet: their degrees of freedom have no derivation here");
     if (model->n_experts > 64 || (model->family == MOE_FAMILY_MULTINOMIAL &&
                                   model->n_classes > 256))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,

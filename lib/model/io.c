@@ -11,7 +11,8 @@
  *        8     4  u32 format version (1, or 2 when the model carries names)
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
- *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial)
+ *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial, 4 poisson,
+ *                      5 t)
  *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu; 0 unless gaussian)
  *       32     4  u32 intercept (0 or 1)
  *       36     4  u32 reserved: 0
@@ -21,6 +22,8 @@
  *       64        f64 gate[K * p]                (p = d + intercept, row-major)
  *                 f64 experts[K * R * p]         (R = C for multinomial, else 1)
  *                 f64 variances[K]               (only for families with variances)
+ *                 f64 degrees[K]                 (only for t experts: nu_k, within
+ *                                                 [MOE_DEGREES_MIN, MOE_DEGREES_MAX])
  *                 names (version 2 only):
  *                   u32 count E >= 1, then E entries of
  *                   u32 kind (moe_name_kind), u32 index, u32 length L (1..MOE_NAME_MAX),
@@ -28,8 +31,10 @@
  *   size-4     4  u32 CRC-32 (IEEE, reflected 0xEDB88320) of bytes [0, size-4)
  *
  * The parameter arrays are exactly those of moe_model_get_gate,
- * moe_model_get_experts and moe_model_get_variances. A model is therefore
- * 64 + 8 * (K*p + K*R*p + [K]) + 4 bytes long; the smallest valid one
+ * moe_model_get_experts, moe_model_get_variances and moe_model_get_degrees. The degrees
+ * came with family 5 (1.1): no file of an older family holds them, so the format kept
+ * its versions and every older file loads as it did. A model is therefore
+ * 64 + 8 * (K*p + K*R*p + [K] + [K]) + 4 bytes long; the smallest valid one
  * (Gaussian, K = 1, p = 1) has 92 bytes.
  *
  * The signature starts with a non-ASCII byte and contains CR LF, LF and
@@ -40,7 +45,7 @@
  * the size field equals the length; the checksum matches; the reserved
  * fields are zero; the structure is valid for moe_model_create; the payload
  * has exactly the implied length; every double is finite, variances are
- * positive, the gate row of the last expert is zero and so is the last class
+ * positive, degrees of freedom in range, the gate row of the last expert is zero and so is the last class
  * row of every multinomial expert; in version 2 the
  * names section is well formed, in range and fills the rest exactly (version 1
  * has no names, so a model without names is always written as version 1).
@@ -118,15 +123,21 @@ static int add_u64(uint64_t a, uint64_t b, uint64_t *result)
     return 1;
 }
 
-/* Bytes of the double arrays of a model with this structure; 0 on overflow. */
+/* Bytes of the double arrays of a model with this structure (per_expert: the arrays of K
+   values, variances and degrees, it holds); 0 on overflow. */
 static int payload_bytes(uint64_t n_experts, uint64_t n_inputs, uint64_t expert_rows,
-                         int has_variance, uint64_t *bytes)
+                         unsigned per_expert, uint64_t *bytes)
 {
-    uint64_t gate, block, experts, values;
+    uint64_t gate, block, experts, values, scalars;
     return mul_u64(n_experts, n_inputs, &gate) && mul_u64(expert_rows, n_inputs, &block) &&
            mul_u64(n_experts, block, &experts) && add_u64(gate, experts, &values) &&
-           add_u64(values, has_variance ? n_experts : 0, &values) &&
+           mul_u64(n_experts, per_expert, &scalars) && add_u64(values, scalars, &values) &&
            mul_u64(values, 8, bytes);
+}
+
+static unsigned per_expert_arrays(const struct moe_family_ops *ops)
+{
+    return (ops->has_variance ? 1u : 0u) + (ops->has_degrees ? 1u : 0u);
 }
 
 /* Saving ------------------------------------------------------------------- */
@@ -147,7 +158,7 @@ static moe_status serialized_size(const struct moe_model *model, size_t *size)
 {
     uint64_t payload, total;
     if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
-                       model->variances != NULL, &payload) ||
+                       per_expert_arrays(model->family_ops), &payload) ||
         !add_u64(payload, names_bytes(model), &payload) ||
         !add_u64(payload, HEADER_SIZE + CRC_SIZE, &total) || total > SIZE_MAX)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
@@ -181,6 +192,14 @@ static moe_status check_saveable(const struct moe_model *model)
                                                               : MOE_ERR_NON_FINITE,
                                 "variance %zu is %g; the model cannot be saved", k,
                                 model->variances[k]);
+    if (model->degrees != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            if (!moe_degrees_valid(model->degrees[k]))
+                return moe_fail(NULL,
+                                isfinite(model->degrees[k]) ? MOE_ERR_INVALID_ARGUMENT
+                                                            : MOE_ERR_NON_FINITE,
+                                "degrees of freedom %zu are %g; the model cannot be saved", k,
+                                model->degrees[k]);
     return MOE_OK;
 }
 
@@ -206,6 +225,9 @@ static void serialize(const struct moe_model *model, unsigned char *out, size_t 
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k, at += 8)
             moe_put_double(at, model->variances[k]);
+    if (model->degrees != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k, at += 8)
+            moe_put_double(at, model->degrees[k]);
     if (names_bytes(model) > 0) {
         size_t slots = moe_name_slots(model), d = model->n_features, count = 0;
         for (size_t slot = 0; slot < slots; ++slot)
@@ -306,7 +328,7 @@ static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
     uint32_t family = moe_get_u32(bytes + OFFSET_FAMILY);
     uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
     uint32_t intercept = moe_get_u32(bytes + OFFSET_INTERCEPT);
-    if (family > (uint32_t)MOE_FAMILY_POISSON || moe_family_lookup((moe_family)family) == NULL)
+    if (family > (uint32_t)MOE_FAMILY_STUDENT_T || moe_family_lookup((moe_family)family) == NULL)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown expert family %" PRIu32, family);
     if (link != MOE_LINK_IDENTITY && link != MOE_LINK_SIGMOID && link != MOE_LINK_RELU)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown link %" PRIu32, link);
@@ -347,6 +369,8 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
         status = read_finite(&at, model->experts, moe_experts_size(model), "expert");
     if (status == MOE_OK && model->variances != NULL)
         status = read_finite(&at, model->variances, model->n_experts, "variance");
+    if (status == MOE_OK && model->degrees != NULL)
+        status = read_finite(&at, model->degrees, model->n_experts, "degrees");
     if (status != MOE_OK)
         return status;
     size_t p = model->n_inputs;
@@ -374,6 +398,12 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
             if (!(model->variances[k] > 0.0))
                 return moe_fail(NULL, MOE_ERR_FORMAT, "variance %zu is %g, not positive", k,
                                 model->variances[k]);
+    if (model->degrees != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            if (!moe_degrees_valid(model->degrees[k]))
+                return moe_fail(NULL, MOE_ERR_FORMAT,
+                                "degrees of freedom %zu are %g, outside [%g, %g]", k,
+                                model->degrees[k], MOE_DEGREES_MIN, MOE_DEGREES_MAX);
     return MOE_OK;
 }
 
@@ -478,7 +508,7 @@ static moe_status check_payload(const moe_model_spec *spec, uint32_t version, si
         uint64_t inputs = 0, needed = 0;
         int fits = add_u64(spec->n_features, (uint64_t)spec->intercept, &inputs) &&
                    payload_bytes(spec->n_experts, inputs, ops->uses_classes ? spec->n_classes : 1,
-                                 ops->has_variance, &needed);
+                                 per_expert_arrays(ops), &needed);
         int exact = version == 1 ? needed == (uint64_t)payload
                                  : needed <= (uint64_t)payload && payload - needed >= 4;
         if (!fits || !exact) {
@@ -525,7 +555,7 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     /* What is read below is exactly what the model holds, and must be exactly the payload. */
     uint64_t held = 0;
     if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
-                       model->variances != NULL, &held) ||
+                       per_expert_arrays(model->family_ops), &held) ||
         (version == 1 ? held != (uint64_t)payload : held + 4 > (uint64_t)payload)) {
         moe_model_free(model);
         return moe_fail(NULL, MOE_ERR_FORMAT, "the parameters take %zu bytes, %" PRIu64

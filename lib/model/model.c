@@ -95,14 +95,20 @@ moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec
     model->experts = calloc(moe_experts_size(model), sizeof(double));
     if (ops->has_variance)
         model->variances = malloc(model->n_experts * sizeof(double));
+    if (ops->has_degrees)
+        model->degrees = malloc(model->n_experts * sizeof(double));
     if (model->gate == NULL || model->experts == NULL ||
-        (ops->has_variance && model->variances == NULL)) {
+        (ops->has_variance && model->variances == NULL) ||
+        (ops->has_degrees && model->degrees == NULL)) {
         moe_model_free(model);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate model parameters");
     }
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             model->variances[k] = 1.0;
+    if (model->degrees != NULL)
+        for (size_t k = 0; k < model->n_experts; ++k)
+            model->degrees[k] = MOE_DEGREES_DEFAULT;
     *out = model;
     return MOE_OK;
 }
@@ -225,6 +231,7 @@ void moe_model_free(moe_model_t *model)
     free(model->gate);
     free(model->experts);
     free(model->variances);
+    free(model->degrees);
     free(model);
 }
 
@@ -250,6 +257,8 @@ moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *sou
     memcpy(target->experts, source->experts, moe_experts_size(source) * sizeof(double));
     if (source->variances != NULL)
         memcpy(target->variances, source->variances, source->n_experts * sizeof(double));
+    if (source->degrees != NULL)
+        memcpy(target->degrees, source->degrees, source->n_experts * sizeof(double));
     return MOE_OK;
 }
 
@@ -479,5 +488,40 @@ moe_status moe_model_set_variances(moe_model_t *model, const double *variances, 
                                                             : MOE_ERR_NON_FINITE,
                             "variance %zu must be finite and > 0, got %g", k, variances[k]);
     memcpy(model->variances, variances, model->n_experts * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_model_get_degrees(const moe_model_t *model, double *degrees, size_t length)
+{
+    moe_status status = check_buffer(NULL, model, degrees, length,
+                                     model ? model->n_experts : 0, "degrees");
+    if (status != MOE_OK)
+        return status;
+    if (model->degrees == NULL)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "family %s has no degrees of freedom (Student-t experts only)",
+                        model->family_ops->name);
+    memcpy(degrees, model->degrees, model->n_experts * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_model_set_degrees(moe_model_t *model, const double *degrees, size_t length)
+{
+    char *message = model ? model->message : NULL;
+    moe_status status = check_buffer(message, model, degrees, length,
+                                     model ? model->n_experts : 0, "degrees");
+    if (status != MOE_OK)
+        return status;
+    if (model->degrees == NULL)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "family %s has no degrees of freedom (Student-t experts only)",
+                        model->family_ops->name);
+    for (size_t k = 0; k < model->n_experts; ++k)
+        if (!moe_degrees_valid(degrees[k]))
+            return moe_fail(message, isfinite(degrees[k]) ? MOE_ERR_INVALID_ARGUMENT
+                                                          : MOE_ERR_NON_FINITE,
+                            "degrees of freedom %zu must lie in [%g, %g], got %g", k,
+                            MOE_DEGREES_MIN, MOE_DEGREES_MAX, degrees[k]);
+    memcpy(model->degrees, degrees, model->n_experts * sizeof(double));
     return MOE_OK;
 }

@@ -18,7 +18,8 @@ struct moe_model {
     size_t expert_rows; /* 1, or C for multinomial */
     double *gate;       /* K x p, row K-1 is zero */
     double *experts;    /* K x expert_rows x p */
-    double *variances;  /* K, Gaussian only, else NULL */
+    double *variances;  /* K, Gaussian and Student-t (squared scales), else NULL */
+    double *degrees;    /* K, Student-t degrees of freedom, else NULL */
     const struct moe_family_ops *family_ops;
     /* moe_model_set_name: NULL until a name is set, then moe_name_slots() entries
        (features, the response, the class labels), each NULL or an owned string. */
@@ -32,6 +33,15 @@ size_t moe_name_slots(const struct moe_model *model);
 size_t moe_name_slot(const struct moe_model *model, int kind, size_t index);
 /* Copy every name of source into target (same structure); 0 when out of memory. */
 int moe_model_copy_names(struct moe_model *target, const struct moe_model *source);
+
+/* A new Student-t expert's degrees of freedom. */
+#define MOE_DEGREES_DEFAULT 4.0
+
+/* nu within [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (false for NaN). */
+static inline int moe_degrees_valid(double nu)
+{
+    return nu >= MOE_DEGREES_MIN && nu <= MOE_DEGREES_MAX;
+}
 
 /* Sizes of the parameter arrays. */
 static inline size_t moe_gate_size(const struct moe_model *model)

@@ -22,14 +22,20 @@ moe_status moe_family_from_name(const char *name, moe_family *family)
     if (name == NULL || family == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", name == NULL ? "name" : "family");
     static const moe_family all[] = { MOE_FAMILY_GAUSSIAN, MOE_FAMILY_LOGISTIC,
-                                      MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON };
+                                      MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON,
+                                      MOE_FAMILY_STUDENT_T };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (strcmp(name, moe_family_name(all[i])) == 0) {
             *family = all[i];
             return MOE_OK;
         }
+    if (strcmp(name, "student_t") == 0) {
+        *family = MOE_FAMILY_STUDENT_T;
+        return MOE_OK;
+    }
     return moe_fail(NULL, MOE_ERR_NOT_FOUND,
-                    "unknown family \"%.64s\" (gaussian, logistic, multinomial or poisson)", name);
+                    "unknown family \"%.64s\" (gaussian, logistic, multinomial, poisson or t)",
+                    name);
 }
 
 moe_status moe_link_from_name(const char *name, moe_link *link)

@@ -498,7 +498,39 @@ run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --r
     --family poisson -k 1
 contains "$work/err" "poisson experts need counts" "poisson: a count that is not whole"
 run 2 "--family gamma" "$moe" fit "$work/counts.csv" --response visits --family gamma
-contains "$work/err" "gaussian, logistic, multinomial or poisson" "--family gamma"
+contains "$work/err" "gaussian, logistic, multinomial, poisson or t" "--family gamma"
+
+# --- Student-t experts ------------------------------------------------------------------
+# y = -2.5 x or 2.5 x by a gate on x, noise 0.3, every 20th y a gross outlier (+-20..40).
+awk 'BEGIN { srand(23); print "x,y";
+    for (i = 0; i < 600; i++) {
+        x = 4 * rand() - 2; u1 = rand(); u2 = rand();
+        noise = 0.3 * sqrt(-2 * log(u1 + 1e-12)) * cos(6.283185307 * u2);
+        y = ((rand() < 1 / (1 + exp(-6 * x))) ? 2.5 : -2.5) * x + noise;
+        if (i % 20 == 7) y = (rand() < 0.5 ? -1 : 1) * (20 + 20 * rand());
+        printf "%.6f,%.6f\n", x, y } }' >"$work/outliers.csv"
+run 0 "fit t" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 --seed 1 \
+    -o "$work/outliers.moe"
+contains "$work/out" "t experts: K = 2" "t summary header"
+contains "$work/out" "Student-t noise" "t experts' coefficients"
+contains "$work/out" "scale^2" "t summary scale row"
+contains "$work/out" "nu " "t summary prints nu per expert"
+contains "$work/err" "no standard errors" "t experts: no standard errors, said"
+checks=$((checks + 1))
+awk '$1 == "x" && !seen { seen = 1; ok = ($2 > 2.3 && $2 < 2.7 && $3 > -2.7 && $3 < -2.3) ||
+                      ($3 > 2.3 && $3 < 2.7 && $2 > -2.7 && $2 < -2.3) } END { exit !ok }' \
+    "$work/out" || fail "fit t: slopes not near -2.5 and 2.5 through the outliers"
+run 0 "fit t json" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 --seed 1 --json
+contains "$work/out" '"nu": ' "t json nu"
+run 0 "info t" "$moe" info "$work/outliers.moe"
+contains "$work/out" "t" "info t"
+run 0 "predict t" "$moe" predict "$work/outliers.moe" "$work/outliers.csv"
+run 0 "fit t with nu held" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 \
+    --seed 1 --option update_degrees=0
+contains "$work/out" "nu                                  4              4" "nu held at 4"
+run 1 "--estimator gem with --family t" "$moe" fit "$work/outliers.csv" --response y \
+    --family t --estimator gem
+contains "$work/err" "em only" "gem refuses t experts"
 
 # --- Ctrl-C ---------------------------------------------------------------------------
 # A fit that cannot finish (tolerance 0) stops cleanly on SIGINT: status 1, a message,

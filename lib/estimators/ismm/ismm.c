@@ -639,10 +639,15 @@ static moe_status check_family(moe_fit_context *context, const moe_model_t *mode
     if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
         family != MOE_FAMILY_MULTINOMIAL)
         return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
-                                "ismm's surrogate is derived for Gaussian, logistic and "
-                                "multinomial experts only: a Poisson expert's exp(beta' x) has "
-                                "no quadratic majoriser to build it from; fit Poisson experts "
-                                "with em, gem or gd");
+                                family == MOE_FAMILY_STUDENT_T
+                                    ? "ismm's surrogate is derived for Gaussian, logistic and "
+                                      "multinomial experts only: a t expert's degrees of "
+                                      "freedom have no quadratic majoriser; fit t experts "
+                                      "with em"
+                                    : "ismm's surrogate is derived for Gaussian, logistic and "
+                                      "multinomial experts only: a Poisson expert's exp(beta' "
+                                      "x) has no quadratic majoriser to build it from; fit "
+                                      "Poisson experts with em, gem or gd");
     if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN &&
         moe_model_link(model) != MOE_LINK_IDENTITY)
         return moe_context_fail(context, MOE_ERR_UNSUPPORTED,

@@ -1,0 +1,383 @@
+/*
+ * Student-t regression experts (identity link): y = beta_k' x~ + sigma_k e, e ~ t(nu_k),
+ *   log f_k(y | x) = lgamma((nu+1)/2) - lgamma(nu/2) - log(pi nu sigma^2)/2
+ *                    - (nu+1)/2 log(1 + e^2 / (nu sigma^2)),   e = y - beta_k' x~.
+ * One stored row per expert; model->variances holds the squared scales sigma_k^2 and
+ * model->degrees the degrees of freedom nu_k.
+ *
+ * The M-step is ECM on the scale-mixture form of the t (y | u ~ N(mean, sigma^2 / u),
+ * u ~ Gamma(nu/2, nu/2)). Each cycle per expert:
+ *   E:   u_i = (nu + 1) / (nu + e_i^2 / sigma^2) at the current parameters;
+ *   CM1: beta by least squares weighted w r u, then sigma^2 = sum w r u e^2 / sum w r;
+ *   CM2: nu as the root of the ECM equation
+ *          log(nu/2) - psi(nu/2) + 1 + sum w r (log u - u) / sum w r
+ *            + psi((nu_old+1)/2) - log((nu_old+1)/2) = 0,
+ *        bracketed on [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (its left side falls in nu) and
+ *        kept only if the weighted t log-likelihood does not fall.
+ * CM1 is an EM step of the scale mixture at fixed nu, so it never lowers the weighted t
+ * log-likelihood (minus the ridge penalty); CM2 is an ECM step too, and the check keeps
+ * rounding in the root from lowering it. One cycle per M-step: repeating cycles inside an
+ * M-step made fits three times slower for the same optima (the outer em iterates anyway).
+ * options->inner_steps is ignored: the cycle is already cheap and exact in closed form.
+ * gem and gd are refused (no gradient step for nu); the information is refused too.
+ */
+#include "model/family.h"
+#include "common/alloc.h"
+#include "common/linalg.h"
+#include "common/parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double log_pi = 1.1447298858494001741434273513531;
+#define ROOT_BISECTIONS 200
+
+/* psi(x) for x > 0: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the
+   asymptotic series, whose truncation error there is below 1e-13. */
+static double digamma(double x)
+{
+    double result = 0.0;
+    while (x < 6.0) {
+        result -= 1.0 / x;
+        x += 1.0;
+    }
+    double inverse = 1.0 / x, squared = inverse * inverse;
+    double series = squared * (1.0 / 12.0 - squared * (1.0 / 120.0 - squared * (1.0 / 252.0 -
+                    squared * (1.0 / 240.0 - squared * (1.0 / 132.0)))));
+    return result + log(x) - 0.5 * inverse - series;
+}
+
+/* log(x) - psi(x) > 0, falling in x. */
+static double log_minus_digamma(double x)
+{
+    return log(x) - digamma(x);
+}
+
+/* The part of log f that does not depend on the residual. */
+static double t_constant(double nu, double scale_squared)
+{
+    return lgamma(0.5 * (nu + 1.0)) - lgamma(0.5 * nu) - 0.5 * (log_pi + log(nu * scale_squared));
+}
+
+static double t_log_density(double residual, double nu, double scale_squared, double constant)
+{
+    return constant - 0.5 * (nu + 1.0) * log1p(residual * residual / (nu * scale_squared));
+}
+
+static int t_supports_link(moe_link link)
+{
+    return link == MOE_LINK_IDENTITY;
+}
+
+static size_t t_expert_free_params(const struct moe_model *model)
+{
+    return model->n_inputs + 2; /* coefficients, the scale and nu */
+}
+
+static moe_status t_check_response(const struct moe_model *model, size_t n, const double *y,
+                                   char *message)
+{
+    (void)model;
+    (void)n;
+    (void)y;
+    (void)message;
+    return MOE_OK; /* any finite value; finiteness is checked for every family */
+}
+
+static void t_log_density_block(const struct moe_model *model, size_t rows,
+                                const double *linear, const double *y, double *out,
+                                double *scratch)
+{
+    (void)scratch;
+    for (size_t k = 0; k < model->n_experts; ++k) {
+        double nu = model->degrees[k], scale = model->variances[k];
+        double constant = t_constant(nu, scale);
+        for (size_t i = 0; i < rows; ++i)
+            out[k * rows + i] = t_log_density(y[i] - linear[k * rows + i], nu, scale, constant);
+    }
+}
+
+static size_t t_prediction_width(const struct moe_model *model)
+{
+    (void)model;
+    return 1;
+}
+
+/* The mixture of the experts' locations (their means where nu > 1). */
+static void t_predict(const struct moe_model *model, size_t rows, const double *block,
+                      const double *gate_proba, double *out, double *scratch)
+{
+    size_t K = model->n_experts;
+    moe_expert_linear(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i)
+        out[i] = moe_dot(K, gate_proba + i * K, scratch + i * K);
+}
+
+/* ---- One expert's ECM ------------------------------------------------------------------- */
+
+typedef struct t_expert {
+    const struct moe_model *model;
+    const moe_data *data;
+    const moe_expert_mstep_options *options;
+    size_t p;
+    double *beta;   /* p, the coefficients being fitted */
+    double scale;   /* sigma^2 */
+    double nu;
+    double *share;  /* n: w_i r_ik */
+    double *u;      /* n: the scale weights of the last E step */
+    double total;   /* sum of share */
+    double *block, *weights, *scratch, *gram, *rhs, *work; /* R x p, R, R x p, p x p, p, p(p+1) */
+} t_expert;
+
+static double residual_at(const t_expert *e, const double *row, size_t i)
+{
+    return e->data->y[i] - moe_dot(e->p, row, e->beta);
+}
+
+static double ridge_norm(const t_expert *e)
+{
+    double sum = 0.0;
+    for (size_t j = (size_t)e->model->intercept; j < e->p; ++j)
+        sum += e->beta[j] * e->beta[j];
+    return sum;
+}
+
+/* sum w r log t(e_i; scale, nu) at e->beta for two values of nu in one pass, each minus
+   N (ridge/2) ||beta||^2. */
+static void objectives_at(t_expert *e, const double nu[2], double objective[2])
+{
+    const moe_data *data = e->data;
+    size_t R = moe_block_rows_for(data->n);
+    double constant[2] = {t_constant(nu[0], e->scale), t_constant(nu[1], e->scale)};
+    double sum[2] = {0.0, 0.0};
+    for (size_t first = 0; first < data->n; first += R) {
+        size_t count = data->n - first < R ? data->n - first : R;
+        moe_data_load_block(data, first, count, e->block);
+        for (size_t i = 0; i < count; ++i) {
+            double share = e->share[first + i];
+            if (share == 0.0)
+                continue;
+            double residual = residual_at(e, e->block + i * e->p, first + i);
+            for (int c = 0; c < 2; ++c)
+                sum[c] += share * t_log_density(residual, nu[c], e->scale, constant[c]);
+        }
+    }
+    double penalty = e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
+    for (int c = 0; c < 2; ++c)
+        objective[c] = sum[c] - penalty;
+}
+
+/* The E step and CM1's sums: u at the current parameters, the Gram matrix and right side
+   of the weighted least squares; returns sum w r (log u - u). */
+static double scale_weights(t_expert *e)
+{
+    const moe_data *data = e->data;
+    size_t p = e->p, R = moe_block_rows_for(data->n);
+    double sum = 0.0;
+    memset(e->gram, 0, p * p * sizeof(double));
+    memset(e->rhs, 0, p * sizeof(double));
+    for (size_t first = 0; first < data->n; first += R) {
+        size_t count = data->n - first < R ? data->n - first : R;
+        moe_data_load_block(data, first, count, e->block);
+        for (size_t i = 0; i < count; ++i) {
+            size_t row = first + i;
+            double residual = residual_at(e, e->block + i * p, row);
+            double u = (e->nu + 1.0) / (e->nu + residual * residual / e->scale);
+            e->u[row] = u;
+            e->weights[i] = e->share[row] * u;
+            if (e->share[row] != 0.0)
+                sum += e->share[row] * (log(u) - u);
+            for (size_t j = 0; j < p; ++j)
+                e->rhs[j] += e->weights[i] * data->y[row] * e->block[i * p + j];
+        }
+        moe_weighted_gram_add(count, p, e->block, e->weights, e->scratch, e->gram);
+    }
+    moe_symmetrize_upper(p, e->gram);
+    return sum;
+}
+
+/* CM1: the weighted least squares (the ridge as in family_gaussian.c: N ridge sigma^2 on
+   the diagonal), then the scale at the new coefficients with the same u. */
+static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
+{
+    size_t p = e->p;
+    double shrink = e->options->ridge * e->options->total_weight * e->scale;
+    for (size_t j = (size_t)e->model->intercept; j < p; ++j)
+        e->gram[j * p + j] += shrink;
+    int ridge_used = 0;
+    if (moe_solve_spd(p, e->gram, e->rhs, e->work, &ridge_used) != 0) {
+        report->line_search_failures++;
+        return;
+    }
+    report->ridge_fallbacks += (size_t)ridge_used;
+    memcpy(e->beta, e->rhs, p * sizeof(double));
+    if (!e->options->update_variance)
+        return;
+    const moe_data *data = e->data;
+    size_t R = moe_block_rows_for(data->n);
+    double squares = 0.0;
+    for (size_t first = 0; first < data->n; first += R) {
+        size_t count = data->n - first < R ? data->n - first : R;
+        moe_data_load_block(data, first, count, e->block);
+        for (size_t i = 0; i < count; ++i) {
+            double residual = residual_at(e, e->block + i * p, first + i);
+            squares += e->share[first + i] * e->u[first + i] * residual * residual;
+        }
+    }
+    double scale = squares / e->total;
+    if (!(scale >= e->options->variance_floor)) {
+        scale = e->options->variance_floor;
+        report->floored_variances++;
+    }
+    e->scale = scale;
+}
+
+/* CM2's root: log(nu/2) - psi(nu/2) + c = 0, by bisection in log nu on the range. */
+static double degrees_root(double c)
+{
+    double low = log(MOE_DEGREES_MIN), high = log(MOE_DEGREES_MAX);
+    if (log_minus_digamma(0.5 * MOE_DEGREES_MAX) + c >= 0.0)
+        return MOE_DEGREES_MAX;
+    if (log_minus_digamma(0.5 * MOE_DEGREES_MIN) + c <= 0.0)
+        return MOE_DEGREES_MIN;
+    for (int step = 0; step < ROOT_BISECTIONS && high - low > 1e-12; ++step) {
+        double middle = 0.5 * (low + high);
+        if (log_minus_digamma(0.5 * exp(middle)) + c > 0.0)
+            low = middle;
+        else
+            high = middle;
+    }
+    return exp(0.5 * (low + high));
+}
+
+/* One ECM cycle: E, CM1, then CM2 kept only if it does not lower the objective. */
+static void ecm_cycle(t_expert *e, moe_expert_mstep_report *report)
+{
+    double old_nu = e->nu;
+    double spread = scale_weights(e) / e->total;
+    update_location_scale(e, report);
+    report->newton_steps++;
+    if (!e->options->update_degrees)
+        return;
+    double half = 0.5 * (old_nu + 1.0);
+    double candidate = degrees_root(1.0 + spread - log_minus_digamma(half));
+    if (candidate == old_nu)
+        return;
+    double nu[2] = {old_nu, candidate}, objective[2];
+    objectives_at(e, nu, objective);
+    if (objective[1] >= objective[0]) /* false for NaN: the old nu stays */
+        e->nu = candidate;
+}
+
+static void free_expert(t_expert *e)
+{
+    free(e->beta);
+    free(e->share);
+    free(e->block);
+}
+
+static moe_status allocate_expert(t_expert *e, char *message)
+{
+    size_t p = e->p, n = e->data->n, R = moe_block_rows_for(n);
+    e->beta = moe_alloc_array(p, 1, sizeof(double));
+    e->share = moe_alloc_array(n, 2, sizeof(double));
+    /* block R p, weights R, scratch R p, gram p p, rhs p, work p (p + 1) */
+    e->block = moe_alloc_array(2 * R * p + R + p * p + p + p * (p + 1), 1, sizeof(double));
+    if (e->beta == NULL || e->share == NULL || e->block == NULL) {
+        free_expert(e);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    }
+    e->u = e->share + n;
+    e->weights = e->block + R * p;
+    e->scratch = e->weights + R;
+    e->gram = e->scratch + R * p;
+    e->rhs = e->gram + p * p;
+    e->work = e->rhs + p;
+    return MOE_OK;
+}
+
+static moe_status t_m_step(struct moe_model *model, const moe_data *data, const double *resp,
+                           const moe_expert_mstep_options *options,
+                           moe_expert_mstep_report *report, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    t_expert e = {0};
+    e.model = model;
+    e.data = data;
+    e.options = options;
+    e.p = p;
+    moe_status status = allocate_expert(&e, message);
+    if (status != MOE_OK)
+        return status;
+    for (size_t k = 0; k < K && status == MOE_OK; ++k) {
+        e.total = 0.0;
+        for (size_t i = 0; i < data->n; ++i) {
+            e.share[i] = moe_data_weight(data, i) * resp[i * K + k];
+            e.total += e.share[i];
+        }
+        if (!(e.total > options->min_weight)) {
+            report->degenerate_experts++;
+            continue;
+        }
+        memcpy(e.beta, model->experts + k * p, p * sizeof(double));
+        e.scale = model->variances[k];
+        e.nu = model->degrees[k];
+        ecm_cycle(&e, report);
+        memcpy(model->experts + k * p, e.beta, p * sizeof(double));
+        model->variances[k] = e.scale;
+        model->degrees[k] = e.nu;
+    }
+    free_expert(&e);
+    return status;
+}
+
+static moe_status t_gradient(const struct moe_model *model, const moe_data *data,
+                             const double *resp, double ridge, double total_weight,
+                             size_t threads, double *coefficients, double *log_variances,
+                             char *message)
+{
+    (void)model, (void)data, (void)resp, (void)ridge, (void)total_weight, (void)threads;
+    (void)coefficients, (void)log_variances;
+    return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                    "t experts are fitted by em only (ECM with the degrees of freedom): gem, gd "
+                    "and the gradient kernels take no step in nu");
+}
+
+/* The coefficient curvature of -log f is (nu+1)/sigma^2 (nu - z)/(nu + z)^2 x x' with
+   z = e^2/sigma^2, at most (nu+1)/(nu sigma^2). */
+static double t_curvature(const struct moe_model *model)
+{
+    double largest = 0.0;
+    for (size_t k = 0; k < model->n_experts; ++k) {
+        double nu = model->degrees[k];
+        double value = (nu + 1.0) / (nu * model->variances[k]);
+        if (value > largest)
+            largest = value;
+    }
+    return largest;
+}
+
+const struct moe_family_ops moe_family_student_t = {
+    .id = MOE_FAMILY_STUDENT_T,
+    .name = "t",
+    .uses_classes = 0,
+    .has_variance = 1,
+    .has_degrees = 1,
+    .numeric_response = 1,
+    .supports_link = t_supports_link,
+    .expert_free_params = t_expert_free_params,
+    .normalize_experts = NULL,
+    .check_response = t_check_response,
+    .log_density = t_log_density_block,
+    .prediction_width = t_prediction_width,
+    .predict = t_predict,
+    .m_step = t_m_step,
+    .statistics_size = NULL,
+    .accumulate_statistics = NULL,
+    .normal_parts = NULL,
+    .accumulate_normal_statistics = NULL,
+    .solve_statistics = NULL,
+    .gradient = t_gradient,
+    .curvature = t_curvature,
+};
