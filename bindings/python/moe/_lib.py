@@ -146,6 +146,8 @@ _prototypes = {
     "moe_model_get_gate": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
     "moe_model_get_experts": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
     "moe_model_get_variances": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
+    "moe_model_get_degrees": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
+    "moe_model_set_degrees": (ctypes.c_int, [ctypes.c_void_p, c_double_p, ctypes.c_size_t]),
     "moe_model_predict": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,
                                          ctypes.c_size_t, c_double_p, ctypes.c_size_t]),
     "moe_model_gate_proba": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, c_double_p,

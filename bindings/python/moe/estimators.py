@@ -312,7 +312,7 @@ _PINNED_OPTIONS = (
     "gate_max_newton", "gate_tol", "min_expert_weight", "threads", "step", "gate_step",
     "batch_size", "line_search", "inner_steps", "update_variance", "expert_max_newton",
     "expert_tol", "gate_solver", "update_experts", "optimizer", "beta1", "beta2",
-    "optimizer_eps", "weight_decay",
+    "optimizer_eps", "weight_decay", "update_degrees",
 )
 
 
@@ -344,7 +344,7 @@ class _MoE(BaseEstimator):
                  threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
-                 optimizer_eps=None, weight_decay=None, options=None):
+                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None):
         """Keep the parameters as given (scikit-learn's convention: they are checked by fit).
         None leaves an option at libmoe's default; `options` is a dict of further option
         names to values."""
@@ -378,6 +378,7 @@ class _MoE(BaseEstimator):
         self.beta2 = beta2
         self.optimizer_eps = optimizer_eps
         self.weight_decay = weight_decay
+        self.update_degrees = update_degrees
         self.options = options
 
     def _fitter_options(self):
@@ -516,8 +517,10 @@ class _MoE(BaseEstimator):
 
 class MoERegressor(RegressorMixin, _MoE):
     """Softmax-gated mixture of regression experts: Gaussian (family="gaussian", the
-    default) or Poisson count experts with the log link (family="poisson", libmoe 1.1:
-    y must be counts 0, 1, 2, ...; predict gives the mixture's mean count).
+    default), Poisson count experts with the log link (family="poisson", libmoe 1.1:
+    y must be counts 0, 1, 2, ...; predict gives the mixture's mean count), or Student-t
+    experts, robust to outliers (family="t", libmoe 1.1, em only: variances_ are the squared
+    scales, degrees_ the degrees of freedom, estimated unless update_degrees=0).
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones
     are parameters: n_experts, estimator (a name of moe.available_estimators(): "em", "gem",
@@ -537,7 +540,7 @@ class MoERegressor(RegressorMixin, _MoE):
     state, so an unpickled estimator's partial_fit goes on exactly where it stopped."""
 
     _family = "gaussian"
-    _families = ("gaussian", "poisson")
+    _families = ("gaussian", "poisson", "t")
 
     def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
                  n_init=None, max_iter=None, tol=None, init=None, gate_l2=None, expert_ridge=None,
@@ -545,8 +548,10 @@ class MoERegressor(RegressorMixin, _MoE):
                  threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
-                 optimizer_eps=None, weight_decay=None, options=None, family="gaussian"):
-        """As _MoE's, and the experts' family ("gaussian" or "poisson"), checked by fit."""
+                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None,
+                 family="gaussian"):
+        """As _MoE's, and the experts' family ("gaussian", "poisson" or "t"), checked by
+        fit."""
         super().__init__(
             n_experts=n_experts, estimator=estimator, fit_intercept=fit_intercept,
             random_state=random_state, n_init=n_init, max_iter=max_iter, tol=tol, init=init,
@@ -558,7 +563,7 @@ class MoERegressor(RegressorMixin, _MoE):
             expert_max_newton=expert_max_newton, expert_tol=expert_tol,
             gate_solver=gate_solver, update_experts=update_experts, optimizer=optimizer,
             beta1=beta1, beta2=beta2, optimizer_eps=optimizer_eps, weight_decay=weight_decay,
-            options=options)
+            update_degrees=update_degrees, options=options)
         self.family = family
 
     def _new_model(self, n_features, n_classes=0):
@@ -570,9 +575,14 @@ class MoERegressor(RegressorMixin, _MoE):
 
     @property
     def variances_(self):
-        """The experts' variances, n_experts values (model_.variances); None for Poisson
-        experts, which have none."""
+        """The experts' variances, n_experts values (model_.variances; t experts' squared
+        scales); None for Poisson experts, which have none."""
         return self.model_.variances
+
+    @property
+    def degrees_(self):
+        """The t experts' degrees of freedom (model_.degrees); None for other families."""
+        return self.model_.degrees
 
     def _encode(self, y):
         return y

@@ -239,12 +239,29 @@ class Model:
 
     @property
     def variances(self):
-        """The K experts' variances (Gaussian experts); None for the other families."""
-        if self.family != "gaussian":
+        """The K experts' variances (Gaussian experts; for t experts the squared scales);
+        None for the other families."""
+        if self.family not in ("gaussian", "t"):
             return None
         out = np.empty(self.n_experts)
         check(lib.moe_model_get_variances(self._handle, pointer(out), out.size))
         return out
+
+    @property
+    def degrees(self):
+        """The K t experts' degrees of freedom nu (libmoe 1.1); None for other families."""
+        if self.family != "t":
+            return None
+        out = np.empty(self.n_experts)
+        check(lib.moe_model_get_degrees(self._handle, pointer(out), out.size))
+        return out
+
+    def set_degrees(self, values):
+        """Set the t experts' degrees of freedom (K values in [0.1, 1e6]); em keeps them
+        with the fitter option update_degrees=0 and starts from them otherwise."""
+        values = np.ascontiguousarray(values, dtype=float).ravel()
+        check(lib.moe_model_set_degrees(self._handle, pointer(values), values.size),
+              lambda: lib.moe_model_last_error(self._handle))
 
     # ---- evaluation ------------------------------------------------------------------
     def _rows(self, X):
