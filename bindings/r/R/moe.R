@@ -89,6 +89,10 @@ moe_options <- function(estimator = "em") {
 .n_features <- function(object) .Call(C_libmoe_n_features, object$model)
 
 .response_codes <- function(y, family) {
+  if (family == "t") {
+    if (!is.numeric(y)) stop("family t needs a numeric response")
+    return(list(y = as.double(y), levels = NULL))
+  }
   if (family == "poisson") {
     if (!is.numeric(y)) stop("family poisson needs a numeric response of counts 0, 1, 2, ...")
     return(list(y = as.double(y), levels = NULL))
@@ -131,10 +135,11 @@ moe_options <- function(estimator = "em") {
 }
 
 moe <- function(formula, data, k = 2,
-                family = c("gaussian", "binomial", "multinomial", "poisson"),
+                family = c("gaussian", "binomial", "multinomial", "poisson", "t"),
                 estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
                 seed = NULL, ...) {
-  family <- match.arg(.family_name(family), c("gaussian", "binomial", "multinomial", "poisson"))
+  family <- match.arg(.family_name(family),
+                      c("gaussian", "binomial", "multinomial", "poisson", "t"))
   k <- as.integer(.whole_number("k", k, 1))
   if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
     stop("estimator must be one string, such as \"em\"", call. = FALSE)
@@ -217,7 +222,7 @@ moe <- function(formula, data, k = 2,
   rows <- nrow(parameters[[2]]) / object$k
   rownames(parameters[[2]]) <- if (rows == 1) paste0("expert", seq_len(object$k)) else
     paste0("expert", rep(seq_len(object$k), each = rows), ":", object$levels)
-  names(parameters) <- c("gate", "experts", "variances")
+  names(parameters) <- c("gate", "experts", "variances", "degrees")
   parameters
 }
 
@@ -242,6 +247,10 @@ coef.moe <- function(object, ...) {
   if (object$family == "gaussian") {
     values <- c(values, parameters$variances)
     names <- c(names, paste0("variance.expert", seq_len(K)))
+  }
+  if (object$family == "t") {
+    values <- c(values, parameters$variances, parameters$degrees)
+    names <- c(names, paste0("scale2.expert", seq_len(K)), paste0("nu.expert", seq_len(K)))
   }
   setNames(values, names)
 }
@@ -346,8 +355,12 @@ print.moe <- function(x, ...) {
   cat("Experts:\n")
   print(parameters$experts)
   if (length(parameters$variances)) {
-    cat("\nVariances:\n")
+    cat(if (x$family == "t") "\nSquared scales:\n" else "\nVariances:\n")
     print(setNames(parameters$variances, paste0("expert", seq_len(x$k))))
+  }
+  if (length(parameters$degrees)) {
+    cat("\nDegrees of freedom (nu):\n")
+    print(setNames(parameters$degrees, paste0("expert", seq_len(x$k))))
   }
   cat("\nGate (softmax; the last expert is the reference):\n")
   print(parameters$gate)
@@ -407,7 +420,7 @@ print.summary.moe <- function(x, ...) {
 
 
 plot.moe <- function(x, ...) {
-  if (!x$family %in% c("gaussian", "poisson")) {
+  if (!x$family %in% c("gaussian", "poisson", "t")) {
     posterior <- predict(x, type = "gate")
     graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
                       ...)

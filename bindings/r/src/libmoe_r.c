@@ -266,14 +266,17 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     return out;
 }
 
-/* gate (K x p), experts (K * rows x p), variances (K or empty), as a list. */
+/* gate (K x p), experts (K * rows x p), variances (K or empty; t experts' squared scales),
+   degrees (K for t experts, else empty), as a list. */
 SEXP libmoe_parameters(SEXP raw)
 {
     moe_model_t *model = model_of(raw);
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
     size_t rows = moe_model_expert_rows(model);
-    int gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN;
+    int t = moe_model_family(model) == MOE_FAMILY_STUDENT_T;
+    int gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN || t;
     double *gate = (double *)R_alloc(K * p, sizeof(double));
+    double *degrees = (double *)R_alloc(K, sizeof(double));
     double *experts = (double *)R_alloc(K * rows * p, sizeof(double));
     double *variances = (double *)R_alloc(K, sizeof(double));
     moe_status status = moe_model_get_gate(model, gate, K * p);
@@ -281,6 +284,8 @@ SEXP libmoe_parameters(SEXP raw)
         status = moe_model_get_experts(model, experts, K * rows * p);
     if (status == MOE_OK && gaussian)
         status = moe_model_get_variances(model, variances, K);
+    if (status == MOE_OK && t)
+        status = moe_model_get_degrees(model, degrees, K);
     if (status != MOE_OK) {
         char text[MESSAGE_SIZE];
         snprintf(text, sizeof text, "%s", moe_model_last_error(model));
@@ -289,10 +294,11 @@ SEXP libmoe_parameters(SEXP raw)
     }
     moe_model_free(model);
 
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 4));
     SEXP gate_matrix = PROTECT(Rf_allocMatrix(REALSXP, (int)K, (int)p));
     SEXP expert_matrix = PROTECT(Rf_allocMatrix(REALSXP, (int)(K * rows), (int)p));
     SEXP variance_vector = PROTECT(Rf_allocVector(REALSXP, gaussian ? (R_xlen_t)K : 0));
+    SEXP degree_vector = PROTECT(Rf_allocVector(REALSXP, t ? (R_xlen_t)K : 0));
     for (size_t r = 0; r < K; r++)
         for (size_t j = 0; j < p; j++)
             REAL(gate_matrix)[j * K + r] = gate[r * p + j];
@@ -301,10 +307,13 @@ SEXP libmoe_parameters(SEXP raw)
             REAL(expert_matrix)[j * K * rows + r] = experts[r * p + j];
     if (gaussian)
         memcpy(REAL(variance_vector), variances, K * sizeof(double));
+    if (t)
+        memcpy(REAL(degree_vector), degrees, K * sizeof(double));
     SET_VECTOR_ELT(out, 0, gate_matrix);
     SET_VECTOR_ELT(out, 1, expert_matrix);
     SET_VECTOR_ELT(out, 2, variance_vector);
-    UNPROTECT(4);
+    SET_VECTOR_ELT(out, 3, degree_vector);
+    UNPROTECT(5);
     return out;
 }
 

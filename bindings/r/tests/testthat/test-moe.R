@@ -264,3 +264,24 @@ test_that("poisson experts: family = \"poisson\" and poisson() fit NPreg's count
   bad$yp[5] <- 2.5
   expect_error(moe(yp ~ x, bad, k = 2, family = "poisson"), "counts")
 })
+
+test_that("t experts: family = \"t\" recovers two slopes through 5% gross outliers", {
+  set.seed(3)
+  n <- 1000
+  x <- runif(n, -2, 2)
+  rising <- runif(n) < 1 / (1 + exp(-6 * x))
+  y <- ifelse(rising, 2.5, -2.5) * x + rnorm(n, sd = 0.3)
+  outliers <- seq_len(n) %% 20 == 7
+  y[outliers] <- sample(c(-1, 1), sum(outliers), TRUE) * runif(sum(outliers), 20, 40)
+  data <- data.frame(x = x, y = y)
+  fit <- moe(y ~ x, data, k = 2, family = "t", seed = 1)
+  expect_equal(fit$family, "t")
+  estimates <- coef(fit)
+  slopes <- sort(estimates[c("expert1:x", "expert2:x")])
+  expect_equal(unname(slopes), c(-2.5, 2.5), tolerance = 0.2 / 2.5)
+  expect_true(all(estimates[c("nu.expert1", "nu.expert2")] > 0))
+  expect_output(print(fit), "Degrees of freedom")
+  held <- moe(y ~ x, data, k = 2, family = "t", seed = 1, update_degrees = 0)
+  expect_equal(unname(coef(held)[c("nu.expert1", "nu.expert2")]), c(4, 4))
+  expect_error(moe(y ~ x, data, k = 2, family = "t", estimator = "gem"), "em only")
+})
