@@ -63,6 +63,12 @@ static double expert_log_density(const struct moe_model *model, size_t k, const 
     }
     case MOE_FAMILY_MULTINOMIAL: return z[(size_t)y] - log_sum_exp(z, rows);
     case MOE_FAMILY_POISSON: return y * z[0] - exp(z[0]) - lgamma(y + 1.0);
+    case MOE_FAMILY_STUDENT_T: {
+        double e = y - z[0], scale = model->variances[k], nu = model->degrees[k];
+        return lgamma(0.5 * (nu + 1.0)) - lgamma(0.5 * nu) -
+               0.5 * log(3.141592653589793 * nu * scale) -
+               0.5 * (nu + 1.0) * log(1.0 + e * e / (nu * scale));
+    }
     }
     return NAN;
 }
@@ -165,8 +171,14 @@ static struct moe_model *random_linked_model(moe_family family, moe_link link, s
         variances[k] = 0.3 + test_uniform(rng);
     ck_assert_int_eq(moe_model_set_gate(model, gate, K * p), MOE_OK);
     ck_assert_int_eq(moe_model_set_experts(model, experts, K * rows * p), MOE_OK);
-    if (family == MOE_FAMILY_GAUSSIAN)
+    if (family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T)
         ck_assert_int_eq(moe_model_set_variances(model, variances, K), MOE_OK);
+    if (family == MOE_FAMILY_STUDENT_T) {
+        double degrees[8];
+        for (size_t k = 0; k < K; ++k)
+            degrees[k] = 0.5 + 20.0 * test_uniform(rng);
+        ck_assert_int_eq(moe_model_set_degrees(model, degrees, K), MOE_OK);
+    }
     return model;
 }
 
@@ -190,7 +202,8 @@ static void check_linked_pass(moe_family family, moe_link link, size_t K, int in
         for (size_t a = 0; a < D; ++a)
             X[i * D + a] = test_normal(&rng);
         double v = test_uniform(&rng);
-        y[i] = family == MOE_FAMILY_GAUSSIAN   ? 3.0 * test_normal(&rng)
+        y[i] = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T
+                   ? 3.0 * test_normal(&rng)
                : family == MOE_FAMILY_LOGISTIC ? (v < 0.5 ? 1.0 : 0.0)
                : family == MOE_FAMILY_POISSON  ? (double)(size_t)(8.0 * v * v)
                                                : (double)(size_t)(v * CLASSES);
@@ -301,6 +314,7 @@ START_TEST(classification_passes_match_rows)
         check_pass(MOE_FAMILY_LOGISTIC, K, 1, (int)K % 2);
         check_pass(MOE_FAMILY_MULTINOMIAL, K, (int)K % 2, 1);
         check_pass(MOE_FAMILY_POISSON, K, 1, (int)K % 2);
+        check_pass(MOE_FAMILY_STUDENT_T, K, (int)K % 2, 1);
     }
 }
 END_TEST

@@ -492,7 +492,7 @@ START_TEST(m_step_never_decreases_the_surrogate)
                 }
                 moe_data data = {N, D, D, 1, X, y, NULL};
                 moe_expert_mstep_options options = {ridges[r], (double)N, 1e-8, 1e-9, 1, 0,
-                                                    0.0, 25, 1e-10, 1};
+                                                    0.0, 25, 1e-10, 1, 0};
                 double before = penalised_surrogate(model, N, D, X, y, resp, ridges[r]);
                 for (int step = 0; step < 3; ++step) {
                     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;

@@ -96,7 +96,7 @@ static void reference_iteration(const fixture *f, size_t max_newton, struct moe_
     for (size_t i = 0; i < N; ++i)
         variance += (f->data.y[i] - mean) * (f->data.y[i] - mean) / N;
     moe_expert_mstep_options options = {0.0, N, 1e-6 * variance, 1e-6 * N, 1, 0, 0.0, 25,
-                                        1e-10, 1};
+                                        1e-10, 1, 0};
     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
     ck_assert_int_eq(out->family_ops->m_step(out, &data, resp, &options, &report, NULL), MOE_OK);
     moe_gate_options gate = {0.0, max_newton, 1e-14, 1};

@@ -170,7 +170,7 @@ START_TEST(m_step_is_exact_and_never_lowers_the_objective)
         random_resp(SMALL, K, resp, &rng);
         double ridge = trial % 2 ? 0.1 : 0.0;
         /* Newton stops at a decrement of 1e-14: gradients near 1e-7 */
-        moe_expert_mstep_options options = {ridge, total, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1};
+        moe_expert_mstep_options options = {ridge, total, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1, 0};
         moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
         double before = surrogate(model, SMALL, resp, ridge);
         char message[256] = "";
@@ -209,7 +209,7 @@ START_TEST(m_step_refuses_overflowing_rates)
     for (size_t i = 0; i < SMALL; ++i)
         resp[i] = 1.0;
     moe_data data = {SMALL, 1, 1, 1, X, Y, NULL};
-    moe_expert_mstep_options options = {0.0, SMALL, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1};
+    moe_expert_mstep_options options = {0.0, SMALL, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1, 0};
     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
     char message[256] = "";
     EXPECT_STATUS(model->family_ops->m_step(model, &data, resp, &options, &report, message),

@@ -320,8 +320,9 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * variances of Gaussian experts; p = inputs, intercept first. out holds P x P values
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
  * information of the likelihood alone (the _penalized variants below include the penalty).
- * Every family; Gaussian experts with the identity link only, at most 64 experts and at
- * most 256 classes (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns
+ * Every family but Student-t (1.1: not derived yet for their degrees of freedom); Gaussian
+ * experts with the identity link only, at most 64 experts and at most 256 classes
+ * (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns
  * MOE_ERR_NUMERICAL with a message when the information is not positive definite (an
  * expert without data, separation, or parameters that are not a maximum), never a matrix
  * of garbage.
