@@ -136,10 +136,17 @@ static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
         status = moe_model_get_experts(from, buffer, size);
     if (status == MOE_OK)
         status = moe_model_set_experts(to, buffer, size);
-    if (status == MOE_OK && moe_model_family(from) == MOE_FAMILY_GAUSSIAN) {
+    moe_family family = moe_model_family(from);
+    if (status == MOE_OK &&
+        (family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T)) {
         status = moe_model_get_variances(from, buffer, K);
         if (status == MOE_OK)
             status = moe_model_set_variances(to, buffer, K);
+    }
+    if (status == MOE_OK && family == MOE_FAMILY_STUDENT_T) {
+        status = moe_model_get_degrees(from, buffer, K);
+        if (status == MOE_OK)
+            status = moe_model_set_degrees(to, buffer, K);
     }
     free(buffer);
     return status;
