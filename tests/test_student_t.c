@@ -345,6 +345,39 @@ START_TEST(large_nu_tends_to_the_gaussian_fit)
 }
 END_TEST
 
+/* Canonical order moves each expert's nu with its coefficients and scale: the fitter puts
+   every fitted model in that order, so a nu left behind would belong to another expert. */
+START_TEST(canonical_order_keeps_nu_with_its_expert)
+{
+    moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 3);
+    /* Experts in descending order of intercept: canonical order reverses them. */
+    const double experts[] = {3.0, 1.0, 2.0, -1.0, 1.0, 0.5};
+    const double scales[] = {0.5, 0.25, 2.0}, degrees[] = {1.5, 30.0, 7.0};
+    const double gate[] = {0.3, -0.2, 0.1, 0.4, 0.0, 0.0};
+    EXPECT_STATUS(moe_model_set_experts(model, experts, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(model, scales, 3), MOE_OK);
+    EXPECT_STATUS(moe_model_set_degrees(model, degrees, 3), MOE_OK);
+    EXPECT_STATUS(moe_model_set_gate(model, gate, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_canonicalize(model), MOE_OK);
+    double sorted[6], sorted_scales[3], sorted_degrees[3];
+    EXPECT_STATUS(moe_model_get_experts(model, sorted, 6), MOE_OK);
+    EXPECT_STATUS(moe_model_get_variances(model, sorted_scales, 3), MOE_OK);
+    EXPECT_STATUS(moe_model_get_degrees(model, sorted_degrees, 3), MOE_OK);
+    for (size_t k = 0; k < 3; ++k) {
+        size_t was = 0;
+        while (was < 3 && experts[2 * was] != sorted[2 * k])
+            ++was;
+        ck_assert_uint_lt(was, 3);
+        ck_assert(sorted[2 * k + 1] == experts[2 * was + 1]);
+        ck_assert(sorted_scales[k] == scales[was]);
+        ck_assert_msg(sorted_degrees[k] == degrees[was], "expert %zu (was %zu): nu %g, not %g",
+                      k, was, sorted_degrees[k], degrees[was]);
+    }
+    ck_assert(sorted[0] < sorted[2] && sorted[2] < sorted[4]);
+    moe_model_free(model);
+}
+END_TEST
+
 START_TEST(save_load_round_trip)
 {
     moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 2);
@@ -420,6 +453,7 @@ static Suite *student_t_suite(void)
     tcase_add_test(unit, m_step_never_lowers_the_objective);
     tcase_add_test(unit, t_experts_recover_slopes_through_outliers);
     tcase_add_test(unit, large_nu_tends_to_the_gaussian_fit);
+    tcase_add_test(unit, canonical_order_keeps_nu_with_its_expert);
     tcase_add_test(unit, save_load_round_trip);
     tcase_add_test(unit, unsupported_estimators_and_information_refuse);
     suite_add_tcase(suite, unit);

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Experts compare by their coefficient block, lexicographically, then by variance. */
+/* Experts compare by their coefficient block, lexicographically, then by variance, then by
+   degrees of freedom (t experts). */
 static int compare_experts(const struct moe_model *model, size_t a, size_t b)
 {
     size_t width = model->expert_rows * model->n_inputs;
@@ -23,6 +24,12 @@ static int compare_experts(const struct moe_model *model, size_t a, size_t b)
         if (model->variances[a] > model->variances[b])
             return 1;
     }
+    if (model->degrees != NULL) {
+        if (model->degrees[a] < model->degrees[b])
+            return -1;
+        if (model->degrees[a] > model->degrees[b])
+            return 1;
+    }
     return 0;
 }
 
@@ -36,11 +43,14 @@ moe_status moe_model_canonicalize(moe_model_t *model)
     double *gate = moe_alloc_array(K, p, sizeof(double));
     double *experts = moe_alloc_array(K, width, sizeof(double));
     double *variances = moe_alloc_array(K, 1, sizeof(double));
-    if (order == NULL || gate == NULL || experts == NULL || variances == NULL) {
+    double *degrees = moe_alloc_array(K, 1, sizeof(double));
+    if (order == NULL || gate == NULL || experts == NULL || variances == NULL ||
+        degrees == NULL) {
         free(order);
         free(gate);
         free(experts);
         free(variances);
+        free(degrees);
         return moe_fail(model->message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate for reordering");
     }
     /* Insertion sort: K is small and the sort must be stable and deterministic. */
@@ -57,6 +67,8 @@ moe_status moe_model_canonicalize(moe_model_t *model)
         memcpy(experts + k * width, model->experts + order[k] * width, width * sizeof(double));
         if (model->variances != NULL)
             variances[k] = model->variances[order[k]];
+        if (model->degrees != NULL)
+            degrees[k] = model->degrees[order[k]];
     }
     /* The new last expert becomes the gate's reference; its row is subtracted from the
        others, which can overflow. The model is changed only when that succeeds. */
@@ -71,10 +83,13 @@ moe_status moe_model_canonicalize(moe_model_t *model)
         memcpy(model->experts, experts, K * width * sizeof(double));
         if (model->variances != NULL)
             memcpy(model->variances, variances, K * sizeof(double));
+        if (model->degrees != NULL)
+            memcpy(model->degrees, degrees, K * sizeof(double));
     }
     free(order);
     free(gate);
     free(experts);
     free(variances);
+    free(degrees);
     return status;
 }
