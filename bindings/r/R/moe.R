@@ -48,16 +48,28 @@ moe_options <- function(estimator = "em") {
   else sprintf("%.17g", value)
 }
 
+# The bounds of an option as c(lower, upper, is_integer, lower_open, upper_open): the chosen
+# estimator's (moe_options), else those of the first estimator that takes the name (so that a
+# bad value of another estimator's option is still refused as a value), else NULL.
+.option_bounds <- function(name, estimator) {
+  own <- moe_options(estimator)
+  row <- own[own$name == name, ]
+  if (nrow(row) == 1)
+    return(c(row$lower, row$upper, if (row$type == "real") 0 else 1,
+             as.numeric(row$lower_open), as.numeric(row$upper_open)))
+  .Call(C_libmoe_option_bounds, name)
+}
+
 # One option's text, checked against the bounds the library lists for it
 # (moe_fitter_option_info); a name no estimator takes must be one finite value.
-.option_text <- function(name, value) {
+.option_text <- function(name, value, estimator = "em") {
   if (!is.numeric(value) && !is.logical(value) && !is.character(value))
     stop("option ", name, " takes a number, a logical or a string, got ", class(value)[1],
          call. = FALSE)
   .one_value(name, value)
   if (is.character(value)) return(value)
   if (is.logical(value)) return(if (value) "1" else "0")
-  bounds <- .Call(C_libmoe_option_bounds, name)
+  bounds <- .option_bounds(name, estimator)
   if (is.null(bounds)) {
     if (!is.finite(value)) stop(name, " must be a finite number, got ", value, call. = FALSE)
     return(.decimal(value))
@@ -170,7 +182,8 @@ moe <- function(formula, data, k = 2,
   if (!is.null(seed)) options$seed <- seed
   if (length(options) && (is.null(names(options)) || any(names(options) == "")))
     stop("fitter options must be named, as in max_iter = 500")
-  option_values <- vapply(names(options), function(name) .option_text(name, options[[name]]),
+  option_values <- vapply(names(options),
+                          function(name) .option_text(name, options[[name]], estimator),
                           character(1))
   .check_rows(design$X, response$y, w, ncol(design$X))
   fit <- .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
