@@ -69,7 +69,11 @@ static int workspace_make(workspace *w, const moe_model_t *model)
     for (size_t i = 0; i < ROWS; ++i) {
         for (size_t j = 0; j < w->d; ++j)
             w->X[i * w->d + j] = (double)((int)((i * 7 + j * 3) % 9) - 4) * (i == 3 ? 25.0 : 0.5);
-        size_t labels = family == MOE_FAMILY_GAUSSIAN ? 0 : family == MOE_FAMILY_LOGISTIC ? 2 : classes;
+        /* real responses (Gaussian, t), labels, or counts 0..4 (Poisson) */
+        size_t labels = family == MOE_FAMILY_LOGISTIC      ? 2
+                        : family == MOE_FAMILY_MULTINOMIAL ? classes
+                        : family == MOE_FAMILY_POISSON     ? 5
+                                                           : 0;
         w->y[i] = labels == 0 ? 0.25 * (double)i - 0.5 : (double)(i % labels);
     }
     return 1;
@@ -108,11 +112,15 @@ static moe_status exercise(const moe_model_t *model, workspace *w)
     status = moe_model_predict(model, ROWS, w->X, w->d, w->out, ROWS * w->width);
     require_outcome(status);
     if (status == MOE_OK) {
-        if (family == MOE_FAMILY_GAUSSIAN)
+        if (family == MOE_FAMILY_LOGISTIC || family == MOE_FAMILY_MULTINOMIAL)
+            require_probability_rows(w->out, ROWS, w->width);
+        else if (family == MOE_FAMILY_POISSON)
+            /* a mean count: exp of a finite predictor may overflow, never go below 0 */
+            for (size_t i = 0; i < ROWS; ++i)
+                REQUIRE(w->out[i] >= 0.0);
+        else
             for (size_t i = 0; i < ROWS; ++i)
                 REQUIRE(isfinite(w->out[i]));
-        else
-            require_probability_rows(w->out, ROWS, w->width);
     }
     return status;
 }
