@@ -799,9 +799,11 @@ START_TEST(crafted_invalid_models_are_rejected)
     RESET(); im.n_classes = 2;       expect_image_rejected(&im, "n_classes", "classes for gaussian");
     RESET(); im.n_classes = UINT64_MAX;
     expect_image_rejected(&im, "n_classes", "2^64-1 classes for gaussian");
-    RESET(); im.version = 3;
-    expect_image_rejected(&im, "format version 3 is newer than this libmoe supports",
-                          "format version 3");
+    RESET(); im.version = 4;
+    expect_image_rejected(&im, "format version 4 is newer than this libmoe supports",
+                          "format version 4");
+    RESET(); im.version = 3; /* version 3 promises an inputs section */
+    expect_image_rejected(&im, "inputs and names sections", "format version 3 without inputs");
     RESET(); im.version = 2; /* version 2 promises a names section */
     expect_image_rejected(&im, "names section", "format version 2 without names");
     RESET(); im.version = UINT32_MAX;

@@ -84,7 +84,7 @@ MOE_API moe_status moe_link_from_name(const char *name, moe_link *link);
  * (or moe_model_spec_init) and then set fields, so that code compiled
  * against this header keeps working when later versions append fields.
  */
-#define MOE_MODEL_SPEC_VERSION 1
+#define MOE_MODEL_SPEC_VERSION 2
 /* Limits (MOE_ERR_INVALID_ARGUMENT beyond them), which keep every size product far from
    overflow: at most 4096 experts, 2^24 features, 65536 classes, and 2^31 expert
    coefficients (experts x classes x inputs). */
@@ -96,10 +96,38 @@ typedef struct moe_model_spec {
     int intercept;        /* nonzero: x~ = [1, x]; default 1 */
     size_t n_classes;     /* multinomial only (>= 2); 0 otherwise */
     moe_link link;        /* Gaussian only; default MOE_LINK_IDENTITY */
+    /*
+     * Since 1.1 (version 2): which columns of the design feed the gate and which the
+     * experts. X stays the whole design (n x d) at every entry point; each part sees the
+     * features whose byte is nonzero (an array of n_features bytes; NULL: every feature)
+     * and the intercept when `intercept` is set and its flag below is nonzero. The sets
+     * may overlap, be equal or be disjoint; the experts may see the intercept alone (a
+     * mixture of means, or of rates, with covariate-dependent weights). Each part must see
+     * at least one input. A coefficient of an input its part does not see is held at
+     * zero: the parameter arrays keep their K x p shape (p = n_features + intercept), the
+     * setters refuse a nonzero value there, and the information and standard errors leave
+     * those coefficients out (moe_model_n_free_params counts only what is estimated). The
+     * model copies the arrays; moe_model_get_spec returns pointers to the model's copies
+     * (valid while the model lives), or NULL for "every feature".
+     */
+    const unsigned char *gate_features;
+    const unsigned char *expert_features;
+    int gate_intercept;   /* default 1 */
+    int expert_intercept; /* default 1 */
+    /*
+     * A feature that enters every expert's linear predictor with its coefficient fixed at
+     * one: the log exposure of Poisson experts (rate = exposure x exp(beta' x~)), or any
+     * known offset of Gaussian, Student-t or logistic experts (not multinomial). The
+     * experts must not otherwise see it (its expert_features byte, if given, is 0 or is
+     * ignored); the gate may. Its coefficient reads back as 1 from moe_model_get_experts
+     * and must be 1 for moe_model_set_experts. -1 (the default): no offset.
+     */
+    long offset_feature;
 } moe_model_spec;
 
-#define MOE_MODEL_SPEC_INIT \
-    { MOE_MODEL_SPEC_VERSION, MOE_FAMILY_GAUSSIAN, 2, 1, 1, 0, MOE_LINK_IDENTITY }
+#define MOE_MODEL_SPEC_INIT                                                                  \
+    { MOE_MODEL_SPEC_VERSION, MOE_FAMILY_GAUSSIAN, 2, 1, 1, 0, MOE_LINK_IDENTITY, NULL, NULL, 1, \
+      1, -1 }
 
 /* Fill *spec with the defaults of the given spec version. */
 MOE_API moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version);

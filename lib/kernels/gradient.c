@@ -1,5 +1,6 @@
 #include "kernels/gradient.h"
 #include "common/alloc.h"
+#include "common/inputs.h"
 #include "common/linalg.h"
 
 #include <lapacke.h>
@@ -135,6 +136,10 @@ moe_status moe_gradient_parts_compute(const struct moe_model *model, const moe_d
         status = model->family_ops->gradient(model, data, resp, settings->experts.ridge,
                                              total_weight, settings->threads, gradient->experts,
                                              gradient->log_variances, message);
+    /* The coefficients of inputs the experts do not see stay where they are held. */
+    if (status == MOE_OK && gradient->experts_size > 0)
+        moe_inputs_zero(model->n_experts * model->expert_rows, model->n_inputs,
+                        model->expert_inputs, gradient->experts);
     return status;
 }
 

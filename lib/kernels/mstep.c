@@ -147,6 +147,7 @@ static moe_status gate_curvature(moe_fit_context *context, const moe_fit_setting
             matrix[a] *= 0.5;
         for (size_t j = (size_t)model->intercept; j < p; ++j)
             matrix[j * p + j] += settings->gate.l2;
+        moe_inputs_restrict_step(1, p, model->gate_inputs, matrix, NULL);
         context->gate_curvature = matrix;
     }
     *curvature = context->gate_curvature;

@@ -449,7 +449,8 @@ static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *
                                NULL};
     if (state.budget < 1.0)
         return MOE_OK;
-    int borders = best->model->intercept && sample->n_features > 0;
+    int borders = best->model->intercept && moe_input_free(best->model->gate_inputs, 0) &&
+                  sample->n_features > 0;
     /* A failed move leaves its message; the fit's is the one from before. */
     char kept_message[MOE_MESSAGE_SIZE];
     memcpy(kept_message, message, MOE_MESSAGE_SIZE);

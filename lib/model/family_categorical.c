@@ -38,7 +38,8 @@ static moe_softmax_problem expert_problem(const struct moe_model *model, const m
                                    total_weight,
                                    ridge,
                                    !is_binary(model),
-                                   1};
+                                   1,
+                                   model->expert_inputs};
     return problem;
 }
 

@@ -69,7 +69,7 @@ static void link_means(moe_link link, size_t count, const double *linear, double
 
 static size_t gaussian_expert_free_params(const struct moe_model *model)
 {
-    return model->n_inputs + 1; /* coefficients and the variance */
+    return moe_expert_free_inputs(model) + 1; /* coefficients and the variance */
 }
 
 static moe_status gaussian_check_response(const struct moe_model *model, size_t n,
@@ -418,6 +418,7 @@ static int link_direction(const struct moe_model *model, link_sums sums, double 
         if (penalised)
             matrix[j * p + j] += shrink;
     }
+    moe_inputs_restrict_step(1, p, model->expert_inputs, matrix, delta);
     return moe_solve_spd(p, matrix, delta, work, ridge_used);
 }
 
@@ -724,6 +725,9 @@ static moe_status gaussian_solve_statistics(struct moe_model *model, const moe_d
             delta[j] = rhs[k * p + j] - (j >= (size_t)model->intercept ? shrink * beta[j] : 0.0);
         for (size_t j = (size_t)model->intercept; j < p; ++j)
             gram[j * p + j] += shrink;
+        /* Held inputs: a zero step (their rows of gram become the identity's, which the
+           residual sum below multiplies by that zero step). */
+        moe_inputs_restrict_step(1, p, model->expert_inputs, gram, delta);
         int ridge_used = 0;
         if (moe_solve_spd(p, gram, delta, work, &ridge_used) != 0) {
             report->degenerate_experts++;

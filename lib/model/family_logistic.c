@@ -16,7 +16,7 @@ static int logistic_supports_link(moe_link link)
 
 static size_t logistic_expert_free_params(const struct moe_model *model)
 {
-    return model->n_inputs;
+    return moe_expert_free_inputs(model);
 }
 
 static moe_status logistic_check_response(const struct moe_model *model, size_t n,

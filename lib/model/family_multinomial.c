@@ -18,7 +18,7 @@ static int multinomial_supports_link(moe_link link)
 
 static size_t multinomial_expert_free_params(const struct moe_model *model)
 {
-    return (model->n_classes - 1) * model->n_inputs;
+    return (model->n_classes - 1) * moe_expert_free_inputs(model);
 }
 
 /* Subtracting the reference row from every row of a block leaves the softmax unchanged. */

@@ -31,7 +31,7 @@ static int poisson_supports_link(moe_link link)
 
 static size_t poisson_expert_free_params(const struct moe_model *model)
 {
-    return model->n_inputs;
+    return moe_expert_free_inputs(model);
 }
 
 static moe_status poisson_check_response(const struct moe_model *model, size_t n,
@@ -225,6 +225,7 @@ static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *repor
             return refuse_overflow(s, message);
         for (size_t j = 0; j < p; ++j)
             s->direction[j] = -gradient[j];
+        moe_inputs_restrict_step(1, p, s->model->expert_inputs, hessian, s->direction);
         int ridge_used = 0;
         if (moe_solve_spd(p, hessian, s->direction, s->work, &ridge_used) != 0) {
             report->line_search_failures++;

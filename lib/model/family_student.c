@@ -72,7 +72,7 @@ static int t_supports_link(moe_link link)
 
 static size_t t_expert_free_params(const struct moe_model *model)
 {
-    return model->n_inputs + 2; /* coefficients, the scale and nu */
+    return moe_expert_free_inputs(model) + 2; /* coefficients, the scale and nu */
 }
 
 static moe_status t_check_response(const struct moe_model *model, size_t n, const double *y,
@@ -205,6 +205,7 @@ static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
     double shrink = e->options->ridge * e->options->total_weight * e->scale;
     for (size_t j = (size_t)e->model->intercept; j < p; ++j)
         e->gram[j * p + j] += shrink;
+    moe_inputs_restrict_values(p, e->model->expert_inputs, e->gram, e->rhs);
     int ridge_used = 0;
     if (moe_solve_spd(p, e->gram, e->rhs, e->work, &ridge_used) != 0) {
         report->line_search_failures++;

@@ -32,7 +32,7 @@ moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_da
                                      const double *resp, double l2)
 {
     moe_softmax_problem problem = {data, model->n_experts, resp, NULL, 0, NULL, 0,
-                                   moe_data_total_weight(data), l2, 1, 1};
+                                   moe_data_total_weight(data), l2, 1, 1, model->gate_inputs};
     return problem;
 }
 
@@ -91,6 +91,9 @@ moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
         return MOE_OK;
     double *sum = work + p * (p + 1);
     memset(sum, 0, p * sizeof(double));
+    /* The curvature is restricted to the gate's inputs by its maker; a held input's
+       gradient is zero, so its step is too. */
+    moe_inputs_zero(K - 1, p, model->gate_inputs, gradient);
     for (size_t k = 0; k + 1 < K; ++k) {
         int ridge_used = 0;
         if (moe_solve_spd(p, curvature, gradient + k * p, work, &ridge_used) != 0)

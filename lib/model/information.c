@@ -11,6 +11,9 @@
  * (syrk). Parameters, in this order: the gate's free rows ((K - 1) x p), the experts' free
  * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts). The penalised
  * variants add the fitters' quadratic penalty, whose Hessian is constant (add_penalty).
+ * Coefficients of inputs a part does not see are computed with the rest and dropped at
+ * the end (kept_parameters): the held parameters are not estimated, and the information of
+ * the others is the same submatrix whatever the held values are.
  */
 #include "model/family.h"
 #include "model/gate.h"
@@ -44,6 +47,47 @@ static layout layout_of(const struct moe_model *model)
     l.variances = l.experts + l.K * l.R * l.p;
     l.P = l.variances + (l.gaussian ? l.K : 0);
     return l;
+}
+
+/*
+ * The parameters the information reports: the layout's, less the coefficients of inputs a
+ * part does not see (held, not estimated). Their indices in the layout go to kept (when
+ * not NULL); returns how many.
+ */
+static size_t kept_parameters(const struct moe_model *model, const layout *l, size_t *kept)
+{
+    size_t count = 0, p = l->p;
+    for (size_t index = 0; index < l->P; ++index) {
+        int keep = 1;
+        if (index < l->experts)
+            keep = moe_input_free(model->gate_inputs, index % p);
+        else if (index < l->variances)
+            keep = moe_input_free(model->expert_inputs, (index - l->experts) % p);
+        if (keep && kept != NULL)
+            kept[count] = index;
+        count += (size_t)keep;
+    }
+    return count;
+}
+
+/* The information over the kept parameters, from the layout's P x P. */
+static moe_status compress_information(const struct moe_model *model, const layout *l,
+                                       const double *information, double *out)
+{
+    size_t P = l->P, Q = kept_parameters(model, l, NULL);
+    if (Q == P) {
+        memcpy(out, information, P * P * sizeof(double));
+        return MOE_OK;
+    }
+    size_t *kept = moe_alloc_array(Q + 1, 1, sizeof(size_t));
+    if (kept == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
+    kept_parameters(model, l, kept);
+    for (size_t a = 0; a < Q; ++a)
+        for (size_t b = 0; b < Q; ++b)
+            out[a * Q + b] = information[kept[a] * P + kept[b]];
+    free(kept);
+    return MOE_OK;
 }
 
 /*
@@ -335,9 +379,10 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     layout l = layout_of(model);
     if (out == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
-    if (l.P > 0 && (length / l.P < l.P))
+    size_t reported = kept_parameters(model, &l, NULL);
+    if (reported > 0 && (length / reported < reported))
         return moe_fail(NULL, MOE_ERR_DIMENSION, "the output holds %zu values, %zu x %zu needed",
-                        length, l.P, l.P);
+                        length, reported, reported);
     status = moe_check_design(NULL, n, X, ldx, model->n_features);
     if (status == MOE_OK)
         status = moe_check_response_values(NULL, n, y);
@@ -380,7 +425,7 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
                                  information);
     }
     if (status == MOE_OK)
-        memcpy(out, information, P * P * sizeof(double));
+        status = compress_information(model, &l, information, out);
     free(block);
     free(scores);
     free(mean);
@@ -446,7 +491,8 @@ moe_status moe_model_vcov(const moe_model_t *model, size_t n, const double *X, s
 {
     moe_status status = information_of(model, n, X, ldx, y, weights, 0.0, 0.0, covariance,
                                        length);
-    return status == MOE_OK ? invert_information(layout_of(model).P, covariance) : status;
+    return status == MOE_OK ? invert_information(moe_model_n_free_params(model), covariance)
+                            : status;
 }
 
 moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, const double *X,
@@ -456,5 +502,6 @@ moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, const do
 {
     moe_status status = information_of(model, n, X, ldx, y, weights, gate_l2, expert_ridge,
                                        covariance, length);
-    return status == MOE_OK ? invert_information(layout_of(model).P, covariance) : status;
+    return status == MOE_OK ? invert_information(moe_model_n_free_params(model), covariance)
+                            : status;
 }

@@ -2,13 +2,14 @@
  * Portable binary model format: moe_model_save, moe_model_load and the
  * buffer variants.
  *
- * Layout, versions 1 and 2. Integers are unsigned, little-endian, written
+ * Layout, versions 1 to 3. Integers are unsigned, little-endian, written
  * byte by byte; doubles are IEEE-754 binary64 written as their 64-bit pattern
  * in little-endian order. Offsets are in bytes.
  *
  *   offset  size  field
  *        0     8  signature 89 4D 4F 45 0D 0A 1A 0A  ("\x89MOE\r\n\x1a\n")
- *        8     4  u32 format version (1, or 2 when the model carries names)
+ *        8     4  u32 format version (1; 2 when the model carries names; 3 when the gate
+ *                      or the experts see only some inputs, names or not)
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
  *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial, 4 poisson,
@@ -24,8 +25,13 @@
  *                 f64 variances[K]               (only for families with variances)
  *                 f64 degrees[K]                 (only for t experts: nu_k, within
  *                                                 [MOE_DEGREES_MIN, MOE_DEGREES_MAX])
- *                 names (version 2 only):
- *                   u32 count E >= 1, then E entries of
+ *                 inputs (version 3 only):
+ *                   u8 gate[p], u8 experts[p]: which inputs (intercept first) each part
+ *                   sees: 0 not seen (coefficients held at 0), 1 seen, 2 (experts only,
+ *                   at most one feature) the offset, its coefficients held at 1; at
+ *                   least one byte of the two arrays is not 1
+ *                 names (versions 2 and 3):
+ *                   u32 count E (>= 1 in version 2, >= 0 in version 3), then E entries of
  *                   u32 kind (moe_name_kind), u32 index, u32 length L (1..MOE_NAME_MAX),
  *                   L bytes (no NUL), in increasing (kind, index) order, no repeats
  *   size-4     4  u32 CRC-32 (IEEE, reflected 0xEDB88320) of bytes [0, size-4)
@@ -46,9 +52,12 @@
  * fields are zero; the structure is valid for moe_model_create; the payload
  * has exactly the implied length; every double is finite, variances are
  * positive, degrees of freedom in range, the gate row of the last expert is zero and so is the last class
- * row of every multinomial expert; in version 2 the
- * names section is well formed, in range and fills the rest exactly (version 1
- * has no names, so a model without names is always written as version 1).
+ * row of every multinomial expert; in version 3 the inputs are a structure
+ * moe_model_create accepts and the held coefficients hold their values; in versions 2 and
+ * 3 the names section is well formed, in range and fills the rest exactly (version 1
+ * has no names, so a model without names that sees every input is always written as
+ * version 1, and one with names as version 2: files of models that 1.0 can describe
+ * stay readable by 1.0).
  * Every other byte
  * string is rejected with MOE_ERR_FORMAT. An accepted byte string is the
  * exact serialization of the loaded model: saving it again gives the same
@@ -85,7 +94,7 @@
 _Static_assert(sizeof(double) == 8 && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024,
                "the model format needs IEEE-754 binary64 doubles");
 
-#define FORMAT_VERSION 2u /* the newest this code reads; it writes 1 or 2 */
+#define FORMAT_VERSION 3u /* the newest this code reads; it writes 1, 2 or 3 */
 #define HEADER_SIZE 64u
 #define CRC_SIZE 4u
 #define MOE_MODEL_FILE_MAX ((size_t)1 << 30)
@@ -154,12 +163,26 @@ static uint64_t names_bytes(const struct moe_model *model)
     return bytes == 0 ? 0 : bytes + 4;
 }
 
+static uint32_t format_version(const struct moe_model *model)
+{
+    return !moe_model_sees_all(model) ? 3u : names_bytes(model) > 0 ? 2u : 1u;
+}
+
+/* Bytes after the parameters: the inputs and names sections of the model's version. */
+static uint64_t sections_bytes(const struct moe_model *model)
+{
+    if (format_version(model) < 3)
+        return names_bytes(model);
+    uint64_t names = names_bytes(model);
+    return 2 * (uint64_t)model->n_inputs + (names == 0 ? 4 : names);
+}
+
 static moe_status serialized_size(const struct moe_model *model, size_t *size)
 {
     uint64_t payload, total;
     if (!payload_bytes(model->n_experts, model->n_inputs, model->expert_rows,
                        per_expert_arrays(model->family_ops), &payload) ||
-        !add_u64(payload, names_bytes(model), &payload) ||
+        !add_u64(payload, sections_bytes(model), &payload) ||
         !add_u64(payload, HEADER_SIZE + CRC_SIZE, &total) || total > SIZE_MAX)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the model is too large to serialize on this platform");
@@ -207,7 +230,7 @@ static moe_status check_saveable(const struct moe_model *model)
 static void serialize(const struct moe_model *model, unsigned char *out, size_t size)
 {
     memcpy(out, signature, sizeof signature);
-    moe_put_u32(out + OFFSET_VERSION, names_bytes(model) > 0 ? 2u : 1u);
+    moe_put_u32(out + OFFSET_VERSION, format_version(model));
     moe_put_u32(out + OFFSET_FLAGS, 0);
     moe_put_u64(out + OFFSET_TOTAL_SIZE, (uint64_t)size);
     moe_put_u32(out + OFFSET_FAMILY, (uint32_t)model->family);
@@ -228,6 +251,18 @@ static void serialize(const struct moe_model *model, unsigned char *out, size_t 
     if (model->degrees != NULL)
         for (size_t k = 0; k < model->n_experts; ++k, at += 8)
             moe_put_double(at, model->degrees[k]);
+    if (format_version(model) == 3) {
+        size_t p = model->n_inputs;
+        for (size_t a = 0; a < p; ++a)
+            at[a] = model->gate_inputs ? model->gate_inputs[a] : MOE_INPUT_FREE;
+        for (size_t a = 0; a < p; ++a)
+            at[p + a] = model->expert_inputs ? model->expert_inputs[a] : MOE_INPUT_FREE;
+        at += 2 * p;
+        if (names_bytes(model) == 0) {
+            moe_put_u32(at, 0);
+            at += 4;
+        }
+    }
     if (names_bytes(model) > 0) {
         size_t slots = moe_name_slots(model), d = model->n_features, count = 0;
         for (size_t slot = 0; slot < slots; ++slot)
@@ -393,6 +428,18 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
                                     "zero, but its value %zu is %g",
                                     k, j, last[j]);
         }
+    size_t held = moe_inputs_first_violation(model->n_experts, p, model->gate_inputs,
+                                             model->gate);
+    if (held < moe_gate_size(model))
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "gate value %zu is %g, but the gate does not see input %zu", held,
+                        model->gate[held], held % p);
+    held = moe_inputs_first_violation(model->n_experts * model->expert_rows, p,
+                                      model->expert_inputs, model->experts);
+    if (held < moe_experts_size(model))
+        return moe_fail(NULL, MOE_ERR_FORMAT,
+                        "expert value %zu is %g, not the value its input %zu is held at", held,
+                        model->experts[held], held % p);
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             if (!(model->variances[k] > 0.0))
@@ -407,15 +454,20 @@ static moe_status read_parameters(struct moe_model *model, const unsigned char *
     return MOE_OK;
 }
 
-/* The names section of a version 2 model: `length` bytes at `at`, exactly. */
-static moe_status read_names(struct moe_model *model, const unsigned char *at, size_t length)
+/* The names section of a version 2 or 3 model: `length` bytes at `at`, exactly. */
+static moe_status read_names(struct moe_model *model, uint32_t version, const unsigned char *at,
+                             size_t length)
 {
     const unsigned char *end = at + length;
     uint32_t count = moe_get_u32(at);
     at += 4;
     size_t slots = moe_name_slots(model), previous = 0;
-    if (count == 0)
+    if (count == 0 && version == 2)
         return moe_fail(NULL, MOE_ERR_FORMAT, "a version 2 model has an empty names section");
+    if (count == 0)
+        return at == end ? MOE_OK
+                         : moe_fail(NULL, MOE_ERR_FORMAT, "%zu bytes follow the names section",
+                                    (size_t)(end - at));
     if ((model->names = calloc(slots, sizeof(char *))) == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate names");
     for (uint32_t entry = 0; entry < count; ++entry) {
@@ -448,6 +500,51 @@ static moe_status read_names(struct moe_model *model, const unsigned char *at, s
         return moe_fail(NULL, MOE_ERR_FORMAT, "%zu bytes follow the names section",
                         (size_t)(end - at));
     return MOE_OK;
+}
+
+/*
+ * The inputs section of a version 3 model (2 p bytes at `at`) into the spec: the roles must
+ * be in range, with at most one offset, on a feature. The arrays the spec points to are
+ * `features` (2 d bytes, the caller's).
+ */
+static moe_status read_inputs(const unsigned char *at, moe_model_spec *spec,
+                              unsigned char *features)
+{
+    size_t d = spec->n_features, first = (size_t)spec->intercept, p = d + first;
+    spec->offset_feature = -1;
+    for (size_t a = 0; a < 2 * p; ++a) {
+        int expert = a >= p;
+        size_t input = expert ? a - p : a;
+        unsigned role = at[a];
+        int offset = expert && role == MOE_INPUT_OFFSET && input >= first;
+        if (role > MOE_INPUT_FREE && !offset)
+            return moe_fail(NULL, MOE_ERR_FORMAT, "the %s's input %zu has an invalid role %u",
+                            expert ? "experts" : "gate", input, role);
+        if (offset && spec->offset_feature >= 0)
+            return moe_fail(NULL, MOE_ERR_FORMAT, "the experts have more than one offset");
+        if (offset)
+            spec->offset_feature = (long)(input - first);
+        if (input >= first)
+            features[(expert ? d : 0) + input - first] = role != MOE_INPUT_UNSEEN;
+    }
+    spec->gate_features = features;
+    spec->expert_features = features + d;
+    spec->gate_intercept = first ? at[0] : 1;
+    spec->expert_intercept = first ? at[p] : 1;
+    return MOE_OK;
+}
+
+/* Whether the model's inputs are exactly the section's (else it would not save the same). */
+static int same_inputs_section(const struct moe_model *model, const unsigned char *at)
+{
+    size_t p = model->n_inputs;
+    if (moe_model_sees_all(model))
+        return 0;
+    for (size_t a = 0; a < p; ++a)
+        if (at[a] != (model->gate_inputs ? model->gate_inputs[a] : MOE_INPUT_FREE) ||
+            at[p + a] != (model->expert_inputs ? model->expert_inputs[a] : MOE_INPUT_FREE))
+            return 0;
+    return 1;
 }
 
 /* The header's fixed fields and the checksum, before anything is allocated; *version
@@ -509,8 +606,9 @@ static moe_status check_payload(const moe_model_spec *spec, uint32_t version, si
         int fits = add_u64(spec->n_features, (uint64_t)spec->intercept, &inputs) &&
                    payload_bytes(spec->n_experts, inputs, ops->uses_classes ? spec->n_classes : 1,
                                  per_expert_arrays(ops), &needed);
+        uint64_t sections = version == 3 ? 2 * inputs + 4 : version == 2 ? 4 : 0;
         int exact = version == 1 ? needed == (uint64_t)payload
-                                 : needed <= (uint64_t)payload && payload - needed >= 4;
+                                 : needed <= (uint64_t)payload && payload - needed >= sections;
         if (!fits || !exact) {
             char expected[32] = "more than 2^64";
             if (fits)
@@ -519,7 +617,10 @@ static moe_status check_payload(const moe_model_spec *spec, uint32_t version, si
                             "the header describes %zu experts, %zu features and %zu classes, "
                             "which need %s parameter bytes%s, but %zu are present",
                             spec->n_experts, spec->n_features, spec->n_classes, expected,
-                            version == 1 ? "" : " and a names section", payload);
+                            version == 1   ? ""
+                            : version == 2 ? " and a names section"
+                                           : " and the inputs and names sections",
+                            payload);
         }
     }
     return MOE_OK;
@@ -543,9 +644,27 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
     size_t payload = size - HEADER_SIZE - CRC_SIZE;
     if ((status = check_payload(&spec, version, payload)) != MOE_OK)
         return status;
+    /* check_payload has bounded the parameters and the inputs section by the payload. */
+    const struct moe_family_ops *ops = moe_family_lookup(spec.family);
+    uint64_t parameters = 0;
+    unsigned char *features = NULL;
+    const unsigned char *inputs = NULL;
+    if (version == 3 && ops != NULL) {
+        payload_bytes(spec.n_experts, spec.n_features + (size_t)spec.intercept,
+                      ops->uses_classes ? spec.n_classes : 1, per_expert_arrays(ops),
+                      &parameters);
+        inputs = bytes + HEADER_SIZE + parameters;
+        if ((features = malloc(2 * spec.n_features + 1)) == NULL)
+            return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the model's inputs");
+        if ((status = read_inputs(inputs, &spec, features)) != MOE_OK) {
+            free(features);
+            return status;
+        }
+    }
     char detail[MOE_MESSAGE_SIZE] = "";
     struct moe_model *model = NULL;
     status = moe_model_allocate(&model, &spec, detail);
+    free(features);
     if (status == MOE_ERR_OUT_OF_MEMORY)
         return moe_fail(NULL, status, "%s", detail);
     /* Every link the header can name is valid for Gaussian experts; a classification
@@ -561,9 +680,16 @@ moe_status moe_model_load_buffer(moe_model_t **out, const void *buffer, size_t s
         return moe_fail(NULL, MOE_ERR_FORMAT, "the parameters take %zu bytes, %" PRIu64
                         " expected", payload, held);
     }
-    status = read_parameters(model, bytes + HEADER_SIZE);
-    if (status == MOE_OK && version == 2)
-        status = read_names(model, bytes + HEADER_SIZE + held, payload - (size_t)held);
+    size_t sections = version == 3 ? 2 * model->n_inputs : 0;
+    if (version == 3 && !same_inputs_section(model, inputs))
+        status = moe_fail(NULL, MOE_ERR_FORMAT,
+                          "the inputs section is not the one this structure is saved with "
+                          "(every input seen, or a role the structure does not keep)");
+    if (status == MOE_OK)
+        status = read_parameters(model, bytes + HEADER_SIZE);
+    if (status == MOE_OK && version >= 2)
+        status = read_names(model, version, bytes + HEADER_SIZE + held + sections,
+                            payload - (size_t)held - sections);
     if (status != MOE_OK) {
         moe_model_free(model);
         return status;

@@ -28,6 +28,9 @@ moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
     return MOE_OK;
 }
 
+static moe_status check_parts(const moe_model_spec *spec, const struct moe_family_ops *ops,
+                              char *message);
+
 static moe_status check_spec(const moe_model_spec *spec, char *message)
 {
     moe_status status =
@@ -70,6 +73,76 @@ static moe_status check_spec(const moe_model_spec *spec, char *message)
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
                         "model too large: %zu experts x %zu rows x %zu inputs", spec->n_experts,
                         rows, inputs);
+    return spec->version >= 2 ? check_parts(spec, ops, message) : MOE_OK;
+}
+
+/* The inputs (intercept first) one part of a version-2 spec sees: p bytes of
+   common/inputs.h roles. */
+static void part_inputs(const moe_model_spec *spec, int gate, unsigned char *inputs)
+{
+    const unsigned char *features = gate ? spec->gate_features : spec->expert_features;
+    int intercept = gate ? spec->gate_intercept : spec->expert_intercept;
+    size_t first = (size_t)spec->intercept;
+    if (spec->intercept)
+        inputs[0] = intercept ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
+    for (size_t j = 0; j < spec->n_features; ++j)
+        inputs[first + j] = features == NULL || features[j] ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
+    if (!gate && spec->offset_feature >= 0)
+        inputs[first + (size_t)spec->offset_feature] = MOE_INPUT_OFFSET;
+}
+
+/* Which inputs each part sees; NULL for a part that sees every input. */
+static moe_status part_inputs_allocate(const moe_model_spec *spec, int gate,
+                                       unsigned char **out, char *message)
+{
+    *out = NULL;
+    if (spec->version < 2)
+        return MOE_OK;
+    size_t p = spec->n_features + (size_t)spec->intercept;
+    unsigned char *inputs = malloc(p);
+    if (inputs == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the model's inputs");
+    part_inputs(spec, gate, inputs);
+    if (moe_inputs_free_count(p, inputs) == p)
+        free(inputs);
+    else
+        *out = inputs;
+    return MOE_OK;
+}
+
+static moe_status check_parts(const moe_model_spec *spec, const struct moe_family_ops *ops,
+                              char *message)
+{
+    if ((spec->gate_intercept != 0 && spec->gate_intercept != 1) ||
+        (spec->expert_intercept != 0 && spec->expert_intercept != 1))
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "gate_intercept and expert_intercept must be 0 or 1, got %d and %d",
+                        spec->gate_intercept, spec->expert_intercept);
+    if (spec->offset_feature < -1 || spec->offset_feature >= (long)spec->n_features)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "offset_feature must be -1 (none) or a feature in 0..%zu, got %ld",
+                        spec->n_features, spec->offset_feature);
+    if (spec->offset_feature >= 0 && spec->link != MOE_LINK_IDENTITY)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "an offset needs the identity link (got %s)", moe_link_name(spec->link));
+    if (spec->offset_feature >= 0 && ops->uses_classes)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "family %s takes no offset: it would shift every class's logit alike",
+                        ops->name);
+    size_t p = spec->n_features + (size_t)spec->intercept;
+    unsigned char *inputs = malloc(p);
+    if (inputs == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the model's inputs");
+    size_t gate_free, expert_free;
+    part_inputs(spec, 1, inputs);
+    gate_free = moe_inputs_free_count(p, inputs);
+    part_inputs(spec, 0, inputs);
+    expert_free = moe_inputs_free_count(p, inputs);
+    free(inputs);
+    if (gate_free == 0 || expert_free == 0)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "the %s sees no input: give it a feature or the intercept",
+                        gate_free == 0 ? "gate" : "experts");
     return MOE_OK;
 }
 
@@ -103,6 +176,13 @@ moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec
         moe_model_free(model);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate model parameters");
     }
+    if ((status = part_inputs_allocate(spec, 1, &model->gate_inputs, message)) != MOE_OK ||
+        (status = part_inputs_allocate(spec, 0, &model->expert_inputs, message)) != MOE_OK) {
+        moe_model_free(model);
+        return status;
+    }
+    moe_inputs_hold(model->n_experts * model->expert_rows, model->n_inputs,
+                    model->expert_inputs, model->experts);
     if (model->variances != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             model->variances[k] = 1.0;
@@ -232,14 +312,25 @@ void moe_model_free(moe_model_t *model)
     free(model->experts);
     free(model->variances);
     free(model->degrees);
+    free(model->gate_inputs);
+    free(model->expert_inputs);
     free(model);
+}
+
+static int same_inputs(size_t p, const unsigned char *a, const unsigned char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return memcmp(a, b, p) == 0;
 }
 
 static int same_structure(const struct moe_model *a, const struct moe_model *b)
 {
     return a->family == b->family && a->link == b->link && a->n_experts == b->n_experts &&
            a->n_features == b->n_features && a->n_classes == b->n_classes &&
-           a->intercept == b->intercept;
+           a->intercept == b->intercept &&
+           same_inputs(a->n_inputs, a->gate_inputs, b->gate_inputs) &&
+           same_inputs(a->n_inputs, a->expert_inputs, b->expert_inputs);
 }
 
 moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *source)
@@ -250,7 +341,7 @@ moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *sou
     if (!same_structure(target, source))
         return moe_fail(target->message, MOE_ERR_DIMENSION,
                         "the models differ in structure (family, link, experts, features, "
-                        "classes or intercept)");
+                        "classes, intercept, or the inputs the gate and experts see)");
     if (target == source)
         return MOE_OK;
     memcpy(target->gate, source->gate, moe_gate_size(source) * sizeof(double));
@@ -276,6 +367,17 @@ moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec)
     spec->intercept = model->intercept;
     spec->n_classes = model->n_classes;
     spec->link = model->link;
+    if (spec->version >= 2) {
+        size_t first = (size_t)model->intercept;
+        spec->gate_features = model->gate_inputs ? model->gate_inputs + first : NULL;
+        spec->expert_features = model->expert_inputs ? model->expert_inputs + first : NULL;
+        spec->gate_intercept = model->intercept ? moe_input_free(model->gate_inputs, 0) : 1;
+        spec->expert_intercept = model->intercept ? moe_input_free(model->expert_inputs, 0) : 1;
+        spec->offset_feature = -1;
+        for (size_t j = 0; model->expert_inputs != NULL && j < model->n_features; ++j)
+            if (model->expert_inputs[first + j] == MOE_INPUT_OFFSET)
+                spec->offset_feature = (long)j;
+    }
     return MOE_OK;
 }
 
@@ -350,7 +452,7 @@ size_t moe_model_n_free_params(const moe_model_t *model)
 {
     if (model == NULL)
         return 0;
-    size_t gate = (model->n_experts - 1) * model->n_inputs;
+    size_t gate = (model->n_experts - 1) * moe_gate_free_inputs(model);
     return gate + model->n_experts * model->family_ops->expert_free_params(model);
 }
 
@@ -376,6 +478,29 @@ static moe_status check_finite(char *message, const double *values, size_t count
         if (!isfinite(values[i]))
             return moe_fail(message, MOE_ERR_NON_FINITE, "%s value %zu is not finite", what, i);
     return MOE_OK;
+}
+
+/* A coefficient of an input its part does not see must be 0 (an offset's 1): silently
+   changing it would hand back a different model than the one set. The gate's reference row
+   is checked too, although re-referencing would subtract it: it must be zero there as
+   well, or the other rows would move off zero. */
+static moe_status check_held(char *message, const struct moe_model *model,
+                             const unsigned char *inputs, size_t blocks, const double *values,
+                             const char *what)
+{
+    size_t p = model->n_inputs;
+    size_t index = moe_inputs_first_violation(blocks, p, inputs, values);
+    if (index == blocks * p)
+        return MOE_OK;
+    size_t a = index % p;
+    return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                    "%s value %zu is %g, but it must be %g: %s input %zu%s", what,
+                    index, values[index], moe_input_held_value(inputs, a),
+                    inputs[a] == MOE_INPUT_OFFSET ? "the experts take as an offset"
+                    : inputs == model->gate_inputs ? "the gate does not see"
+                                                   : "the experts do not see",
+                    a,
+                    model->intercept ? " (input 0 is the intercept)" : "");
 }
 
 moe_status moe_model_get_gate(const moe_model_t *model, double *gate, size_t length)
@@ -409,6 +534,8 @@ moe_status moe_model_set_gate(moe_model_t *model, const double *gate, size_t len
         check_buffer(message, model, gate, length, model ? moe_gate_size(model) : 0, "gate");
     if (status == MOE_OK)
         status = check_finite(message, gate, moe_gate_size(model), "gate");
+    if (status == MOE_OK)
+        status = check_held(message, model, model->gate_inputs, model->n_experts, gate, "gate");
     if (status != MOE_OK)
         return status;
     double *copy = moe_alloc_array(moe_gate_size(model), 1, sizeof(double));
@@ -442,6 +569,9 @@ moe_status moe_model_set_experts(moe_model_t *model, const double *coefficients,
                                      model ? moe_experts_size(model) : 0, "experts");
     if (status == MOE_OK)
         status = check_finite(message, coefficients, moe_experts_size(model), "experts");
+    if (status == MOE_OK)
+        status = check_held(message, model, model->expert_inputs,
+                            model->n_experts * model->expert_rows, coefficients, "experts");
     if (status != MOE_OK)
         return status;
     double *copy = moe_alloc_array(moe_experts_size(model), 1, sizeof(double));

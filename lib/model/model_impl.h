@@ -4,6 +4,7 @@
 
 #include "moe/model.h"
 #include "common/error.h"
+#include "common/inputs.h"
 
 struct moe_family_ops;
 
@@ -20,6 +21,10 @@ struct moe_model {
     double *experts;    /* K x expert_rows x p */
     double *variances;  /* K, Gaussian and Student-t (squared scales), else NULL */
     double *degrees;    /* K, Student-t degrees of freedom, else NULL */
+    /* The inputs each part sees (common/inputs.h): NULL when it sees every input, else p
+       bytes; the experts' MOE_INPUT_OFFSET marks the offset. */
+    unsigned char *gate_inputs;
+    unsigned char *expert_inputs;
     const struct moe_family_ops *family_ops;
     /* moe_model_set_name: NULL until a name is set, then moe_name_slots() entries
        (features, the response, the class labels), each NULL or an owned string. */
@@ -41,6 +46,23 @@ int moe_model_copy_names(struct moe_model *target, const struct moe_model *sourc
 static inline int moe_degrees_valid(double nu)
 {
     return nu >= MOE_DEGREES_MIN && nu <= MOE_DEGREES_MAX;
+}
+
+/* Inputs whose coefficients are estimated, in the gate and in each expert row. */
+static inline size_t moe_gate_free_inputs(const struct moe_model *model)
+{
+    return moe_inputs_free_count(model->n_inputs, model->gate_inputs);
+}
+
+static inline size_t moe_expert_free_inputs(const struct moe_model *model)
+{
+    return moe_inputs_free_count(model->n_inputs, model->expert_inputs);
+}
+
+/* Nonzero when the gate and the experts see every input (no restriction to apply). */
+static inline int moe_model_sees_all(const struct moe_model *model)
+{
+    return model->gate_inputs == NULL && model->expert_inputs == NULL;
 }
 
 /* Sizes of the parameter arrays. */

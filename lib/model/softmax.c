@@ -1,4 +1,5 @@
 #include "model/softmax.h"
+#include "common/inputs.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
@@ -209,6 +210,8 @@ void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const doubl
     for (size_t a = 0; a < m; ++a)
         gradient[a] *= inverse;
     add_penalty_gradient(problem, coefficients, gradient);
+    moe_inputs_zero(problem->n_classes - 1, moe_data_inputs(problem->data), problem->inputs,
+                    gradient);
 }
 
 void moe_softmax_finish_hessian(const moe_softmax_problem *problem, const double *parts,
@@ -228,6 +231,7 @@ void moe_softmax_finish_hessian(const moe_softmax_problem *problem, const double
                 }
         }
     add_penalty_hessian(problem, m, hessian);
+    moe_inputs_restrict_step(J, p, problem->inputs, hessian, NULL);
 }
 
 typedef struct softmax_chunk_context {

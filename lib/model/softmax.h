@@ -39,6 +39,8 @@ typedef struct moe_softmax_problem {
     double l2;               /* penalty strength (0: none) */
     int centred;             /* penalise rows centred over classes (else the stored rows) */
     size_t threads;          /* for the passes (common/parallel.h; 0: automatic) */
+    const unsigned char *inputs; /* NULL, or the inputs B's rows may use (common/inputs.h):
+                                    the derivatives of held ones are made zero steps */
 } moe_softmax_problem;
 
 typedef struct moe_newton_options {
@@ -106,12 +108,13 @@ void moe_softmax_block_derivatives(size_t rows, size_t p, size_t n_classes, cons
 void moe_softmax_pair_weights(size_t rows, size_t n_classes, const double *weights,
                               const double *probability, double *out, size_t stride);
 
-/* The summed gradient to the mean-scale gradient of Q at B (penalty included), in place. */
+/* The summed gradient to the mean-scale gradient of Q at B (penalty included), in place;
+   zero on held inputs. */
 void moe_softmax_finish_gradient(const moe_softmax_problem *problem, const double *coefficients,
                                  double *gradient);
 
 /* The summed Hessian parts to the full symmetric m x m mean-scale Hessian of Q (penalty
-   included). */
+   included), restricted to the free inputs (common/inputs.h). */
 void moe_softmax_finish_hessian(const moe_softmax_problem *problem, const double *parts,
                                 double *hessian);
 
