@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,28 @@ START_TEST(spec_checks)
     ck_assert_ptr_null(read.expert_features);
     ck_assert_int_eq(read.offset_feature, -1);
     ck_assert_uint_eq(moe_model_n_free_params(model), 3 + 2 * 4);
+    moe_model_free(model);
+}
+END_TEST
+
+/* A caller compiled against 1.0's header has a version 1 spec: nothing past its fields may
+   be written. */
+START_TEST(version_1_specs_are_written_within_their_size)
+{
+    size_t size = offsetof(moe_model_spec, gate_features);
+    unsigned char buffer[sizeof(moe_model_spec) + 16];
+    memset(buffer, 0xA5, sizeof buffer);
+    moe_model_spec *spec = (moe_model_spec *)(void *)buffer;
+    EXPECT_STATUS(moe_model_spec_init(spec, 1), MOE_OK);
+    for (size_t i = size; i < sizeof buffer; ++i)
+        ck_assert_msg(buffer[i] == 0xA5, "spec_init(version 1) wrote byte %zu", i);
+    ck_assert_uint_eq(spec->n_experts, 2);
+    spec->n_features = D;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, spec), MOE_OK);
+    EXPECT_STATUS(moe_model_get_spec(model, spec), MOE_OK);
+    for (size_t i = size; i < sizeof buffer; ++i)
+        ck_assert_msg(buffer[i] == 0xA5, "get_spec(version 1) wrote byte %zu", i);
     moe_model_free(model);
 }
 END_TEST
@@ -230,10 +253,15 @@ START_TEST(every_estimator_keeps_held_coefficients)
         moe_fitter_free(fitter);
         moe_model_free(model);
     }
-    /* cqt's moments need one design for the gate and the experts. */
-    moe_model_t *model = split_model();
+    /* cqt's moments need one design for the gate and the experts (cqt's models have no
+       intercept, so that is not what it refuses here). */
+    moe_model_spec spec = split_spec(MOE_FAMILY_GAUSSIAN);
+    spec.intercept = 0;
+    moe_model_t *model = NULL;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     moe_fitter_t *fitter = fitter_for("cqt", 3);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "see every column"));
     moe_fitter_free(fitter);
     moe_model_free(model);
 }
@@ -431,6 +459,7 @@ static Suite *gate_inputs_suite(void)
     TCase *unit = tcase_create("unit");
     tcase_set_timeout(unit, 120);
     tcase_add_test(unit, spec_checks);
+    tcase_add_test(unit, version_1_specs_are_written_within_their_size);
     tcase_add_test(unit, spec_reads_back_and_clones);
     tcase_add_test(unit, setters_guard_held_coefficients);
     tcase_add_test(unit, em_recovers_a_gate_on_its_own_covariate);

@@ -199,7 +199,7 @@ static double model_loss(const ismm_shape *shape, const double *storage, const d
    bounds; and the first-order contact at theta_n (the surrogate's gradient is the loss's). */
 START_TEST(surrogate_majorises_the_loss)
 {
-    ismm_shape shape = {3, 2, 3, 1, 1, 1, 0};
+    ismm_shape shape = {3, 2, 3, 1, 1, 1, 0, NULL, NULL};
     test_rng rng = {41};
     size_t size = ismm_parameters_size(&shape), stats = ismm_statistics_size(&shape);
     double *current = malloc(size * sizeof(double)), *other = malloc(size * sizeof(double));
@@ -290,7 +290,7 @@ END_TEST
    perturbation lowers h; the Kronecker gate solve equals the dense one. */
 START_TEST(mstep_minimises_the_surrogate)
 {
-    ismm_shape shape = {4, 3, 4, 1, 1, 1, 0};
+    ismm_shape shape = {4, 3, 4, 1, 1, 1, 0, NULL, NULL};
     test_rng rng = {77};
     size_t size = ismm_parameters_size(&shape), stats = ismm_statistics_size(&shape);
     double *storage = malloc(stats * sizeof(double)), *current = malloc(size * sizeof(double));
@@ -362,7 +362,7 @@ END_TEST
    single-row updates with the paper's schedule. */
 START_TEST(statistics_stay_positive_definite)
 {
-    ismm_shape shape = {3, 2, 3, 1, 1, 1, 0};
+    ismm_shape shape = {3, 2, 3, 1, 1, 1, 0, NULL, NULL};
     ismm_surrogate surrogate = {ISMM_BOUND_PAPER, 1e-6};
     data d;
     setting_61(&d, 2000, 9, 2);

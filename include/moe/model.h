@@ -118,8 +118,8 @@ typedef struct moe_model_spec {
      * A feature that enters every expert's linear predictor with its coefficient fixed at
      * one: the log exposure of Poisson experts (rate = exposure x exp(beta' x~)), or any
      * known offset of Gaussian, Student-t or logistic experts (not multinomial). The
-     * experts must not otherwise see it (its expert_features byte, if given, is 0 or is
-     * ignored); the gate may. Its coefficient reads back as 1 from moe_model_get_experts
+     * experts cannot otherwise see it (its expert_features byte is ignored, and
+     * moe_model_get_spec reports it as 2); the gate may. Its coefficient reads back as 1 from moe_model_get_experts
      * and must be 1 for moe_model_set_experts. -1 (the default): no offset.
      */
     long offset_feature;
@@ -345,7 +345,10 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * of its diagonal. P = moe_model_n_free_params(model) parameters, in this order: the gate's
  * free rows ((K - 1) x p, the last expert the reference), the experts' free rows (K x R x p,
  * R = 1, or classes - 1 for multinomial experts, the last class the reference), then the K
- * variances of Gaussian experts; p = inputs, intercept first. out holds P x P values
+ * variances of Gaussian experts; p = inputs, intercept first. A model whose gate or experts
+ * see only some inputs (spec version 2) leaves the held coefficients out: each gate row has
+ * only the inputs the gate sees, each expert row only those the experts estimate (the
+ * offset is not estimated), in the same order. out holds P x P values
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
  * information of the likelihood alone (the _penalized variants below include the penalty).
  * Every family but Student-t (1.1: not derived yet for their degrees of freedom); Gaussian

@@ -94,3 +94,29 @@ size_t moe_inputs_first_violation(size_t blocks, size_t p, const unsigned char *
         }
     return blocks * p;
 }
+
+void moe_spec_part_inputs(const moe_model_spec *spec, int gate, unsigned char *inputs)
+{
+    int later = spec->version >= 2;
+    const unsigned char *features =
+        !later ? NULL : gate ? spec->gate_features : spec->expert_features;
+    int intercept = !later ? 1 : gate ? spec->gate_intercept : spec->expert_intercept;
+    size_t first = (size_t)spec->intercept;
+    if (spec->intercept)
+        inputs[0] = intercept ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
+    for (size_t j = 0; j < spec->n_features; ++j)
+        inputs[first + j] = features == NULL || features[j] ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
+    if (later && !gate && spec->offset_feature >= 0)
+        inputs[first + (size_t)spec->offset_feature] = MOE_INPUT_OFFSET;
+}
+
+const unsigned char *moe_model_part_inputs(const moe_model_t *model, int gate,
+                                           unsigned char *inputs)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    if (moe_model_get_spec(model, &spec) != MOE_OK)
+        return NULL;
+    size_t p = spec.n_features + (size_t)spec.intercept;
+    moe_spec_part_inputs(&spec, gate, inputs);
+    return moe_inputs_free_count(p, inputs) == p ? NULL : inputs;
+}

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "moe/model.h"
+
 enum moe_input_role {
     MOE_INPUT_UNSEEN = 0, /* coefficient held at 0 */
     MOE_INPUT_FREE = 1,   /* estimated */
@@ -58,5 +60,14 @@ size_t moe_inputs_hold(size_t blocks, size_t p, const unsigned char *inputs, dou
 /* The first held coefficient whose value differs from its held value, or blocks * p. */
 size_t moe_inputs_first_violation(size_t blocks, size_t p, const unsigned char *inputs,
                                   const double *vector);
+
+/* The inputs (intercept first, p = n_features + intercept bytes) one part of a spec sees:
+   the gate (gate nonzero) or the experts. A version-1 spec's parts see every input. */
+void moe_spec_part_inputs(const moe_model_spec *spec, int gate, unsigned char *inputs);
+
+/* The same for a model, through its public spec: p bytes into inputs; returns inputs, or
+   NULL when the part sees every input. */
+const unsigned char *moe_model_part_inputs(const moe_model_t *model, int gate,
+                                           unsigned char *inputs);
 
 #endif

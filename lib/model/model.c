@@ -5,6 +5,7 @@
 #include "common/check.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,10 @@ moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
     if (status != MOE_OK)
         return status;
     moe_model_spec defaults = MOE_MODEL_SPEC_INIT;
-    *spec = defaults;
-    spec->version = version;
+    defaults.version = version;
+    /* A caller built against an older header has only that version's fields. */
+    memcpy(spec, &defaults,
+           version >= 2 ? sizeof defaults : offsetof(moe_model_spec, gate_features));
     return MOE_OK;
 }
 
@@ -76,21 +79,6 @@ static moe_status check_spec(const moe_model_spec *spec, char *message)
     return spec->version >= 2 ? check_parts(spec, ops, message) : MOE_OK;
 }
 
-/* The inputs (intercept first) one part of a version-2 spec sees: p bytes of
-   common/inputs.h roles. */
-static void part_inputs(const moe_model_spec *spec, int gate, unsigned char *inputs)
-{
-    const unsigned char *features = gate ? spec->gate_features : spec->expert_features;
-    int intercept = gate ? spec->gate_intercept : spec->expert_intercept;
-    size_t first = (size_t)spec->intercept;
-    if (spec->intercept)
-        inputs[0] = intercept ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
-    for (size_t j = 0; j < spec->n_features; ++j)
-        inputs[first + j] = features == NULL || features[j] ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
-    if (!gate && spec->offset_feature >= 0)
-        inputs[first + (size_t)spec->offset_feature] = MOE_INPUT_OFFSET;
-}
-
 /* Which inputs each part sees; NULL for a part that sees every input. */
 static moe_status part_inputs_allocate(const moe_model_spec *spec, int gate,
                                        unsigned char **out, char *message)
@@ -102,7 +90,7 @@ static moe_status part_inputs_allocate(const moe_model_spec *spec, int gate,
     unsigned char *inputs = malloc(p);
     if (inputs == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the model's inputs");
-    part_inputs(spec, gate, inputs);
+    moe_spec_part_inputs(spec, gate, inputs);
     if (moe_inputs_free_count(p, inputs) == p)
         free(inputs);
     else
@@ -134,9 +122,9 @@ static moe_status check_parts(const moe_model_spec *spec, const struct moe_famil
     if (inputs == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the model's inputs");
     size_t gate_free, expert_free;
-    part_inputs(spec, 1, inputs);
+    moe_spec_part_inputs(spec, 1, inputs);
     gate_free = moe_inputs_free_count(p, inputs);
-    part_inputs(spec, 0, inputs);
+    moe_spec_part_inputs(spec, 0, inputs);
     expert_free = moe_inputs_free_count(p, inputs);
     free(inputs);
     if (gate_free == 0 || expert_free == 0)

@@ -166,7 +166,14 @@ static moe_status check_model(moe_fit_context *context, const moe_model_t *model
                                 "softmax(W x)): the moment conditions hold only for experts "
                                 "through the origin of centred x; create the model with "
                                 "intercept = 0 and centre x");
-    return MOE_OK;
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    moe_status status = moe_model_get_spec(model, &spec);
+    if (status == MOE_OK && (spec.gate_features != NULL || spec.expert_features != NULL))
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
+                                "cqt needs the gate and the experts to see every column: its "
+                                "moment tensors are those of the one x both are functions of; "
+                                "fit this model with em, gem, gd, ismm or ot");
+    return status;
 }
 
 typedef struct tensor_result {

@@ -31,6 +31,7 @@
  * state allocates no more than it carries and describes only a session ismm could reach.
  */
 #include "estimators/ismm/ismm.h"
+#include "common/inputs.h"
 #include "common/check.h"
 #include "common/option_fields.h"
 
@@ -82,6 +83,7 @@ typedef struct ismm_state {
        grown on demand up to the session's most (session_rows). */
     size_t waiting, capacity;
     double *waiting_X, *waiting_y, *waiting_w;
+    unsigned char *inputs; /* 2 p bytes: shape's gate_inputs and expert_inputs live here */
 } ismm_state;
 
 /* ---- Options --------------------------------------------------------------------------------- */
@@ -157,6 +159,7 @@ static void release(ismm_state *state)
     free(state->waiting_X);
     free(state->waiting_y);
     free(state->waiting_w);
+    free(state->inputs);
     ismm_settings settings = state->settings;
     memset(state, 0, sizeof *state);
     state->settings = settings;
@@ -235,12 +238,15 @@ static moe_status allocate(ismm_state *state, const ismm_shape *shape, size_t wa
                            size_t batch_size)
 {
     state->shape = *shape;
+    state->shape.gate_inputs = state->shape.expert_inputs = NULL;
     state->warm_rows = warm_rows;
     state->batch_size = batch_size;
     state->statistics = calloc(ismm_statistics_size(shape), sizeof(double));
     state->parameters = calloc(ismm_parameters_size(shape), sizeof(double));
     state->average = calloc(ismm_parameters_size(shape), sizeof(double));
-    if (state->statistics == NULL || state->parameters == NULL || state->average == NULL)
+    state->inputs = malloc(2 * shape->p + 1);
+    if (state->statistics == NULL || state->parameters == NULL || state->average == NULL ||
+        state->inputs == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
     state->ready = 1;
     return MOE_OK;
@@ -648,6 +654,11 @@ static moe_status check_family(moe_fit_context *context, const moe_model_t *mode
                                       "multinomial experts only: a Poisson expert's exp(beta' "
                                       "x) has no quadratic majoriser to build it from; fit "
                                       "Poisson experts with em, gem or gd");
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    if (moe_model_get_spec(model, &spec) == MOE_OK && spec.offset_feature >= 0)
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
+                                "ismm's surrogate takes no offset; fit a model with an offset "
+                                "with em, gem or gd");
     if (moe_model_family(model) == MOE_FAMILY_GAUSSIAN &&
         moe_model_link(model) != MOE_LINK_IDENTITY)
         return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
@@ -788,6 +799,15 @@ static moe_status run_plan(call *c, moe_model_t *model, const moe_rows *rows, co
     return status;
 }
 
+/* The inputs the model's parts see, for this call's M-steps. The statistics do not depend on
+   them (they are means over rows at the current parameters), so a session keeps no copy
+   across calls: it follows the model it is given. */
+static void refresh_inputs(ismm_state *state, const moe_model_t *model)
+{
+    state->shape.gate_inputs = moe_model_part_inputs(model, 1, state->inputs);
+    state->shape.expert_inputs = moe_model_part_inputs(model, 0, state->inputs + state->shape.p);
+}
+
 /* The session's state for this call: checked against the model and the options, or new. */
 static moe_status open_session(call *c, const moe_model_t *model, size_t batch_size)
 {
@@ -803,14 +823,14 @@ static moe_status open_session(call *c, const moe_model_t *model, size_t batch_s
                               "%zu rows (fixed at its first call; moe_fitter_reset starts a "
                               "new session)",
                               batch_size, state->batch_size);
-    if (state->ready)
-        return MOE_OK;
-    if (allocate(state, &shape, configured_warm_rows(&state->settings, &shape), batch_size) !=
-        MOE_OK) {
+    if (!state->ready &&
+        allocate(state, &shape, configured_warm_rows(&state->settings, &shape), batch_size) !=
+            MOE_OK) {
         release(state);
         return moe_context_fail(c->context, MOE_ERR_OUT_OF_MEMORY,
                                 "cannot allocate ismm's state");
     }
+    refresh_inputs(state, model);
     return MOE_OK;
 }
 
@@ -1085,6 +1105,7 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
         release(state);
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate ismm's state");
     }
+    refresh_inputs(state, model);
     plan.order = malloc(n * sizeof(size_t));
     if (plan.order == NULL)
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");

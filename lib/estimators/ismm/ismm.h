@@ -26,6 +26,9 @@ typedef struct ismm_shape {
     int intercept;
     int multinomial; /* the model keeps rows + 1 class rows, the last the reference (zero);
                         labels are class indices, where logistic's y = 1 is the free row */
+    /* The inputs the gate and the experts see (common/inputs.h; NULL: every input), the
+       session's copy of the model's at this call: the M-step holds the others at zero. */
+    const unsigned char *gate_inputs, *expert_inputs;
 } ismm_shape;
 
 /*

@@ -17,6 +17,7 @@
  * two p x p factorisations instead of one of order m p.
  */
 #include "estimators/ismm/ismm.h"
+#include "common/inputs.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -493,6 +494,42 @@ static int dense_solve(size_t rows, size_t p, double a1, double a2, double eps,
     return failed;
 }
 
+/*
+ * A system's Gram matrix (p x p) and `rows` right-hand vectors of p, restricted to the
+ * inputs a part sees: copies whose held rows and columns are the identity's and whose held
+ * entries are zero, so that every solve below, whose matrices are combinations of the Gram
+ * matrix and the identity, returns zero there and the restricted solution elsewhere. NULL
+ * copies when the part sees every input; nonzero when out of memory.
+ */
+typedef struct restricted_system {
+    double *gram, *vector;
+} restricted_system;
+
+static int restrict_system(size_t rows, size_t p, const unsigned char *inputs,
+                           const double **gram, const double **vector, restricted_system *copy)
+{
+    copy->gram = copy->vector = NULL;
+    if (inputs == NULL)
+        return 0;
+    copy->gram = malloc(p * p * sizeof(double));
+    copy->vector = malloc(rows * p * sizeof(double));
+    if (copy->gram == NULL || copy->vector == NULL)
+        return 1;
+    memcpy(copy->gram, *gram, p * p * sizeof(double));
+    memcpy(copy->vector, *vector, rows * p * sizeof(double));
+    moe_inputs_restrict_step(1, p, inputs, copy->gram, NULL);
+    moe_inputs_zero(rows, p, inputs, copy->vector);
+    *gram = copy->gram;
+    *vector = copy->vector;
+    return 0;
+}
+
+static void restricted_system_free(restricted_system *copy)
+{
+    free(copy->gram);
+    free(copy->vector);
+}
+
 int ismm_gate_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
                     ismm_gate_solve gate_solve, const double *gate_vector,
                     const double *gate_gram, double *gate, size_t *ridge_fallbacks)
@@ -502,11 +539,17 @@ int ismm_gate_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
         return 0;
     double a1 = 0.0, a2 = 0.0;
     ismm_bound_coefficients(surrogate->bound, m, &a1, &a2);
+    restricted_system copy;
+    if (restrict_system(m, p, shape->gate_inputs, &gate_gram, &gate_vector, &copy) != 0) {
+        restricted_system_free(&copy);
+        return 1;
+    }
     int failed = gate_solve == ISMM_GATE_DENSE
                      ? dense_solve(m, p, a1, a2, surrogate->eps, gate_gram, gate_vector, gate,
                                    ridge_fallbacks)
                      : kronecker_solve(m, p, a1, a2, surrogate->eps, gate_gram, gate_vector,
                                        gate, ridge_fallbacks);
+    restricted_system_free(&copy);
     if (!failed)
         memset(gate + m * p, 0, p * sizeof(double));
     return failed;
@@ -535,9 +578,17 @@ int ismm_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
             ++report->frozen_experts;
             continue;
         }
+        /* The residual sums below take the whole Gram: the held coefficients are zero. */
+        const double *system = gram, *right = vector;
+        restricted_system copy;
+        if ((failed = restrict_system(R, p, shape->expert_inputs, &system, &right, &copy))) {
+            restricted_system_free(&copy);
+            break;
+        }
         if (shape->gaussian) {
-            memcpy(coefficients, vector, p * sizeof(double));
-            failed = solve_spd(p, gram, coefficients, 1, &report->ridge_fallbacks);
+            memcpy(coefficients, right, p * sizeof(double));
+            failed = solve_spd(p, system, coefficients, 1, &report->ridge_fallbacks);
+            restricted_system_free(&copy);
             if (failed)
                 break;
             double cross = 0.0, quadratic = 0.0;
@@ -556,8 +607,9 @@ int ismm_mstep(const ismm_shape *shape, const ismm_surrogate *surrogate,
             memcpy(expert, coefficients, p * sizeof(double));
             theta->variances[k] = variance;
         } else {
-            failed = kronecker_solve(R, p, c1, c2, surrogate->eps * t, gram, vector,
+            failed = kronecker_solve(R, p, c1, c2, surrogate->eps * t, system, right,
                                      coefficients, &report->ridge_fallbacks);
+            restricted_system_free(&copy);
             if (!failed)
                 memcpy(expert, coefficients, R * p * sizeof(double));
         }

@@ -19,6 +19,7 @@
  */
 #include "estimators/ot/ot.h"
 #include "common/data.h"
+#include "common/inputs.h"
 #include "common/linalg.h"
 
 #include <cblas.h>
@@ -41,6 +42,9 @@ typedef struct pool {
     double *metric;    /* p x p: the support's mean x x', so that (a - b)' metric (a - b) is
                           the mean squared difference of two experts' means over the support */
     double *carried;   /* L: the mass a component carries over the support, sum_s pih_l(x_s) */
+    unsigned char *inputs; /* p bytes; expert_inputs points here when the experts see only
+                              some inputs (common/inputs.h), else it is NULL */
+    const unsigned char *expert_inputs;
 } pool;
 
 static void pool_free(pool *pl)
@@ -52,6 +56,7 @@ static void pool_free(pool *pl)
     free(pl->design);
     free(pl->metric);
     free(pl->carried);
+    free(pl->inputs);
 }
 
 static moe_status fail(moe_fit_context *context, moe_status status, const char *message)
@@ -81,6 +86,9 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
     pl->design = malloc(S * p * sizeof(double));
     pl->metric = malloc(p * p * sizeof(double));
     pl->carried = malloc(L * sizeof(double));
+    pl->inputs = malloc(p + 1);
+    if (pl->inputs != NULL)
+        pl->expert_inputs = moe_model_part_inputs(target, 0, pl->inputs);
     double *proba = NULL;
     size_t largest = 0;
     for (size_t m = 0; m < count; ++m)
@@ -88,7 +96,7 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
             largest = moe_model_n_experts(models[m]);
     proba = malloc(S * largest * sizeof(double));
     if (!pl->beta_hat || !pl->variance_hat || !pl->mass || !pl->local_mean || !pl->design ||
-        !pl->metric || !pl->carried || !proba) {
+        !pl->metric || !pl->carried || !pl->inputs || !proba) {
         free(proba);
         return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction's pool");
     }
@@ -412,6 +420,8 @@ static size_t update(const pool *pl, const unsigned short *label, const double *
         double *right = space->scratch; /* p doubles, free after the Grams */
         for (size_t a = 0; a < p; ++a)
             right[a] = space->rhs[a * K + k];
+        /* The minimiser over the coefficients the experts estimate, the others held. */
+        moe_inputs_restrict_values(p, pl->expert_inputs, gram, right);
         int ridge_used = 0;
         if (moe_solve_symmetric(p, gram, right, &ridge_used) != MOE_OK)
             continue;
@@ -710,6 +720,15 @@ static moe_status average(moe_fit_context *context, moe_model_t *target, size_t 
             sum[i] += weights[m] * part[i];
         moe_model_free(ordered);
     }
+    /* An average of held values is that value up to rounding: put it back exactly. */
+    unsigned char *inputs = malloc(p + 1);
+    if (status == MOE_OK && inputs == NULL)
+        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
+    if (status == MOE_OK) {
+        moe_inputs_hold(K, p, moe_model_part_inputs(target, 1, inputs), sum);
+        moe_inputs_hold(K, p, moe_model_part_inputs(target, 0, inputs), sum + K * p);
+    }
+    free(inputs);
     if (status == MOE_OK)
         status = moe_model_set_gate(target, sum, K * p);
     if (status == MOE_OK)
