@@ -583,6 +583,13 @@ class MoERegressor(RegressorMixin, _MoE):
     other columns or another order, and warn for X without names), n_iter_ and converged_.
     Expert k of predict_cluster is row k of coef_, "expert[k + 1]" in summary's names.
 
+    gate_features and expert_features (libmoe 1.1) are the columns of X the gate and the
+    experts see: indices, or names for X with column names ([]: the intercept alone; None:
+    every column but the offset); offset is the column (index or name) that enters every
+    expert with coefficient 1, for Poisson experts the log of the exposure. Coefficients of
+    columns a part does not see are held at 0 in coef_, gate_coef_ and model_, and summary
+    lists the free parameters only.
+
     A fit or partial_fit that fails or is interrupted (Ctrl-C raises KeyboardInterrupt,
     "libmoe: the fit was cancelled") leaves the estimator as it was before the call: not
     fitted, or with its previous model_ and stream intact. A pickle carries the stream's
