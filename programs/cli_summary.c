@@ -517,10 +517,7 @@ static void json_structure(FILE *out, const moe_model_t *model, const parameters
             fputs(", ", out);
         json_string(out, feature_label(model, j, buffer, sizeof buffer));
     }
-    fputc(']', out);
-    json_part_inputs(out, model, p, "gate_inputs", p->gate_roles);
-    json_part_inputs(out, model, p, "expert_inputs", p->expert_roles);
-    fputs(", \"response\": ", out);
+    fputs("], \"response\": ", out);
     const char *response = moe_model_get_name(model, MOE_NAME_RESPONSE, 0);
     if (response != NULL)
         json_string(out, response);
@@ -533,6 +530,8 @@ static void json_structure(FILE *out, const moe_model_t *model, const parameters
         json_string(out, class_label(model, c, buffer, sizeof buffer));
     }
     fputc(']', out);
+    json_part_inputs(out, model, p, "gate_inputs", p->gate_roles);
+    json_part_inputs(out, model, p, "expert_inputs", p->expert_roles);
 }
 
 /* The experts: coefficients (per class for multinomial experts), variance, mean gate
