@@ -78,19 +78,39 @@ typedef struct fit_arguments {
     const char *batch_size, *checkpoint, *resume; /* streaming fit */
     int estimator_given;  /* --estimator appeared (streaming defaults to ismm) */
     int intervals;        /* --intervals: 95% Wald intervals beside the standard errors */
+    /* Which feature columns the gate and the experts see (names or 0-based positions among
+       the features, comma separated, or "none"; NULL: every feature), and the experts'
+       offset column (NULL: none). */
+    const char *gate_features, *expert_features, *offset;
 } fit_arguments;
 
 /* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The
    caller frees a->options. */
 int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select);
 
-/* Training data: the table, the family and link, and class labels for classification. */
+/* Which features each part of the model sees (moe_model_spec version 2): NULL for every
+   feature, else d bytes (nonzero: seen); the offset's feature or -1. */
+typedef struct model_inputs {
+    unsigned char *gate_features, *expert_features;
+    long offset;
+} model_inputs;
+
+/* The inputs the arguments ask for, over the data's features; 0 or an exit code (message
+   printed). The caller frees them with free_model_inputs. */
+int resolve_model_inputs(const fit_arguments *a, const table *data, model_inputs *out);
+void free_model_inputs(model_inputs *inputs);
+/* Put them in a spec (which keeps pointers to the arrays). */
+void spec_set_inputs(moe_model_spec *spec, const model_inputs *inputs);
+
+/* Training data: the table, the family and link, class labels for classification, and the
+   inputs the gate and the experts see. */
 typedef struct training_data {
     table data;
     moe_family family;
     moe_link link;
     char **classes;
     size_t n_classes;
+    model_inputs inputs;
 } training_data;
 
 /* Read and check the data for fit and select; 0 or an exit code (message printed). */

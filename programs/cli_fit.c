@@ -28,6 +28,17 @@ static const char fit_help[] =
     "                         and centred features), ismm (streaming) or ot\n"
     "                         (sharded); `moe options` lists them, `moe options E`\n"
     "                         an estimator's options\n"
+    "  --gate-features LIST   the features the gate sees (names, or 0-based positions\n"
+    "                         among the features; 'none': the intercept alone;\n"
+    "                         default every feature but the --offset column)\n"
+    "  --expert-features LIST the features the experts see (the same form; 'none': a\n"
+    "                         mixture of means, or of rates; default every feature but\n"
+    "                         the --offset column). Coefficients of features a part\n"
+    "                         does not see are held at 0 and show as '-'\n"
+    "  --offset COLUMN        a column added to every expert's linear predictor with\n"
+    "                         coefficient 1 (not multinomial experts): for Poisson\n"
+    "                         experts of counts over an exposure t it must hold log(t)\n"
+    "                         (read also from the data given to predict)\n"
     "  --no-intercept         experts and gate without intercept terms\n"
     "  --intervals            95% Wald intervals beside the standard errors\n"
     "  --batch-size B         stream DATA.csv (or '-', standard input) in batches of B\n"
@@ -61,8 +72,8 @@ static const char select_help[] =
     "  --criterion C          bic (default), aic or icl (smaller is better)\n"
     "  -o, --output FILE      save the best model\n"
     "  --json                 the table as JSON\n"
-    "  and the data and fitter options of moe fit (--features, --family, --link,\n"
-    "  --no-intercept,\n"
+    "  and the data and fitter options of moe fit (--features, --gate-features,\n"
+    "  --expert-features, --offset, --family, --link, --no-intercept,\n"
     "  --estimator, --seed, --n-init, --max-iter, --tol, --threads, --option,\n"
     "  --sep).\n"
     "\n"
@@ -126,6 +137,9 @@ typedef struct text_option {
 static const text_option text_options[] = {
     TEXT_OPTION("--response", response, FOR_BOTH),
     TEXT_OPTION("--features", features, FOR_BOTH),
+    TEXT_OPTION("--gate-features", gate_features, FOR_BOTH),
+    TEXT_OPTION("--expert-features", expert_features, FOR_BOTH),
+    TEXT_OPTION("--offset", offset, FOR_BOTH),
     TEXT_OPTION("--family", family, FOR_BOTH),
     TEXT_OPTION("--link", link, FOR_BOTH),
     TEXT_OPTION("--batch-size", batch_size, FOR_FIT),
@@ -339,6 +353,30 @@ static int mean_gate(const moe_model_t *model, const table *data, double *out)
     return 0;
 }
 
+/* The columns to read with --features: its list, and the --offset column after them when
+   the list does not name it (an offset is no covariate, but X must hold it). */
+static char *feature_columns(const fit_arguments *a)
+{
+    size_t length = strlen(a->features);
+    char *list = malloc(length + (a->offset != NULL ? strlen(a->offset) : 0) + 2);
+    if (list == NULL)
+        return NULL;
+    memcpy(list, a->features, length + 1);
+    if (a->offset == NULL)
+        return list;
+    size_t count = 0;
+    const char **names = split_names(list, &count);
+    int listed = names == NULL;
+    for (size_t j = 0; !listed && j < count; ++j)
+        listed = strcmp(names[j], a->offset) == 0;
+    free(names);
+    memcpy(list, a->features, length + 1);
+    /* A number is a position among the features, not a column to add. */
+    if (!listed && strspn(a->offset, "0123456789") != strlen(a->offset))
+        snprintf(list + length, strlen(a->offset) + 2, ",%s", a->offset);
+    return list;
+}
+
 int prepare_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
@@ -352,7 +390,9 @@ int prepare_data(const fit_arguments *a, training_data *out)
     if (out->family != MOE_FAMILY_GAUSSIAN && out->link != MOE_LINK_IDENTITY)
         return usage_error("--link %s: only Gaussian experts take a link (--family %s)",
                            a->link, a->family);
-    char *feature_list = a->features != NULL ? strdup(a->features) : NULL;
+    char *feature_list = a->features != NULL ? feature_columns(a) : NULL;
+    if (a->features != NULL && feature_list == NULL)
+        return usage_error("out of memory");
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
     table_request request = {a->response, classification, features, n_features, a->delimiter,
@@ -363,15 +403,18 @@ int prepare_data(const fit_arguments *a, training_data *out)
     free(feature_list);
     if (read != 0)
         return usage_error("%s", error);
-    if (!classification)
-        return 0;
+    int code = resolve_model_inputs(a, &out->data, &out->inputs);
+    if (code != 0 || !classification) {
+        if (code != 0)
+            free_training_data(out);
+        return code;
+    }
     table *data = &out->data;
     if ((data->y = malloc(data->n * sizeof(double))) == NULL ||
         (out->n_classes = encode_labels(data->labels, data->n, data->y, &out->classes)) == 0) {
         free_training_data(out);
         return usage_error("out of memory");
     }
-    int code = 0;
     if (out->n_classes < 2)
         code = usage_error("%s: the response '%s' has a single class ('%s')", a->data,
                            a->response, out->classes[0]);
@@ -386,6 +429,7 @@ int prepare_data(const fit_arguments *a, training_data *out)
 
 void free_training_data(training_data *t)
 {
+    free_model_inputs(&t->inputs);
     free_labels(t->classes, t->n_classes);
     t->classes = NULL;
     t->n_classes = 0;
@@ -405,6 +449,7 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
     spec.n_experts = experts;
     spec.n_features = data->d;
     spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;
+    spec_set_inputs(&spec, &t->inputs);
     moe_model_t *model = NULL;
     moe_fitter_t *fitter = NULL;
     if (moe_model_create(&model, &spec) != MOE_OK)
@@ -516,10 +561,16 @@ int command_fit(int argc, char **argv)
     int parsed = parse_fit_arguments(argc, argv, &arguments, 0);
     int streaming = arguments.batch_size != NULL || arguments.checkpoint != NULL ||
                     arguments.resume != NULL;
+    /* The streaming estimators do not take restricted inputs yet. */
+    int restricted = arguments.gate_features != NULL || arguments.expert_features != NULL ||
+                     arguments.offset != NULL;
     int code = parsed < 0    ? 0
                : parsed != 0 ? parsed
-               : streaming   ? run_stream_fit(&arguments)
-                             : run_fit(&arguments);
+               : streaming && restricted
+                   ? usage_error("--gate-features, --expert-features and --offset do not "
+                                 "stream (--batch-size, --checkpoint, --resume) yet")
+               : streaming ? run_stream_fit(&arguments)
+                           : run_fit(&arguments);
     free(arguments.options);
     return code;
 }

@@ -11,7 +11,34 @@ typedef struct parameters {
     int intercept;
     double *gate, *experts, *variances;
     double *degrees; /* t experts' nu, else NULL */
+    /* What each input (intercept first) is to the gate and to the experts: */
+    unsigned char *gate_roles, *expert_roles;
+    int restricted; /* some input is held */
 } parameters;
+
+enum { INPUT_HELD = 0, INPUT_FREE = 1, INPUT_OFFSET = 2 };
+
+/* The roles of one part's p inputs, from a version-2 spec (moe/model.h): features seen
+   (nonzero byte, or NULL for every one), the intercept when its flag is set, and the
+   experts' offset; returns whether any input is not free. */
+static int part_roles(const moe_model_spec *spec, int gate, unsigned char *roles)
+{
+    const unsigned char *features = gate ? spec->gate_features : spec->expert_features;
+    size_t first = (size_t)(spec->intercept != 0);
+    int held = 0;
+    if (first) {
+        int seen = gate ? spec->gate_intercept : spec->expert_intercept;
+        roles[0] = seen ? INPUT_FREE : INPUT_HELD;
+        held |= !seen;
+    }
+    for (size_t j = 0; j < spec->n_features; ++j) {
+        roles[first + j] = features == NULL || features[j] ? INPUT_FREE : INPUT_HELD;
+        if (!gate && (long)j == spec->offset_feature)
+            roles[first + j] = INPUT_OFFSET;
+        held |= roles[first + j] != INPUT_FREE;
+    }
+    return held;
+}
 
 static int load_parameters(const moe_model_t *model, parameters *out)
 {
@@ -23,6 +50,15 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     out->intercept = moe_model_has_intercept(model);
     moe_family family = moe_model_family(model);
     out->classes = model_classes(model);
+    moe_model_spec spec;
+    moe_model_spec_init(&spec, MOE_MODEL_SPEC_VERSION);
+    out->gate_roles = malloc(out->p + 1);
+    out->expert_roles = malloc(out->p + 1);
+    if (out->gate_roles == NULL || out->expert_roles == NULL ||
+        moe_model_get_spec(model, &spec) != MOE_OK)
+        return -1;
+    out->restricted = part_roles(&spec, 1, out->gate_roles);
+    out->restricted |= part_roles(&spec, 0, out->expert_roles);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
     int scales = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T;
@@ -48,6 +84,8 @@ static void free_parameters(parameters *p)
     free(p->experts);
     free(p->variances);
     free(p->degrees);
+    free(p->gate_roles);
+    free(p->expert_roles);
 }
 
 /* Name of input a (0-based over p): "(intercept)" or the feature's. */
@@ -59,9 +97,28 @@ static const char *input_label(const moe_model_t *model, const parameters *p, si
     return feature_label(model, a - (size_t)p->intercept, buffer, size);
 }
 
+/* "gate sees: (intercept), z" (part: "gate sees") for a model whose parts see some inputs only. */
+static void print_part_inputs(FILE *out, const moe_model_t *model, const parameters *p,
+                              const char *part, const unsigned char *roles)
+{
+    char buffer[32];
+    const char *separator = " ";
+    fprintf(out, "%s:", part);
+    for (size_t a = 0; a < p->p; ++a)
+        if (roles[a] == INPUT_FREE) {
+            fprintf(out, "%s%s", separator, input_label(model, p, a, buffer, sizeof buffer));
+            separator = ", ";
+        }
+    for (size_t a = 0; a < p->p; ++a)
+        if (roles[a] == INPUT_OFFSET)
+            fprintf(out, "; offset %s (coefficient 1)",
+                    input_label(model, p, a, buffer, sizeof buffer));
+    fputc('\n', out);
+}
+
 /* One table: a row per input, a column per expert, values[k * stride + a]. */
 static void print_table(FILE *out, const moe_model_t *model, const parameters *p,
-                        const double *values, size_t stride)
+                        const double *values, size_t stride, const unsigned char *roles)
 {
     char buffer[32];
     fprintf(out, "  %-22s", "");
@@ -73,7 +130,10 @@ static void print_table(FILE *out, const moe_model_t *model, const parameters *p
     for (size_t a = 0; a < p->p; ++a) {
         fprintf(out, "  %-22.22s", input_label(model, p, a, buffer, sizeof buffer));
         for (size_t k = 0; k < p->K; ++k)
-            fprintf(out, " %14.6g", values[k * stride + a]);
+            if (roles[a] == INPUT_FREE)
+                fprintf(out, " %14.6g", values[k * stride + a]);
+            else /* held at 0, or an offset's 1: not estimated */
+                fprintf(out, " %14s", roles[a] == INPUT_OFFSET ? "offset" : "-");
         fputc('\n', out);
     }
 }
@@ -87,6 +147,8 @@ static size_t inference_rows(const moe_model_t *model, const parameters *p, doub
     char input[32], cls[32];
     for (size_t a = 0; a + 1 < p->K; ++a)
         for (size_t j = 0; j < p->p; ++j) {
+            if (p->gate_roles[j] != INPUT_FREE)
+                continue;
             estimates[count] = p->gate[a * p->p + j];
             snprintf(labels[count++], 96, "gate %zu: %s", a + 1,
                      input_label(model, p, j, input, sizeof input));
@@ -95,6 +157,8 @@ static size_t inference_rows(const moe_model_t *model, const parameters *p, doub
     for (size_t k = 0; k < p->K; ++k)
         for (size_t q = 0; q < free_rows; ++q)
             for (size_t j = 0; j < p->p; ++j) {
+                if (p->expert_roles[j] != INPUT_FREE)
+                    continue;
                 estimates[count] = p->experts[(k * p->rows + q) * p->p + j];
                 if (free_rows > 1)
                     snprintf(labels[count++], 96, "expert %zu class %s: %s", k + 1,
@@ -229,9 +293,14 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
             p.intercept ? " and an intercept" : "", moe_model_n_free_params(model));
     if (response != NULL)
         fprintf(out, "response: %s\n", response);
+
     moe_link link = moe_model_link(model);
     if (family == MOE_FAMILY_GAUSSIAN)
         fprintf(out, "link: %s\n", moe_link_name(link));
+    if (p.restricted) {
+        print_part_inputs(out, model, &p, "gate sees", p.gate_roles);
+        print_part_inputs(out, model, &p, "experts see", p.expert_roles);
+    }
     if (p.classes > 0) {
         fputs("classes:", out);
         for (size_t c = 0; c < p.classes; ++c)
@@ -246,7 +315,7 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
                     moe_model_get_name(model, MOE_NAME_CLASS, p.classes - 1) != NULL
                         ? moe_model_get_name(model, MOE_NAME_CLASS, p.classes - 1)
                         : "the last class");
-            print_table(out, model, &p, p.experts + c * p.p, p.rows * p.p);
+            print_table(out, model, &p, p.experts + c * p.p, p.rows * p.p, p.expert_roles);
         }
     } else {
         if (family == MOE_FAMILY_LOGISTIC)
@@ -261,7 +330,7 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
         else
             fprintf(out, "experts: coefficients of t = x'beta, mean %s\n",
                     link == MOE_LINK_SIGMOID ? "1 / (1 + exp(-t))" : "max(0, t)");
-        print_table(out, model, &p, p.experts, p.p);
+        print_table(out, model, &p, p.experts, p.p, p.expert_roles);
     }
     if (p.variances != NULL) {
         fprintf(out, "  %-22s", p.degrees != NULL ? "scale^2" : "variance");
@@ -282,7 +351,7 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
         fputc('\n', out);
     }
     fprintf(out, "\ngate: log-odds against expert %zu\n", p.K);
-    print_table(out, model, &p, p.gate, p.p);
+    print_table(out, model, &p, p.gate, p.p, p.gate_roles);
     if (fit != NULL && gate_separated(fit))
         print_separation(out, fit);
     if (fit != NULL && fit->standard_errors != NULL)
@@ -333,15 +402,19 @@ static void json_number(FILE *out, double value)
         fputs("null", out);
 }
 
-/* {"(intercept)": v, "x1": v, ...} from values[a], a over the inputs. */
+/* {"(intercept)": v, "x1": v, ...} from values[a], a over the inputs the part estimates
+   (held coefficients are left out: "gate_inputs" and "expert_inputs" say which they are). */
 static void json_coefficients(FILE *out, const moe_model_t *model, const parameters *p,
-                              const double *values)
+                              const double *values, const unsigned char *roles)
 {
     char buffer[32];
+    const char *separator = "";
     fputc('{', out);
     for (size_t a = 0; a < p->p; ++a) {
-        if (a > 0)
-            fputs(", ", out);
+        if (roles[a] != INPUT_FREE)
+            continue;
+        fputs(separator, out);
+        separator = ", ";
         json_string(out, input_label(model, p, a, buffer, sizeof buffer));
         fputs(": ", out);
         json_number(out, values[a]);
@@ -400,6 +473,34 @@ static void json_fit_report(FILE *out, const fit_summary *fit)
     }
 }
 
+/* , "gate_inputs": ["(intercept)", "z"] (the inputs the part estimates), and for the
+   experts' offset , "offset": "log_t" (null without one). */
+static void json_part_inputs(FILE *out, const moe_model_t *model, const parameters *p,
+                             const char *member, const unsigned char *roles)
+{
+    char buffer[32], offset_buffer[32];
+    const char *separator = "";
+    const char *offset = NULL;
+    fprintf(out, ", \"%s\": [", member);
+    for (size_t a = 0; a < p->p; ++a) {
+        if (roles[a] == INPUT_OFFSET)
+            offset = input_label(model, p, a, offset_buffer, sizeof offset_buffer);
+        if (roles[a] != INPUT_FREE)
+            continue;
+        fputs(separator, out);
+        separator = ", ";
+        json_string(out, input_label(model, p, a, buffer, sizeof buffer));
+    }
+    fputc(']', out);
+    if (roles == p->expert_roles) {
+        fputs(", \"offset\": ", out);
+        if (offset != NULL)
+            json_string(out, offset);
+        else
+            fputs("null", out);
+    }
+}
+
 /* The model's structure, names and labels: the JSON object's first members. */
 static void json_structure(FILE *out, const moe_model_t *model, const parameters *p)
 {
@@ -429,6 +530,8 @@ static void json_structure(FILE *out, const moe_model_t *model, const parameters
         json_string(out, class_label(model, c, buffer, sizeof buffer));
     }
     fputc(']', out);
+    json_part_inputs(out, model, p, "gate_inputs", p->gate_roles);
+    json_part_inputs(out, model, p, "expert_inputs", p->expert_roles);
 }
 
 /* The experts: coefficients (per class for multinomial experts), variance, mean gate
@@ -448,11 +551,12 @@ static void json_experts(FILE *out, const moe_model_t *model, const parameters *
                     fputs(", ", out);
                 json_string(out, class_label(model, c, buffer, sizeof buffer));
                 fputs(": ", out);
-                json_coefficients(out, model, p, p->experts + (k * p->rows + c) * p->p);
+                json_coefficients(out, model, p, p->experts + (k * p->rows + c) * p->p,
+                                  p->expert_roles);
             }
             fputc('}', out);
         } else {
-            json_coefficients(out, model, p, p->experts + k * p->p);
+            json_coefficients(out, model, p, p->experts + k * p->p, p->expert_roles);
         }
         if (p->variances != NULL) {
             fputs(p->degrees != NULL ? ", \"scale_squared\": " : ", \"variance\": ", out);
@@ -467,7 +571,7 @@ static void json_experts(FILE *out, const moe_model_t *model, const parameters *
             json_number(out, fit->mean_gate[k]);
         }
         fputs(", \"gate\": ", out);
-        json_coefficients(out, model, p, p->gate + k * p->p);
+        json_coefficients(out, model, p, p->gate + k * p->p, p->gate_roles);
         fputc('}', out);
     }
     fputc(']', out);

@@ -54,6 +54,16 @@ checks=$((checks + 1))
 status=$?
 [[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
 
+# The gate's and the experts' own columns are refused (ot does not hold them yet), not
+# silently ignored.
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit all.csv --response y \
+    --gate-features a >out 2>err)
+status=$?
+[[ $status -eq 2 ]] && grep -q "not for moe-mpi yet" "$work/err" ||
+    fail "--gate-features under moe-mpi: exit status $status"
+
 # Files of different columns, the second rank's wider: every rank refuses the call with
 # status 2 and the same message (before, root's gather of the wider support rows aborted).
 awk -F, -v OFS=, '{ print $1, $2, (NR == 1 ? "e" : $3), $3, $4 }' "$work/part1.csv" \

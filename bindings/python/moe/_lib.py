@@ -84,10 +84,19 @@ c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
 
 
 class ModelSpec(ctypes.Structure):
+    """moe_model_spec (moe/model.h), version 2: version 1's fields, then (libmoe 1.1) the
+    features the gate and the experts see (n_features bytes each, NULL: every one), their
+    intercept flags and the experts' offset feature (-1: none)."""
     _fields_ = [("version", ctypes.c_uint), ("family", ctypes.c_int),
                 ("n_experts", ctypes.c_size_t), ("n_features", ctypes.c_size_t),
                 ("intercept", ctypes.c_int), ("n_classes", ctypes.c_size_t),
-                ("link", ctypes.c_int)]
+                ("link", ctypes.c_int), ("gate_features", ctypes.POINTER(ctypes.c_ubyte)),
+                ("expert_features", ctypes.POINTER(ctypes.c_ubyte)),
+                ("gate_intercept", ctypes.c_int), ("expert_intercept", ctypes.c_int),
+                ("offset_feature", ctypes.c_long)]
+
+
+MODEL_SPEC_VERSION = 2  # the layout ModelSpec describes: MOE_MODEL_SPEC_VERSION
 
 
 class Criteria(ctypes.Structure):
@@ -125,6 +134,7 @@ _prototypes = {
     "moe_last_error": (ctypes.c_char_p, []),
     "moe_model_spec_init": (ctypes.c_int, [ctypes.POINTER(ModelSpec), ctypes.c_uint]),
     "moe_model_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ModelSpec)]),
+    "moe_model_get_spec": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ModelSpec)]),
     "moe_model_free": (None, [ctypes.c_void_p]),
     "moe_model_clone": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]),
     "moe_model_last_error": (ctypes.c_char_p, [ctypes.c_void_p]),

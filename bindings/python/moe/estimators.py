@@ -330,6 +330,32 @@ def _intercepts(model, values):
     return values[..., 0] if model.intercept else np.zeros(values.shape[:-1])
 
 
+def _column(name, value, names, n_features):
+    """The index of one column of X: an index, or a name among X's column names."""
+    if isinstance(value, str):
+        if names is None:
+            raise invalid(f"{name}: {value!r} is a column name, but X has no column names "
+                          "(fit on a data frame, or give column indices)")
+        matches = [j for j, column in enumerate(names) if column == value]
+        if not matches:
+            raise invalid(f"{name}: X has no column {value!r} (its columns: "
+                          f"{', '.join(map(str, names[:10]))}{', ...' if len(names) > 10 else ''})")
+        return matches[0]
+    index = whole_number(name, value, 0, max(n_features - 1, 0))
+    if index >= n_features:
+        raise invalid(f"{name}: X has no column {index}")
+    return index
+
+
+def _columns(name, values, names, n_features):
+    """The indices of a list of columns (None stays None: every column)."""
+    if values is None:
+        return None
+    if isinstance(values, (str, int, np.integer)):
+        values = [values]
+    return [_column(name, value, names, n_features) for value in values]
+
+
 class _MoE(BaseEstimator):
     """What the regressor and the classifier share: the options, the fit into a new model,
     coefficients under scikit-learn's names, named standard errors and hard assignments."""
@@ -344,10 +370,14 @@ class _MoE(BaseEstimator):
                  threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
-                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None):
+                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None,
+                 gate_features=None, expert_features=None, offset=None):
         """Keep the parameters as given (scikit-learn's convention: they are checked by fit).
         None leaves an option at libmoe's default; `options` is a dict of further option
-        names to values."""
+        names to values. gate_features, expert_features: the columns of X the gate and the
+        experts see (indices, or names for X with column names; [] none: the intercept
+        alone; None every column but the offset); offset: the column added to every
+        expert's linear predictor with coefficient 1 (libmoe 1.1)."""
         self.n_experts = n_experts
         self.estimator = estimator
         self.fit_intercept = fit_intercept
@@ -380,6 +410,9 @@ class _MoE(BaseEstimator):
         self.weight_decay = weight_decay
         self.update_degrees = update_degrees
         self.options = options
+        self.gate_features = gate_features
+        self.expert_features = expert_features
+        self.offset = offset
 
     def _fitter_options(self):
         options = {name: getattr(self, name) for name in _PINNED_OPTIONS}
@@ -395,11 +428,27 @@ class _MoE(BaseEstimator):
         options.update(self.options or {})
         return options
 
-    def _new_model(self, n_features, n_classes=0):
+    def _inputs(self, n_features, names):
+        """Model.create's gate_features, expert_features and offset from the estimator's,
+        which may name X's columns (names: X's column names, or None)."""
+        offset = None if self.offset is None else _column("offset", self.offset, names,
+                                                          n_features)
+        gate = _columns("gate_features", self.gate_features, names, n_features)
+        experts = _columns("expert_features", self.expert_features, names, n_features)
+        if offset is not None and experts is not None and offset in experts:
+            raise invalid(f"expert_features lists column {self.offset!r}, the offset: the "
+                          "experts take it with its coefficient fixed at 1")
+        # An offset (a log exposure) is not a covariate of the gate unless one says so.
+        if offset is not None and gate is None:
+            gate = [j for j in range(n_features) if j != offset]
+        return {"gate_features": gate, "expert_features": experts, "offset": offset}
+
+    def _new_model(self, n_features, n_classes=0, names=None):
         family = self._family if n_classes <= 2 else "multinomial"
         return Model.create(self.n_experts, n_features, family=family,
                             intercept=self.fit_intercept,
-                            n_classes=n_classes if family == "multinomial" else 0)
+                            n_classes=n_classes if family == "multinomial" else 0,
+                            **self._inputs(n_features, names))
 
     def _fit(self, X, y, sample_weight, partial, fitted=None, names=None):
         """The fit, into a new model (or, continuing a stream, a copy of model_) that becomes
@@ -419,7 +468,7 @@ class _MoE(BaseEstimator):
             # estimator did before the cancel): the state from before goes back then.
             before = fitter.state()
         else:
-            model = self._new_model(X.shape[1], fitted.get("_n_classes", 0))
+            model = self._new_model(X.shape[1], fitted.get("_n_classes", 0), names)
             fitter = _Fitter(self.estimator, self._fitter_options())
             before = None
         function = lib.moe_fitter_partial_fit if partial else lib.moe_fitter_fit
@@ -534,6 +583,13 @@ class MoERegressor(RegressorMixin, _MoE):
     other columns or another order, and warn for X without names), n_iter_ and converged_.
     Expert k of predict_cluster is row k of coef_, "expert[k + 1]" in summary's names.
 
+    gate_features and expert_features (libmoe 1.1) are the columns of X the gate and the
+    experts see: indices, or names for X with column names ([]: the intercept alone; None:
+    every column but the offset); offset is the column (index or name) that enters every
+    expert with coefficient 1, for Poisson experts the log of the exposure. Coefficients of
+    columns a part does not see are held at 0 in coef_, gate_coef_ and model_, and summary
+    lists the free parameters only.
+
     A fit or partial_fit that fails or is interrupted (Ctrl-C raises KeyboardInterrupt,
     "libmoe: the fit was cancelled") leaves the estimator as it was before the call: not
     fitted, or with its previous model_ and stream intact. A pickle carries the stream's
@@ -549,9 +605,10 @@ class MoERegressor(RegressorMixin, _MoE):
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
                  optimizer_eps=None, weight_decay=None, update_degrees=None, options=None,
-                 family="gaussian"):
+                 family="gaussian", gate_features=None, expert_features=None, offset=None):
         """As _MoE's, and the experts' family ("gaussian", "poisson" or "t"), checked by
-        fit."""
+        fit. For Poisson experts of counts over exposures t, offset names the column of
+        log(t)."""
         super().__init__(
             n_experts=n_experts, estimator=estimator, fit_intercept=fit_intercept,
             random_state=random_state, n_init=n_init, max_iter=max_iter, tol=tol, init=init,
@@ -563,15 +620,16 @@ class MoERegressor(RegressorMixin, _MoE):
             expert_max_newton=expert_max_newton, expert_tol=expert_tol,
             gate_solver=gate_solver, update_experts=update_experts, optimizer=optimizer,
             beta1=beta1, beta2=beta2, optimizer_eps=optimizer_eps, weight_decay=weight_decay,
-            update_degrees=update_degrees, options=options)
+            update_degrees=update_degrees, options=options, gate_features=gate_features,
+            expert_features=expert_features, offset=offset)
         self.family = family
 
-    def _new_model(self, n_features, n_classes=0):
+    def _new_model(self, n_features, n_classes=0, names=None):
         if self.family not in self._families:
             raise ValueError(f"family must be one of {', '.join(self._families)}, got "
                              f"{self.family!r}")
         return Model.create(self.n_experts, n_features, family=self.family,
-                            intercept=self.fit_intercept)
+                            intercept=self.fit_intercept, **self._inputs(n_features, names))
 
     @property
     def variances_(self):

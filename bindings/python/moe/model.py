@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ._checks import SIZE_MAX, file_name, invalid, per_row, text, whole_number
-from ._lib import Criteria, ModelSpec, c_size_t_p, check, lib
+from ._lib import MODEL_SPEC_VERSION, Criteria, ModelSpec, c_size_t_p, check, lib
 
 MOE_CRITERIA_VERSION = 1
 
@@ -94,6 +94,26 @@ def _input_names(n_features, intercept, feature_names):
     return (["intercept"] if intercept else []) + feature_names
 
 
+def _feature_mask(name, indices, n_features):
+    """n_features bytes, 1 for each column index listed (a ctypes array), or None."""
+    if indices is None:
+        return None
+    if isinstance(indices, (str, bytes)) or not hasattr(indices, "__iter__"):
+        raise invalid(f"{name} must be a list of column indices, got {indices!r}")
+    mask = (ctypes.c_ubyte * max(n_features, 1))()
+    for index in indices:
+        index = whole_number(f"{name}[...]", index, 0, max(n_features - 1, 0))
+        if n_features == 0:
+            raise invalid(f"{name}: the model has no features")
+        if mask[index]:
+            raise invalid(f"{name} lists column {index} twice")
+        mask[index] = 1
+    return mask
+
+
+HELD, FREE, OFFSET = 0, 1, 2  # what an input is to a part (moe/model.h, spec version 2)
+
+
 class Summary:
     """Estimates of a model's free parameters with their standard errors, one row per
     parameter in the order of Model.vcov, each named ("gate[1].x1", "expert[2].intercept",
@@ -154,25 +174,51 @@ class Model:
 
     @classmethod
     def create(cls, n_experts, n_features, family="gaussian", intercept=True, n_classes=0,
-               link="identity"):
+               link="identity", gate_features=None, expert_features=None, gate_intercept=True,
+               expert_intercept=True, offset=None):
         """A model with neutral parameters (equal gate weights, zero coefficients, unit
         variances). family: one of FAMILIES ("gaussian", "logistic", "multinomial"); link:
         one of LINKS, the Gaussian experts' mean function; n_classes for multinomial
-        experts."""
+        experts.
+
+        libmoe 1.1: gate_features and expert_features are the column indices of X the gate
+        and the experts see (None: every column; [] none, the intercept alone); the part
+        sees the intercept when intercept and its gate_intercept or expert_intercept are
+        true. offset is the index of a column that enters every expert's linear predictor
+        with coefficient 1 (the log exposure of Poisson experts; not multinomial ones), or
+        None. X stays the whole design everywhere; the coefficients of inputs a part does
+        not see are held at 0 (the offset's at 1) and are not free parameters."""
         family_value = _value_of("family", family, lib.moe_family_from_name, FAMILIES)
         link_value = _value_of("link", link, lib.moe_link_from_name, LINKS)
         # Checked here: ctypes would store -1 in a size_t as 2^64 - 1.
         n_experts = whole_number("n_experts", n_experts, 1, SIZE_MAX)
         n_features = whole_number("n_features", n_features, 0, SIZE_MAX)
         n_classes = whole_number("n_classes", n_classes, 0, SIZE_MAX)
+        restricted = (gate_features is not None or expert_features is not None
+                      or not gate_intercept or not expert_intercept or offset is not None)
         spec = ModelSpec()
-        check(lib.moe_model_spec_init(ctypes.byref(spec), 1))
+        if lib.moe_model_spec_init(ctypes.byref(spec), MODEL_SPEC_VERSION) != 0:
+            if restricted:  # a libmoe 1.0 knows only version 1
+                raise invalid(f"the loaded libmoe ({lib.moe_version_string().decode()}) "
+                              "cannot give the gate and the experts their own features or an "
+                              "offset: that needs libmoe 1.1")
+            check(lib.moe_model_spec_init(ctypes.byref(spec), 1))
         spec.family = family_value
         spec.n_experts = n_experts
         spec.n_features = n_features
         spec.intercept = 1 if intercept else 0
         spec.n_classes = n_classes
         spec.link = link_value
+        # The masks live until moe_model_create has copied them.
+        masks = [_feature_mask(name, indices, n_features)
+                 for name, indices in (("gate_features", gate_features),
+                                       ("expert_features", expert_features))]
+        if restricted:
+            spec.gate_features, spec.expert_features = masks
+            spec.gate_intercept = 1 if gate_intercept else 0
+            spec.expert_intercept = 1 if expert_intercept else 0
+            spec.offset_feature = (-1 if offset is None else
+                                   whole_number("offset", offset, 0, max(n_features - 1, 0)))
         handle = ctypes.c_void_p()
         check(lib.moe_model_create(ctypes.byref(handle), ctypes.byref(spec)))
         return cls(handle.value)
@@ -214,6 +260,65 @@ class Model:
     def intercept(self):
         """True when every gate and expert row has an intercept (x~ = [1, x])."""
         return bool(lib.moe_model_has_intercept(self._handle))
+
+    def _spec(self):
+        """The model's moe_model_spec as the loaded libmoe fills it (version 2 when it knows
+        it, else 1, whose models see every input)."""
+        spec = ModelSpec()
+        if lib.moe_model_spec_init(ctypes.byref(spec), MODEL_SPEC_VERSION) != 0:
+            check(lib.moe_model_spec_init(ctypes.byref(spec), 1))
+        check(lib.moe_model_get_spec(self._handle, ctypes.byref(spec)))
+        return spec
+
+    def _roles(self, spec, gate):
+        """HELD, FREE or OFFSET for each input (intercept first) of the gate or the
+        experts."""
+        d = spec.n_features
+        roles = []
+        if spec.intercept:
+            flag = spec.gate_intercept if gate else spec.expert_intercept
+            roles.append(FREE if spec.version < 2 or flag else HELD)
+        features = spec.gate_features if gate else spec.expert_features
+        for j in range(d):
+            if spec.version < 2 or not features:
+                role = FREE
+            else:
+                role = {0: HELD, 1: FREE}.get(features[j], OFFSET if not gate else FREE)
+            if not gate and spec.version >= 2 and spec.offset_feature == j:
+                role = OFFSET
+            roles.append(role)
+        return roles
+
+    @property
+    def gate_inputs(self):
+        """Boolean mask over the inputs (intercept first) whose gate coefficients are
+        estimated; the others are held at zero (libmoe 1.1)."""
+        return np.array(self._roles(self._spec(), True)) == FREE
+
+    @property
+    def expert_inputs(self):
+        """Boolean mask over the inputs (intercept first) whose expert coefficients are
+        estimated; the others are held at zero, the offset's at one (libmoe 1.1)."""
+        return np.array(self._roles(self._spec(), False)) == FREE
+
+    @property
+    def gate_features(self):
+        """The column indices of X the gate sees."""
+        mask = self.gate_inputs[1 if self.intercept else 0:]
+        return [int(j) for j in np.flatnonzero(mask)]
+
+    @property
+    def expert_features(self):
+        """The column indices of X the experts see (the offset's excluded)."""
+        mask = self.expert_inputs[1 if self.intercept else 0:]
+        return [int(j) for j in np.flatnonzero(mask)]
+
+    @property
+    def offset(self):
+        """The column index of the experts' offset, or None."""
+        spec = self._spec()
+        return int(spec.offset_feature) if spec.version >= 2 and spec.offset_feature >= 0 \
+            else None
 
     @property
     def n_free_params(self):
@@ -366,13 +471,17 @@ class Model:
 
     def parameter_names(self, feature_names=None, classes=None):
         """The names of the free parameters, in the order of vcov: the gate's free rows
-        ("gate[1].intercept", "gate[1].x1", ...; the last expert is the reference), the
+        ("gate[1].intercept", "gate[1].x1", ...; the last expert is the reference; only the
+        inputs the gate sees, and below only those the experts see), the
         experts' ("expert[2].x1"; multinomial experts "expert[2].class[a].x1" for every class
         but the last, the reference), then the variances ("variance[1]"). feature_names
         replaces x1, x2, ...; classes the multinomial class codes 0, 1, ...."""
-        inputs = _input_names(self.n_features, self.intercept, feature_names)
+        all_inputs = _input_names(self.n_features, self.intercept, feature_names)
+        # Only the inputs a part estimates (libmoe 1.1: held coefficients are not free).
+        gate_inputs = [name for name, free in zip(all_inputs, self.gate_inputs) if free]
+        inputs = [name for name, free in zip(all_inputs, self.expert_inputs) if free]
         K = self.n_experts
-        names = [f"gate[{k + 1}].{name}" for k in range(K - 1) for name in inputs]
+        names = [f"gate[{k + 1}].{name}" for k in range(K - 1) for name in gate_inputs]
         if self.family == "multinomial":
             labels = list(range(self.n_classes)) if classes is None else list(classes)
             names += [f"expert[{k + 1}].class[{label}].{name}" for k in range(K)
@@ -386,8 +495,8 @@ class Model:
     def parameter_vector(self):
         """The free parameters' values, in the order of vcov and parameter_names()."""
         K = self.n_experts
-        values = [self.gate[:K - 1].ravel()]
-        experts = self.experts
+        values = [self.gate[:K - 1][:, self.gate_inputs].ravel()]
+        experts = self.experts[..., self.expert_inputs]
         values.append(experts[:, :-1, :].ravel() if self.family == "multinomial"
                       else experts.ravel())
         if self.family == "gaussian":

@@ -129,8 +129,60 @@ moe_options <- function(estimator = "em") {
   X <- model.matrix(terms, frame, contrasts)
   # The library adds the intercept itself (to the gate too), so the column is dropped here.
   keep <- colnames(X) != "(Intercept)"
-  list(X = X[, keep, drop = FALSE], contrasts = attr(X, "contrasts"),
-       intercept = attr(terms, "intercept") == 1L)
+  contrasts <- attr(X, "contrasts")
+  X <- X[, keep, drop = FALSE]
+  # An offset term (offset(log(t))) is the last column, which the experts take with
+  # coefficient 1 (the spec's offset_feature); predict recomputes it from newdata.
+  offset <- model.offset(frame)
+  if (!is.null(offset)) X <- cbind(X, "(offset)" = as.double(offset))
+  list(X = X, contrasts = contrasts, intercept = attr(terms, "intercept") == 1L,
+       offset = !is.null(offset))
+}
+
+# The formula whose right-hand side holds the expert formula's terms and the gate's (the
+# design is their union; each part then sees its own columns).
+.union_formula <- function(formula, gate) {
+  if (!inherits(gate, "formula") || length(gate) != 2)
+    stop("gate must be a one-sided formula, such as gate = ~ z", call. = FALSE)
+  if (!is.null(attr(terms(gate), "offset")))
+    stop("the gate takes no offset: put offset() terms in the experts' formula", call. = FALSE)
+  expert_terms <- terms(formula)
+  variables <- as.list(attr(expert_terms, "variables"))[-1]
+  offsets <- vapply(variables[attr(expert_terms, "offset")],
+                    function(term) paste(deparse(term), collapse = " "), character(1))
+  # Always with an intercept, so that factors are coded alike in the union and in each part
+  # that has one; the parts' own intercepts go to the spec.
+  labels <- unique(c(attr(expert_terms, "term.labels"), attr(terms(gate), "term.labels"),
+                     offsets))
+  if (!length(labels)) labels <- "1"
+  reformulate(labels, response = formula[[2]], intercept = TRUE,
+              env = environment(formula))
+}
+
+# The columns of X (the union design) each part sees, as the library's spec takes them:
+# NULL when the gate is not given and there is no offset (every input, as before 1.1).
+.part_inputs <- function(formula, gate, frame, design, contrasts) {
+  if (is.null(gate) && !design$offset) return(NULL)
+  columns <- colnames(design$X)
+  part_columns <- function(part) {
+    part_terms <- terms(part, data = frame)
+    X <- model.matrix(part_terms, frame, contrasts)
+    unknown <- setdiff(colnames(X), c(columns, "(Intercept)"))
+    if (length(unknown))
+      stop("libmoe: cannot place the columns ", paste(unknown, collapse = ", "),
+           " of ", deparse(part), " in the design", call. = FALSE)
+    list(features = as.integer(columns %in% colnames(X)),
+         intercept = attr(part_terms, "intercept") == 1L)
+  }
+  experts <- part_columns(formula)
+  gates <- if (is.null(gate)) experts else part_columns(gate)
+  if (design$offset) gates$features[length(columns)] <- 0L
+  offset <- if (design$offset) length(columns) - 1L else -1L
+  # The model has an intercept when either part sees one; the flags say which.
+  intercept <- experts$intercept || gates$intercept
+  list(intercept = intercept,
+       spec = list(gates$features, experts$features, gates$intercept || !intercept,
+                   experts$intercept || !intercept, offset))
 }
 
 
@@ -165,15 +217,16 @@ moe <- function(formula, data, k = 2,
   frame_call <- frame_call[c(1L, keep)]
   frame_call$drop.unused.levels <- TRUE
   frame_call[[1L]] <- quote(stats::model.frame)
+  # With its own gate formula, the frame holds the union of the two formulas' variables.
+  if (!is.null(gate)) frame_call$formula <- .union_formula(formula, gate)
   frame <- eval(frame_call, parent.frame())
   mt <- attr(frame, "terms")
-  if (!is.null(gate)) {
-    gate_terms <- attr(terms(gate), "term.labels")
-    if (!setequal(gate_terms, attr(mt, "term.labels")))
-      stop("libmoe's gate and experts share their covariates: gate = ", deparse(gate),
-           " must name the same terms as the formula")
-  }
   design <- .design(mt, frame, contrasts)
+  inputs <- .part_inputs(formula, gate, frame, design, contrasts)
+  if (!is.null(inputs)) {
+    design$intercept <- inputs$intercept
+    inputs <- inputs$spec
+  }
   response <- .response_codes(model.response(frame), family)
   w <- model.weights(frame)
   if (!is.null(w)) w <- as.double(w)
@@ -188,7 +241,7 @@ moe <- function(formula, data, k = 2,
   .check_rows(design$X, response$y, w, ncol(design$X))
   fit <- .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
                design$intercept, as.integer(n_classes), estimator,
-               as.character(names(options)), unname(option_values))
+               as.character(names(options)), unname(option_values), inputs)
   if (is.character(fit))
     stop(structure(class = c("interrupt", "condition"),
                    list(message = paste("libmoe:", fit), call = call)))
@@ -236,7 +289,20 @@ moe <- function(formula, data, k = 2,
   rownames(parameters[[2]]) <- if (rows == 1) paste0("expert", seq_len(object$k)) else
     paste0("expert", rep(seq_len(object$k), each = rows), ":", object$levels)
   names(parameters) <- c("gate", "experts", "variances", "degrees")
+  # What each input is to the gate and to the experts (libmoe 1.1): 0 held at zero, 1
+  # estimated, 2 the experts' offset (held at one).
+  roles <- .Call(C_libmoe_inputs, object$model)
+  parameters$gate_roles <- setNames(roles[[1]], inputs)
+  parameters$expert_roles <- setNames(roles[[2]], inputs)
   parameters
+}
+
+# A coefficient matrix for printing: held coefficients as "-", the offset's as "offset".
+.held_as_text <- function(values, roles) {
+  text <- format(values, digits = getOption("digits") - 2)
+  text[, roles == 0] <- "-"
+  text[, roles == 2] <- "offset"
+  noquote(text)
 }
 
 # In the order of the library's covariance: the gate's free rows, the experts' free rows,
@@ -245,11 +311,12 @@ moe <- function(formula, data, k = 2,
 coef.moe <- function(object, ...) {
   parameters <- .parameters(object)
   K <- object$k
-  gate <- parameters$gate[-K, , drop = FALSE]
+  # Only what is estimated: the inputs each part sees (the library's covariance layout).
+  gate <- parameters$gate[-K, parameters$gate_roles == 1, drop = FALSE]
   values <- as.vector(t(gate))
   names <- if (K > 1) as.vector(outer(colnames(gate), rownames(gate),
                                       function(j, r) paste0("gate.", r, ":", j))) else character(0)
-  experts <- parameters$experts
+  experts <- parameters$experts[, parameters$expert_roles == 1, drop = FALSE]
   if (object$family == "multinomial") {
     C <- length(object$levels)
     experts <- experts[-seq(C, K * C, by = C), , drop = FALSE]
@@ -365,8 +432,9 @@ print.moe <- function(x, ...) {
       sep = " ")
   cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   parameters <- .parameters(x)
+  held <- any(parameters$gate_roles != 1) || any(parameters$expert_roles != 1)
   cat("Experts:\n")
-  print(parameters$experts)
+  print(.held_as_text(parameters$experts, parameters$expert_roles))
   if (length(parameters$variances)) {
     cat(if (x$family == "t") "\nSquared scales:\n" else "\nVariances:\n")
     print(setNames(parameters$variances, paste0("expert", seq_len(x$k))))
@@ -376,7 +444,11 @@ print.moe <- function(x, ...) {
     print(setNames(parameters$degrees, paste0("expert", seq_len(x$k))))
   }
   cat("\nGate (softmax; the last expert is the reference):\n")
-  print(parameters$gate)
+  print(.held_as_text(parameters$gate, parameters$gate_roles))
+  if (held)
+    cat("(-: an input the part does not see, held at 0",
+        if (any(parameters$expert_roles == 2)) "; offset: coefficient fixed at 1", ")\n",
+        sep = "")
   ll <- logLik(x)
   cat("\nlog-likelihood ", format(as.numeric(ll), digits = 8), " (df = ", attr(ll, "df"),
       "), BIC ", format(BIC(ll), digits = 8), "\niterations: ", .iterations_text(x),

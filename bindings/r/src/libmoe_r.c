@@ -120,9 +120,46 @@ static int progress(const moe_progress *state, void *interrupted)
     return 0;
 }
 
+/* d bytes from an integer vector of 0/1 of length d (R_alloc'ed), or NULL for R's NULL. */
+static const unsigned char *feature_mask(SEXP values, size_t d, const char *name)
+{
+    if (Rf_isNull(values))
+        return NULL;
+    if (!Rf_isInteger(values) || (size_t)XLENGTH(values) != d)
+        Rf_error("libmoe: %s must be an integer vector of one 0 or 1 per column of X", name);
+    unsigned char *mask = (unsigned char *)R_alloc(d > 0 ? d : 1, 1);
+    for (size_t j = 0; j < d; j++)
+        mask[j] = INTEGER(values)[j] != 0;
+    return mask;
+}
+
+/* The inputs the gate and the experts see (moe_model_spec version 2), from R's list(gate,
+ * experts, gate_intercept, expert_intercept, offset) or NULL (every input). */
+static void spec_inputs(SEXP inputs, size_t d, moe_model_spec *spec)
+{
+    if (Rf_isNull(inputs))
+        return;
+    if (TYPEOF(inputs) != VECSXP || XLENGTH(inputs) != 5)
+        Rf_error("libmoe: inputs must be list(gate, experts, gate_intercept, "
+                 "expert_intercept, offset)");
+    spec->gate_features = feature_mask(VECTOR_ELT(inputs, 0), d, "the gate's features");
+    spec->expert_features = feature_mask(VECTOR_ELT(inputs, 1), d, "the experts' features");
+    int gate_intercept = Rf_asLogical(VECTOR_ELT(inputs, 2));
+    int expert_intercept = Rf_asLogical(VECTOR_ELT(inputs, 3));
+    int offset = whole_number(VECTOR_ELT(inputs, 4), -1);
+    if (gate_intercept == NA_LOGICAL || expert_intercept == NA_LOGICAL || offset == NA_INTEGER)
+        Rf_error("libmoe: the intercept flags must be TRUE or FALSE and the offset a column "
+                 "index or -1");
+    spec->gate_intercept = gate_intercept;
+    spec->expert_intercept = expert_intercept;
+    spec->offset_feature = offset;
+}
+
 /* The model to fit: the spec's defaults from the library (moe_model_spec_init), the family
- * from its name as the library spells it (moe_family_from_name). */
-static moe_model_t *new_model(SEXP family, int experts, size_t d, int intercept, int classes)
+ * from its name as the library spells it (moe_family_from_name), and the inputs each part
+ * sees. */
+static moe_model_t *new_model(SEXP family, int experts, size_t d, int intercept, int classes,
+                              SEXP inputs)
 {
     if (!Rf_isString(family) || XLENGTH(family) != 1 || STRING_ELT(family, 0) == NA_STRING)
         Rf_error("libmoe: the family must be one string");
@@ -136,6 +173,7 @@ static moe_model_t *new_model(SEXP family, int experts, size_t d, int intercept,
     spec.n_features = d;
     spec.intercept = intercept;
     spec.n_classes = (size_t)classes;
+    spec_inputs(inputs, d, &spec);
     moe_model_t *model = NULL;
     status = moe_model_create(&model, &spec);
     if (status != MOE_OK)
@@ -209,7 +247,8 @@ static SEXP fit_result(moe_model_t *model, const moe_fit_report *report, double 
 }
 
 SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP intercept,
-                SEXP n_classes, SEXP estimator, SEXP option_names, SEXP option_values)
+                SEXP n_classes, SEXP estimator, SEXP option_names, SEXP option_values,
+                SEXP inputs)
 {
     size_t n, d;
     const double *rows = rows_of(X, &n, &d);
@@ -229,7 +268,7 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
     if (has_intercept == NA_LOGICAL)
         Rf_error("libmoe: intercept must be TRUE or FALSE");
 
-    moe_model_t *model = new_model(family, experts, d, has_intercept, classes);
+    moe_model_t *model = new_model(family, experts, d, has_intercept, classes, inputs);
     moe_fitter_t *fitter = new_fitter(model, estimator, option_names, option_values);
     int interrupted = 0;
     moe_fitter_set_progress(fitter, progress, &interrupted);
@@ -314,6 +353,48 @@ SEXP libmoe_parameters(SEXP raw)
     SET_VECTOR_ELT(out, 2, variance_vector);
     SET_VECTOR_ELT(out, 3, degree_vector);
     UNPROTECT(5);
+    return out;
+}
+
+/* What each input (intercept first) is to the gate and to the experts: 0 held at zero, 1
+   estimated, 2 the experts' offset (held at one); list(gate, experts) of p integers. */
+SEXP libmoe_inputs(SEXP raw)
+{
+    moe_model_t *model = model_of(raw);
+    size_t p = moe_model_n_inputs(model), d = moe_model_n_features(model);
+    int intercept = moe_model_has_intercept(model) != 0;
+    moe_model_spec spec;
+    moe_status status = moe_model_spec_init(&spec, MOE_MODEL_SPEC_VERSION);
+    if (status != MOE_OK) {
+        /* A libmoe 1.0 knows spec version 1 only: its models see every input. */
+        status = moe_model_spec_init(&spec, 1);
+        spec.gate_features = spec.expert_features = NULL;
+        spec.gate_intercept = spec.expert_intercept = 1;
+        spec.offset_feature = -1;
+    }
+    if (status == MOE_OK)
+        status = moe_model_get_spec(model, &spec);
+    if (status != MOE_OK) {
+        char text[MESSAGE_SIZE];
+        snprintf(text, sizeof text, "%s", moe_last_error());
+        moe_model_free(model);
+        fail("inputs", status, text);
+    }
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    for (int part = 0; part < 2; part++) {
+        const unsigned char *features = part == 0 ? spec.gate_features : spec.expert_features;
+        SEXP roles = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)p));
+        if (intercept)
+            INTEGER(roles)[0] = part == 0 ? spec.gate_intercept : spec.expert_intercept;
+        for (size_t j = 0; j < d; j++)
+            INTEGER(roles)[(size_t)intercept + j] = features == NULL ? 1 : features[j];
+        if (part == 1 && spec.offset_feature >= 0)
+            INTEGER(roles)[(size_t)intercept + (size_t)spec.offset_feature] = 2;
+        SET_VECTOR_ELT(out, part, roles);
+        UNPROTECT(1);
+    }
+    moe_model_free(model);
+    UNPROTECT(1);
     return out;
 }
 
@@ -568,7 +649,8 @@ SEXP libmoe_options(SEXP estimator)
 }
 
 static const R_CallMethodDef call_methods[] = {
-    {"libmoe_fit", (DL_FUNC)&libmoe_fit, 10},
+    {"libmoe_fit", (DL_FUNC)&libmoe_fit, 11},
+    {"libmoe_inputs", (DL_FUNC)&libmoe_inputs, 1},
     {"libmoe_parameters", (DL_FUNC)&libmoe_parameters, 1},
     {"libmoe_predict", (DL_FUNC)&libmoe_predict, 4},
     {"libmoe_assign", (DL_FUNC)&libmoe_assign, 4},

@@ -108,14 +108,14 @@ test_that("the C glue refuses what the R side would have refused", {
   expect_error(.Call(glue("libmoe_loglik"), fit$model, fit$X, fit$y[-1], NULL), "y must be")
   for (experts in list(-1L, NA_integer_, 2.5, c(2L, 3L))) {
     text <- message_of(.Call(glue("libmoe_fit"), "gaussian", experts, fit$X, fit$y, NULL, TRUE,
-                             0L, "em", character(0), character(0)))
+                             0L, "em", character(0), character(0), NULL))
     expect_match(text, "number of experts must be one whole number", info = deparse(experts))
     expect_false(grepl("1844674407", text))
   }
   expect_match(message_of(.Call(glue("libmoe_fit"), "gaussian", 2L, fit$X, fit$y, NULL, NA, 0L,
-                                "em", character(0), character(0))),
+                                "em", character(0), character(0), NULL)),
                "intercept must be TRUE or FALSE")
   expect_match(message_of(.Call(glue("libmoe_fit"), "gaussian", 2L, fit$X, fit$y, NULL, TRUE,
-                                -3L, "em", character(0), character(0))),
+                                -3L, "em", character(0), character(0), NULL)),
                "number of classes must be one whole number")
 })

@@ -36,17 +36,17 @@ test_that("the C glue reads the family by the library's names", {
   X <- cbind(x = data$x)
   glue <- getNativeSymbolInfo("libmoe_fit", "libmoe")
   fit <- .Call(glue, "logistic", 2L, X, as.double(data$label == "yes"), NULL, TRUE, 0L, "em",
-               "seed", "1")
+               "seed", "1", NULL)
   expect_type(fit$model, "raw")
   expect_error(.Call(glue, "gamma", 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
-                     character(0)),
+                     character(0), NULL),
                "unknown family \"gamma\"", fixed = TRUE)
   # poisson (libmoe 1.1) is a family the glue reads: the library then judges the counts
   expect_error(.Call(glue, "poisson", 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
-                     character(0)),
+                     character(0), NULL),
                "poisson experts need counts", fixed = TRUE)
   expect_error(.Call(glue, 1L, 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
-                     character(0)),
+                     character(0), NULL),
                "the family must be one string")
 })
 

@@ -148,7 +148,7 @@ test_that("errors are R conditions with the library's message", {
   expect_error(moe(y ~ x, data, k = 2, no_such_option = 1), "no_such_option")
   expect_error(moe(y ~ x, data, k = 2, estimator = "nonsense"), "nonsense")
   expect_error(moe(y ~ x, data, k = 0), "^k must be a whole number")
-  expect_error(moe(y ~ x, data, gate = ~ z), "share")
+  expect_error(moe(y ~ x, data, gate = "z"), "one-sided formula")
   expect_error(moe(y ~ x, data[1:3, ], k = 2), "libmoe")
   expect_error(moe(y ~ x, data, family = "binomial"), "binomial")
 })
