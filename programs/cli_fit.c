@@ -561,14 +561,12 @@ int command_fit(int argc, char **argv)
     int parsed = parse_fit_arguments(argc, argv, &arguments, 0);
     int streaming = arguments.batch_size != NULL || arguments.checkpoint != NULL ||
                     arguments.resume != NULL;
-    /* The streaming estimators do not take restricted inputs yet. */
-    int restricted = arguments.gate_features != NULL || arguments.expert_features != NULL ||
-                     arguments.offset != NULL;
+    /* The streaming estimator's surrogate has no offset. */
     int code = parsed < 0    ? 0
                : parsed != 0 ? parsed
-               : streaming && restricted
-                   ? usage_error("--gate-features, --expert-features and --offset do not "
-                                 "stream (--batch-size, --checkpoint, --resume) yet")
+               : streaming && arguments.offset != NULL
+                   ? usage_error("--offset does not stream (--batch-size, --checkpoint, "
+                                 "--resume): ismm's surrogate takes no offset")
                : streaming ? run_stream_fit(&arguments)
                            : run_fit(&arguments);
     free(arguments.options);

@@ -47,7 +47,14 @@ static int create_model(stream *s)
     spec.intercept = !s->a->no_intercept;
     spec.n_experts = s->a->experts;
     spec.n_features = s->data.d;
-    if (moe_model_create(&s->model, &spec) != MOE_OK)
+    model_inputs inputs;
+    int code = resolve_model_inputs(s->a, &s->data, &inputs);
+    if (code != 0)
+        return code;
+    spec_set_inputs(&spec, &inputs);
+    moe_status status = moe_model_create(&s->model, &spec);
+    free_model_inputs(&inputs);
+    if (status != MOE_OK)
         return usage_error("cannot create the model: %s", moe_last_error());
     if (fit_name_model(s->model, &s->data, NULL, 0) != 0)
         return usage_error("cannot name the model: %s", moe_model_last_error(s->model));

@@ -206,10 +206,6 @@ static int run(int rank, int size, const fit_arguments *a, int shuffle)
                            rank, strlen(a->data), PATH_SIZE - 1);
     if (code == 0 && strcmp(a->family, "gaussian") != 0)
         code = usage_error("only Gaussian experts (--family gaussian)");
-    /* The sharded estimator (ot) does not hold restricted inputs yet. */
-    if (code == 0 && (a->gate_features != NULL || a->expert_features != NULL || a->offset != NULL))
-        code = usage_error("--gate-features, --expert-features and --offset are not for moe-mpi "
-                           "yet");
     fit_arguments local = *a;
     local.data = pattern > 0 ? path : a->data;
     training_data t;
@@ -229,6 +225,7 @@ static int run(int rank, int size, const fit_arguments *a, int shuffle)
         spec.n_experts = a->experts;
         spec.n_features = data->d;
         spec.intercept = !a->no_intercept;
+        spec_set_inputs(&spec, &t.inputs);
         if (moe_model_create(&model, &spec) != MOE_OK)
             code = usage_error("cannot create the model: %s", moe_last_error());
     }

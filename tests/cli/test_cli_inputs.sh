@@ -157,9 +157,12 @@ contains "$work/err" "the --offset column" "offset listed for the experts"
 run 2 "an offset of multinomial experts" "$moe" fit "$work/gated.csv" --response y \
     --family multinomial --offset x
 contains "$work/err" "takes no offset" "offset of multinomial experts"
-run 2 "restricted inputs do not stream" "$moe" fit "$work/gated.csv" --response y \
-    --gate-features z --batch-size 100
-contains "$work/err" "do not stream" "restricted streaming"
+run 0 "restricted inputs stream" "$moe" fit "$work/gated.csv" --response y \
+    --gate-features z --expert-features x --batch-size 500
+contains "$work/out" "gate sees: (intercept), z" "restricted streaming"
+run 2 "an offset does not stream" "$moe" fit "$work/counts.csv" --response y \
+    --offset logt --batch-size 100
+contains "$work/err" "does not stream" "offset streaming"
 
 echo "$checks checks, $failures failures"
 [[ $failures -eq 0 ]]

@@ -54,15 +54,15 @@ checks=$((checks + 1))
 status=$?
 [[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
 
-# The gate's and the experts' own columns are refused (ot does not hold them yet), not
-# silently ignored.
+# The gate's and the experts' own columns reach the sharded fit: the gate sees a alone, the
+# experts b and c, and the summary says so.
 checks=$((checks + 1))
 # shellcheck disable=SC2086
 (cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit all.csv --response y \
-    --gate-features a >out 2>err)
+    --gate-features a --expert-features b,c >out 2>err)
 status=$?
-[[ $status -eq 2 ]] && grep -q "not for moe-mpi yet" "$work/err" ||
-    fail "--gate-features under moe-mpi: exit status $status"
+[[ $status -eq 0 ]] && grep -q "gate sees: (intercept), a" "$work/out" ||
+    fail "--gate-features under moe-mpi: exit status $status, $(head -c 300 "$work/err")"
 
 # Files of different columns, the second rank's wider: every rank refuses the call with
 # status 2 and the same message (before, root's gather of the wider support rows aborted).
