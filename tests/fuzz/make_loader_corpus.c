@@ -1,6 +1,6 @@
 /*
  * Writes the committed seed corpus of the loader harness (tests/fuzz/corpus/loader/): valid
- * models of every family and format version, with ordinary and extreme parameters, from which
+ * models of every family and format version (1 to 3), with ordinary and extreme parameters, from which
  * the fuzzer's mutations start. Run by hand when the format changes:
  *
  *   build/tests/fuzz/make_loader_corpus tests/fuzz/corpus/loader
@@ -105,5 +105,30 @@ int main(int argc, char **argv)
     require(moe_model_set_name(named, MOE_NAME_CLASS, 2, "\xc3\xa9lectrique"), "class 2");
     failures += save(named, directory, "multinomial-names");
     moe_model_free(named);
+    /* Format version 3: a gate and experts that see different inputs, and an offset. */
+    static const unsigned char gate_sees[2] = {0, 1}, experts_see[2] = {1, 0};
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_features = 2;
+    spec.gate_features = gate_sees;
+    spec.expert_features = experts_see;
+    moe_model_t *split = NULL;
+    require(moe_model_create(&split, &spec), "split model");
+    double gate[6] = {0.5, 0.0, -1.25, 0, 0, 0}, experts[6] = {1.0, 2.0, 0.0, -1.0, -1.5, 0.0};
+    require(moe_model_set_gate(split, gate, 6), "split gate");
+    require(moe_model_set_experts(split, experts, 6), "split experts");
+    require(moe_model_set_name(split, MOE_NAME_FEATURE, 1, "z"), "split name");
+    failures += save(split, directory, "gaussian-split-inputs");
+    moe_model_free(split);
+    spec.family = MOE_FAMILY_POISSON;
+    spec.expert_features = NULL;
+    spec.offset_feature = 1;
+    spec.gate_intercept = 0;
+    moe_model_t *offset = NULL;
+    require(moe_model_create(&offset, &spec), "offset model");
+    double rates[6] = {0.5, 1.0, 1.0, 1.5, -1.0, 1.0}, logits[6] = {0.0, 0.0, 2.0, 0, 0, 0};
+    require(moe_model_set_gate(offset, logits, 6), "offset gate");
+    require(moe_model_set_experts(offset, rates, 6), "offset experts");
+    failures += save(offset, directory, "poisson-offset");
+    moe_model_free(offset);
     return failures == 0 ? 0 : 1;
 }
