@@ -4,7 +4,8 @@
  * log-likelihood, the M-step that never lowers its objective, recovery of two regression
  * regimes through 5% gross outliers that pull Gaussian experts away, the Gaussian limit as
  * nu grows, the pinned update_degrees option, save/load bit for bit and the loader's range
- * check, and the estimators and functions that refuse the family.
+ * check, the observed information (nu included) against second differences and its
+ * Gaussian limit, and the estimators that refuse the family.
  */
 #include <check.h>
 #include <math.h>
@@ -418,7 +419,192 @@ START_TEST(save_load_round_trip)
 }
 END_TEST
 
-START_TEST(unsupported_estimators_and_information_refuse)
+/* ---- The observed information --------------------------------------------------------- */
+
+enum { K2 = 2, P2 = 2 + K2 * 4 }; /* gate row (2), experts (2 x 2), scales (2), nu (2) */
+
+/* theta in the information's order: gate free row, experts, squared scales, nu. */
+static void set_theta(moe_model_t *model, const double *theta)
+{
+    double gate[4] = {theta[0], theta[1], 0.0, 0.0};
+    EXPECT_STATUS(moe_model_set_gate(model, gate, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(model, theta + 2, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(model, theta + 6, 2), MOE_OK);
+    if (moe_model_family(model) == MOE_FAMILY_STUDENT_T)
+        EXPECT_STATUS(moe_model_set_degrees(model, theta + 8, 2), MOE_OK);
+}
+
+static void get_theta(const moe_model_t *model, double *theta)
+{
+    double gate[4];
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 4), MOE_OK);
+    theta[0] = gate[0] - gate[2];
+    theta[1] = gate[1] - gate[3];
+    EXPECT_STATUS(moe_model_get_experts(model, theta + 2, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_get_variances(model, theta + 6, 2), MOE_OK);
+    if (moe_model_family(model) == MOE_FAMILY_STUDENT_T)
+        EXPECT_STATUS(moe_model_get_degrees(model, theta + 8, 2), MOE_OK);
+}
+
+static double W[N];
+
+static double loglik_at(moe_model_t *model, const double *theta, const double *weights)
+{
+    set_theta(model, theta);
+    double value = 0.0;
+    EXPECT_STATUS(moe_model_loglik(model, N, X, 1, Y, weights, &value), MOE_OK);
+    return value;
+}
+
+static moe_model_t *fitted_t_model(uint64_t seed, const double *weights)
+{
+    moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, K2);
+    moe_fitter_t *fitter = fitter_for("em", seed);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, weights), MOE_OK);
+    moe_fitter_free(fitter);
+    return model;
+}
+
+/* Steps relative to the parameter: the scales and nu are positive and small. */
+static double step_for(const double *theta, size_t a)
+{
+    return a >= 6 ? 1e-4 * theta[a] : 1e-4 * (1.0 + fabs(theta[a]));
+}
+
+/* Each entry of the information against central second differences of the (weighted)
+   log-likelihood at an em fit on the outlier data, nu among the parameters. */
+START_TEST(information_is_the_negative_hessian)
+{
+    make_data(N, 301, 1);
+    test_rng rng = {9};
+    for (size_t i = 0; i < N; ++i)
+        W[i] = 0.5 + test_uniform(&rng);
+    for (int weighted = 0; weighted < 2; ++weighted) {
+        const double *weights = weighted ? W : NULL;
+        moe_model_t *model = fitted_t_model(2, weights);
+        ck_assert_uint_eq(moe_model_n_free_params(model), P2);
+        double theta[P2], t[P2], information[P2 * P2];
+        get_theta(model, theta);
+        printf("fitted nu (%g, %g), scales (%g, %g)\n", theta[8], theta[9], theta[6],
+               theta[7]);
+        EXPECT_STATUS(moe_model_information(model, N, X, 1, Y, weights, information,
+                                            P2 * P2),
+                      MOE_OK);
+        double worst = 0.0;
+        for (size_t a = 0; a < P2; ++a)
+            for (size_t b = a; b < P2; ++b) {
+                double ha = step_for(theta, a), hb = step_for(theta, b);
+                double f[4];
+                for (int c = 0; c < 4; ++c) {
+                    memcpy(t, theta, sizeof t);
+                    t[a] += (c & 1 ? -ha : ha);
+                    t[b] += (c & 2 ? -hb : hb);
+                    f[c] = loglik_at(model, t, weights);
+                }
+                double second = (f[0] - f[1] - f[2] + f[3]) / (4.0 * ha * hb);
+                double analytic = information[a * P2 + b];
+                ck_assert(analytic == information[b * P2 + a]);
+                /* on the scale of the entry's row and column (a correlation's) */
+                double scale = sqrt(information[a * P2 + a] * information[b * P2 + b]);
+                double error = fabs(analytic + second) / scale;
+                ck_assert_msg(error < 2e-5, "weights %d entry (%zu, %zu): %.10g, -differences "
+                              "%.10g", weighted, a, b, analytic, -second);
+                worst = fmax(worst, error);
+            }
+        printf("weights %d: worst relative error against second differences %.2e\n",
+               weighted, worst);
+        /* A maximum: the covariance exists and is positive definite. */
+        double covariance[P2 * P2];
+        EXPECT_STATUS(moe_model_vcov(model, N, X, 1, Y, weights, covariance, P2 * P2),
+                      MOE_OK);
+        for (size_t a = 0; a < P2; ++a)
+            ck_assert(covariance[a * P2 + a] > 0.0);
+        set_theta(model, theta);
+        moe_model_free(model);
+    }
+}
+END_TEST
+
+/* Standard errors from the leading block of the information (nu held fixed, as the header
+   tells users to do): the square roots of the diagonal of its inverse. */
+static void fixed_nu_errors(const double *information, size_t kept, double *errors)
+{
+    double block[P2 * P2];
+    for (size_t a = 0; a < kept; ++a)
+        for (size_t b = 0; b < kept; ++b)
+            block[a * kept + b] = information[a * P2 + b];
+    /* Gauss-Jordan on the small SPD block, column by column of the identity. */
+    double inverse[P2 * P2] = {0};
+    for (size_t a = 0; a < kept; ++a)
+        inverse[a * kept + a] = 1.0;
+    for (size_t c = 0; c < kept; ++c) {
+        double pivot = block[c * kept + c];
+        ck_assert(pivot > 0.0);
+        for (size_t j = 0; j < kept; ++j) {
+            block[c * kept + j] /= pivot;
+            inverse[c * kept + j] /= pivot;
+        }
+        for (size_t r = 0; r < kept; ++r) {
+            if (r == c)
+                continue;
+            double factor = block[r * kept + c];
+            for (size_t j = 0; j < kept; ++j) {
+                block[r * kept + j] -= factor * block[c * kept + j];
+                inverse[r * kept + j] -= factor * inverse[c * kept + j];
+            }
+        }
+    }
+    for (size_t a = 0; a < kept; ++a)
+        errors[a] = sqrt(inverse[a * kept + a]);
+}
+
+/* nu = 1e5 held fixed: at the Gaussian fit's parameters the t information of everything
+   but nu is the Gaussian one to O(1/nu), and so are the standard errors. */
+START_TEST(large_nu_standard_errors_are_gaussian)
+{
+    make_data(N, 77, 0);
+    moe_model_t *gaussian = new_model(MOE_FAMILY_GAUSSIAN, K2);
+    moe_fitter_t *fitter = fitter_for("em", 3);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, gaussian, N, X, 1, Y, NULL), MOE_OK);
+    double theta[P2];
+    get_theta(gaussian, theta);
+    theta[8] = theta[9] = 1e5;
+    moe_model_t *t = new_model(MOE_FAMILY_STUDENT_T, K2);
+    set_theta(t, theta);
+    double gaussian_information[P2 * P2], t_information[P2 * P2];
+    double covariance[(P2 - 2) * (P2 - 2)];
+    EXPECT_STATUS(moe_model_information(gaussian, N, X, 1, Y, NULL, gaussian_information,
+                                        (P2 - 2) * (P2 - 2)),
+                  MOE_OK);
+    EXPECT_STATUS(moe_model_vcov(gaussian, N, X, 1, Y, NULL, covariance, (P2 - 2) * (P2 - 2)),
+                  MOE_OK);
+    EXPECT_STATUS(moe_model_information(t, N, X, 1, Y, NULL, t_information, P2 * P2), MOE_OK);
+    /* The Gaussian information is (P2 - 2) square: spread it to P2's stride. */
+    double spread[P2 * P2] = {0};
+    for (size_t a = 0; a < P2 - 2; ++a)
+        for (size_t b = 0; b < P2 - 2; ++b)
+            spread[a * P2 + b] = gaussian_information[a * (P2 - 2) + b];
+    double gaussian_errors[P2], t_errors[P2], worst = 0.0;
+    fixed_nu_errors(spread, P2 - 2, gaussian_errors);
+    fixed_nu_errors(t_information, P2 - 2, t_errors);
+    for (size_t a = 0; a < P2 - 2; ++a) {
+        ck_assert_double_eq_tol(gaussian_errors[a], sqrt(covariance[a * (P2 - 2) + a]),
+                                1e-9 * gaussian_errors[a]);
+        double relative = fabs(t_errors[a] - gaussian_errors[a]) / gaussian_errors[a];
+        worst = fmax(worst, relative);
+        ck_assert_msg(relative < 1e-3, "parameter %zu: t %.8g, gaussian %.8g", a, t_errors[a],
+                      gaussian_errors[a]);
+    }
+    printf("nu = 1e5: standard errors within %.2e relative of the Gaussian ones\n", worst);
+    moe_fitter_free(fitter);
+    moe_model_free(gaussian);
+    moe_model_free(t);
+}
+END_TEST
+
+START_TEST(unsupported_estimators_refuse)
 {
     make_data(SMALL, 44, 1);
     const char *estimators[] = {"gem", "gd", "cqt", "ismm", "ot"};
@@ -433,12 +619,6 @@ START_TEST(unsupported_estimators_and_information_refuse)
         moe_fitter_free(fitter);
         moe_model_free(model);
     }
-    moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 2);
-    double information[64];
-    EXPECT_STATUS(moe_model_information(model, SMALL, X, 1, Y, NULL, information, 64),
-                  MOE_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(moe_last_error(), "t experts"));
-    moe_model_free(model);
 }
 END_TEST
 
@@ -455,7 +635,9 @@ static Suite *student_t_suite(void)
     tcase_add_test(unit, large_nu_tends_to_the_gaussian_fit);
     tcase_add_test(unit, canonical_order_keeps_nu_with_its_expert);
     tcase_add_test(unit, save_load_round_trip);
-    tcase_add_test(unit, unsupported_estimators_and_information_refuse);
+    tcase_add_test(unit, information_is_the_negative_hessian);
+    tcase_add_test(unit, large_nu_standard_errors_are_gaussian);
+    tcase_add_test(unit, unsupported_estimators_refuse);
     suite_add_tcase(suite, unit);
     return suite;
 }

@@ -170,6 +170,19 @@ void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
    not matter): the expert penalty of the mean-scale objective. */
 double moe_expert_penalty(const struct moe_model *model, double ridge);
 
+/* One row of a t expert (family_student.c) at residual e = y - beta' x~, nu and the squared
+   scale v: log f, its score (in beta the factor of x~, in v, in nu) and the entries of -the
+   Hessian (in beta beta' the factor of x~ x~', in beta v and beta nu the factors of x~). */
+typedef struct moe_student_t_terms {
+    double log_density;
+    double score_location, score_scale, score_degrees;
+    double location_location, location_scale, location_degrees;
+    double scale_scale, scale_degrees, degrees_degrees;
+} moe_student_t_terms;
+
+void moe_student_t_row(double residual, double nu, double scale_squared,
+                       moe_student_t_terms *out);
+
 extern const struct moe_family_ops moe_family_gaussian;
 extern const struct moe_family_ops moe_family_logistic;
 extern const struct moe_family_ops moe_family_multinomial;

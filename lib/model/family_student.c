@@ -19,7 +19,8 @@
  * rounding in the root from lowering it. One cycle per M-step: repeating cycles inside an
  * M-step made fits three times slower for the same optima (the outer em iterates anyway).
  * options->inner_steps is ignored: the cycle is already cheap and exact in closed form.
- * gem and gd are refused (no gradient step for nu); the information is refused too.
+ * gem and gd are refused (no gradient step for nu). moe_student_t_row gives one row's score
+ * and Hessian for the observed information (model/information.c).
  */
 #include "model/family.h"
 #include "common/alloc.h"
@@ -48,6 +49,22 @@ static double digamma(double x)
     return result + log(x) - 0.5 * inverse - series;
 }
 
+/* psi'(x) for x > 0: psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 6, then the asymptotic
+   series (truncation error there below 1e-12 relative). */
+static double trigamma(double x)
+{
+    double result = 0.0;
+    while (x < 6.0) {
+        result += 1.0 / (x * x);
+        x += 1.0;
+    }
+    double inverse = 1.0 / x, squared = inverse * inverse;
+    double series = inverse + 0.5 * squared +
+                    inverse * squared * (1.0 / 6.0 - squared * (1.0 / 30.0 - squared *
+                    (1.0 / 42.0 - squared * (1.0 / 30.0 - squared * (5.0 / 66.0)))));
+    return result + series;
+}
+
 /* log(x) - psi(x) > 0, falling in x. */
 static double log_minus_digamma(double x)
 {
@@ -63,6 +80,30 @@ static double t_constant(double nu, double scale_squared)
 static double t_log_density(double residual, double nu, double scale_squared, double constant)
 {
     return constant - 0.5 * (nu + 1.0) * log1p(residual * residual / (nu * scale_squared));
+}
+
+/*
+ * With a = nu sigma^2 + e^2 (v = sigma^2):
+ *   d log f / d beta = (nu + 1) e / a x~,   d / d v = -1/(2v) + (nu + 1) e^2 / (2 v a),
+ *   d / d nu = [psi((nu+1)/2) - psi(nu/2) - log(1 + e^2/(nu v)) + (e^2 - v)/a] / 2,
+ * and the second derivatives of those, differentiated by hand (the checks are central
+ * differences of the log-likelihood, tests/test_student_t.c).
+ */
+void moe_student_t_row(double residual, double nu, double scale_squared, moe_student_t_terms *out)
+{
+    double e = residual, e2 = e * e, v = scale_squared, a = nu * v + e2, a2 = a * a;
+    out->log_density = t_log_density(e, nu, v, t_constant(nu, v));
+    out->score_location = (nu + 1.0) * e / a;
+    out->score_scale = -0.5 / v + 0.5 * (nu + 1.0) * e2 / (v * a);
+    out->score_degrees = 0.5 * (digamma(0.5 * (nu + 1.0)) - digamma(0.5 * nu) -
+                                log1p(e2 / (nu * v)) + (e2 - v) / a);
+    out->location_location = (nu + 1.0) * (nu * v - e2) / a2;
+    out->location_scale = (nu + 1.0) * nu * e / a2;
+    out->location_degrees = e * (v - e2) / a2;
+    out->scale_scale = -0.5 / (v * v) + 0.5 * (nu + 1.0) * e2 * (a + nu * v) / (v * v * a2);
+    out->scale_degrees = e2 * (v - e2) / (2.0 * v * a2);
+    out->degrees_degrees = -0.25 * (trigamma(0.5 * (nu + 1.0)) - trigamma(0.5 * nu)) -
+                           0.5 / nu + 0.5 * v / a + 0.5 * v * (e2 - v) / a2;
 }
 
 static int t_supports_link(moe_link link)

@@ -368,7 +368,8 @@ class Model:
         """The names of the free parameters, in the order of vcov: the gate's free rows
         ("gate[1].intercept", "gate[1].x1", ...; the last expert is the reference), the
         experts' ("expert[2].x1"; multinomial experts "expert[2].class[a].x1" for every class
-        but the last, the reference), then the variances ("variance[1]"). feature_names
+        but the last, the reference), then the variances ("variance[1]"; t experts: the
+        squared scales "scale2[1]", then the degrees of freedom "nu[1]"). feature_names
         replaces x1, x2, ...; classes the multinomial class codes 0, 1, ...."""
         inputs = _input_names(self.n_features, self.intercept, feature_names)
         K = self.n_experts
@@ -381,6 +382,9 @@ class Model:
             names += [f"expert[{k + 1}].{name}" for k in range(K) for name in inputs]
         if self.family == "gaussian":
             names += [f"variance[{k + 1}]" for k in range(K)]
+        if self.family == "t":
+            names += [f"scale2[{k + 1}]" for k in range(K)]
+            names += [f"nu[{k + 1}]" for k in range(K)]
         return names
 
     def parameter_vector(self):
@@ -390,8 +394,10 @@ class Model:
         experts = self.experts
         values.append(experts[:, :-1, :].ravel() if self.family == "multinomial"
                       else experts.ravel())
-        if self.family == "gaussian":
+        if self.family in ("gaussian", "t"):
             values.append(self.variances)
+        if self.family == "t":
+            values.append(self.degrees)
         return np.concatenate(values)
 
     def summary(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0,
