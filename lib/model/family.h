@@ -131,6 +131,13 @@ struct moe_family_ops {
                            double ridge, double total_weight, size_t threads,
                            double *coefficients, double *log_variances, char *message);
     /*
+     * Optional (families with degrees of freedom, has_degrees): the derivative of the same
+     * surrogate in log nu_k, K values, for gem and gd to step nu with the other parameters.
+     */
+    moe_status (*degrees_gradient)(const struct moe_model *model, const moe_data *data,
+                                   const double *resp, double total_weight, size_t threads,
+                                   double *log_degrees, char *message);
+    /*
      * c such that the surrogate's curvature in one expert's coefficients is at
      * most c * lambda_max(E_w[x x']) (plus the ridge): 1/sigma^2_min for Gaussian,
      * 1/4 for logistic, 1/2 for multinomial experts (Boehning's bound). For Gaussian

@@ -534,9 +534,12 @@ run 0 "predict t" "$moe" predict "$work/outliers.moe" "$work/outliers.csv"
 run 0 "fit t with nu held" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 \
     --seed 1 --option update_degrees=0
 contains "$work/out" "nu                                  4              4" "nu held at 4"
-run 1 "--estimator gem with --family t" "$moe" fit "$work/outliers.csv" --response y \
-    --family t --estimator gem
-contains "$work/err" "em only" "gem refuses t experts"
+run 0 "--estimator gem with --family t" "$moe" fit "$work/outliers.csv" --response y \
+    --family t --estimator gem --seed 1
+contains "$work/out" "fit: gem," "gem fits t experts"
+run 1 "--estimator ismm with --family t" "$moe" fit "$work/outliers.csv" --response y \
+    --family t --estimator ismm
+contains "$work/err" "fit t experts with em" "ismm refuses t experts"
 
 # --- Ctrl-C ---------------------------------------------------------------------------
 # A fit that cannot finish (tolerance 0) stops cleanly on SIGINT: status 1, a message,
