@@ -139,7 +139,8 @@ static void print_table(FILE *out, const moe_model_t *model, const parameters *p
 }
 
 /* The estimates in the order of moe_model_vcov and a label for each ("gate 1: x", "expert
-   2: x", "expert 2 class a: x", "expert 1: variance"); count values. */
+   2: x", "expert 2 class a: x", "expert 1: variance", t experts' "expert 1: scale^2" and
+   "expert 1: nu"); count values. */
 static size_t inference_rows(const moe_model_t *model, const parameters *p, double *estimates,
                              char (*labels)[96])
 {
@@ -171,7 +172,13 @@ static size_t inference_rows(const moe_model_t *model, const parameters *p, doub
     if (p->variances != NULL)
         for (size_t k = 0; k < p->K; ++k) {
             estimates[count] = p->variances[k];
-            snprintf(labels[count++], 96, "expert %zu: variance", k + 1);
+            snprintf(labels[count++], 96, "expert %zu: %s", k + 1,
+                     p->degrees != NULL ? "scale^2" : "variance");
+        }
+    if (p->degrees != NULL)
+        for (size_t k = 0; k < p->K; ++k) {
+            estimates[count] = p->degrees[k];
+            snprintf(labels[count++], 96, "expert %zu: nu", k + 1);
         }
     return count;
 }

@@ -315,7 +315,7 @@ static void check_full_gradient(moe_family family, double l2, double ridge)
     settings.gate.l2 = l2;
     settings.experts.ridge = ridge;
     moe_gradient_parts gradient;
-    ck_assert_int_eq(moe_gradient_parts_allocate(&gradient, m, 1, 1, NULL), MOE_OK);
+    ck_assert_int_eq(moe_gradient_parts_allocate(&gradient, m, 1, 1, 0, NULL), MOE_OK);
     ck_assert_int_eq(
         moe_gradient_parts_compute(m, &pr.data, pr.resp, &settings, pr.total, &gradient, NULL),
         MOE_OK);

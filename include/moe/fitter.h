@@ -94,8 +94,8 @@ typedef enum moe_option {
                                       average, default 1e-8 */
     MOE_OPT_WEIGHT_DECAY = 27,     /* [weight_decay] AdamW's decoupled decay of the coefficients
                                       (not the log-variances), default 0.01 */
-    MOE_OPT_UPDATE_DEGREES = 28    /* since 1.1: [update_degrees] em: 0 keeps the t experts'
-                                      degrees of freedom as the model has them
+    MOE_OPT_UPDATE_DEGREES = 28    /* since 1.1: [update_degrees] em, gem, gd: 0 keeps the t
+                                      experts' degrees of freedom as the model has them
                                       (moe_model_set_degrees), 1 estimates them, default 1 */
 } moe_option;
 
@@ -278,6 +278,17 @@ MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char 
  * multinomial experts 1/2. gd takes the smallest of its blocks. Gaussian
  * log-variances (unless update_variance is 0) take a gradient step of size
  * one on the mean scale, each change clamped to [-1, 1].
+ *
+ * t experts (since 1.1): gem and gd take nu as one more parameter, stepped in
+ * log nu like the log-variances (size one, clamped to [-1, 1], nu kept in
+ * [MOE_DEGREES_MIN, MOE_DEGREES_MAX]) unless update_degrees is 0; coefficients
+ * take the safe step with c = max_k (nu_k + 1) / (nu_k sigma_k^2), and their
+ * squared scales step like Gaussian log-variances. Like the log-variances,
+ * the nu step is outside the safe steps' guarantee (hold both for a monotone
+ * gem or gd, or use gd's line_search = armijo). The gradient in log nu falls
+ * like 1/nu^2 for large nu, so on nearly Gaussian data gem and gd move nu
+ * slowly where em's one-dimensional ECM root jumps to it: fit such data with
+ * em, or hold nu.
  */
 MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);
 /* The built-in estimators, for tools and bindings that list them: indices 0 ..

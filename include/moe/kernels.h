@@ -164,7 +164,9 @@ MOE_API moe_status moe_gradient_compute(moe_fit_context *context, moe_gradient_t
                                         const double *resp);
 /* The gradient's values, laid out as the gate's free rows ((K - 1) p), the experts (K x
    expert_rows x p, zero on multinomial reference rows; none in a gate-only fit), the
-   log-variances (K; none when fixed or absent): the buffer convention of moe/common.h.
+   log-variances (K; none when fixed or absent), then for t experts (since 1.1) the
+   derivatives in log nu (K; none when update_degrees is 0): the buffer convention of
+   moe/common.h.
    set_values replaces them (all finite), so an optimiser can turn a gradient into its own
    direction before moe_gradient_step. */
 MOE_API moe_status moe_gradient_values(const moe_gradient_t *gradient, double *values,

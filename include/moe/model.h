@@ -345,15 +345,23 @@ MOE_API moe_status moe_model_canonicalize(moe_model_t *model);
  * of its diagonal. P = moe_model_n_free_params(model) parameters, in this order: the gate's
  * free rows ((K - 1) x p, the last expert the reference), the experts' free rows (K x R x p,
  * R = 1, or classes - 1 for multinomial experts, the last class the reference), then the K
- * variances of Gaussian experts; p = inputs, intercept first. A model whose gate or experts
- * see only some inputs (spec version 2) leaves the held coefficients out: each gate row has
- * only the inputs the gate sees, each expert row only those the experts estimate (the
- * offset is not estimated), in the same order. out holds P x P values
+ * variances of Gaussian experts (sigma_k^2 itself, not its logarithm), or for Student-t
+ * experts (since 1.1) their K squared scales sigma_k^2 and then their K degrees of freedom
+ * nu_k (nu itself); p = inputs, intercept first. A model whose gate or experts see only
+ * some inputs (spec version 2) leaves the held coefficients out: each gate row has only
+ * the inputs the gate sees, each expert row only those the experts estimate (the offset is
+ * not estimated), in the same order. out holds P x P values
  * (row-major, symmetric). Unpenalised: for a fit with gate_l2 or expert_ridge it is the
  * information of the likelihood alone (the _penalized variants below include the penalty).
- * Every family but Student-t (1.1: not derived yet for their degrees of freedom); Gaussian
- * experts with the identity link only, at most 64 experts and at most 256 classes
- * (MOE_ERR_UNSUPPORTED otherwise). moe_model_vcov returns
+ * Every family; Gaussian experts with the identity link only, at most 64 experts and at
+ * most 256 classes (MOE_ERR_UNSUPPORTED otherwise). The t entries in nu are analytic
+ * (trigamma included), but for large nu (beyond about 1e4) the likelihood is nearly flat in
+ * nu and those entries are mostly rounding. nu is always in the layout, also when the fit
+ * held it fixed (the fitter's update_degrees = 0) or it stopped at MOE_DEGREES_MIN or
+ * MOE_DEGREES_MAX: nu is then not at a maximum, and moe_model_vcov may fail or give
+ * meaningless nu entries. For the covariance of the other parameters given nu, take
+ * moe_model_information, delete the last K rows and columns and invert the rest.
+ * moe_model_vcov returns
  * MOE_ERR_NUMERICAL with a message when the information is not positive definite (an
  * expert without data, separation, or parameters that are not a maximum), never a matrix
  * of garbage.
@@ -371,8 +379,9 @@ MOE_API moe_status moe_model_vcov(const moe_model_t *model, size_t n, const doub
  * the penalty's Hessian, N the sum of the weights (n without weights). On every
  * non-intercept input that is gate_l2 * N * (I - 11'/K) over the gate's K - 1 free rows
  * (the penalty is centred over the experts, the reference row fixed at 0), expert_ridge * N
- * on each Gaussian or logistic expert's coefficient, and expert_ridge * N * (I - 11'/C) over
- * a multinomial expert's C - 1 free class rows; intercepts and variances are not penalised.
+ * on each Gaussian, logistic, Poisson or t expert's coefficient, and expert_ridge * N * (I - 11'/C) over
+ * a multinomial expert's C - 1 free class rows; intercepts, variances and nu are not
+ * penalised.
  * Pass the gate_l2 and expert_ridge the model was fitted with. The inverse is the Laplace
  * covariance of the penalised estimate (the penalty read as a Gaussian prior); it ignores
  * the penalty's bias, and the frequentist sandwich V I V (V this inverse, I the unpenalised

@@ -95,7 +95,7 @@ double moe_safe_expert_step(const struct moe_model *model, const moe_fit_setting
 
 moe_status moe_gradient_parts_allocate(moe_gradient_parts *gradient,
                                        const struct moe_model *model, int with_experts,
-                                       int with_variances, char *message)
+                                       int with_variances, int with_degrees, char *message)
 {
     memset(gradient, 0, sizeof *gradient);
     size_t K = model->n_experts, p = model->n_inputs;
@@ -105,10 +105,17 @@ moe_status moe_gradient_parts_allocate(moe_gradient_parts *gradient,
         with_experts && with_variances && model->variances != NULL ? K : 0;
     gradient->gate = moe_alloc_array(gradient->gate_size + 1, 1, sizeof(double));
     gradient->experts = moe_alloc_array(gradient->experts_size + 1, 1, sizeof(double));
+    gradient->degrees_size = with_experts && with_degrees && model->degrees != NULL &&
+                                     model->family_ops->degrees_gradient != NULL
+                                 ? K
+                                 : 0;
     if (gradient->variances_size > 0)
         gradient->log_variances = moe_alloc_array(K, 1, sizeof(double));
+    if (gradient->degrees_size > 0)
+        gradient->log_degrees = moe_alloc_array(K, 1, sizeof(double));
     if (gradient->gate == NULL || gradient->experts == NULL ||
-        (gradient->variances_size > 0 && gradient->log_variances == NULL)) {
+        (gradient->variances_size > 0 && gradient->log_variances == NULL) ||
+        (gradient->degrees_size > 0 && gradient->log_degrees == NULL)) {
         moe_gradient_parts_free(gradient);
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a gradient");
     }
@@ -120,6 +127,7 @@ void moe_gradient_parts_free(moe_gradient_parts *gradient)
     free(gradient->gate);
     free(gradient->experts);
     free(gradient->log_variances);
+    free(gradient->log_degrees);
     memset(gradient, 0, sizeof *gradient);
 }
 
@@ -140,6 +148,10 @@ moe_status moe_gradient_parts_compute(const struct moe_model *model, const moe_d
     if (status == MOE_OK && gradient->experts_size > 0)
         moe_inputs_zero(model->n_experts * model->expert_rows, model->n_inputs,
                         model->expert_inputs, gradient->experts);
+    if (status == MOE_OK && gradient->degrees_size > 0)
+        status = model->family_ops->degrees_gradient(model, data, resp, total_weight,
+                                                     settings->threads, gradient->log_degrees,
+                                                     message);
     return status;
 }
 
@@ -168,6 +180,15 @@ double moe_gradient_parts_apply(struct moe_model *model, const struct moe_model 
                 (*floored)++;
         }
         model->variances[k] = variance;
+    }
+    for (size_t k = 0; k < gradient->degrees_size; ++k) {
+        double change = gradient->log_degrees[k];
+        change = change > 1.0 ? 1.0 : change < -1.0 ? -1.0 : change;
+        double nu = from->degrees[k] * exp(-scale * change);
+        decrease += scale * change * gradient->log_degrees[k];
+        model->degrees[k] = nu < MOE_DEGREES_MIN ? MOE_DEGREES_MIN
+                            : nu > MOE_DEGREES_MAX ? MOE_DEGREES_MAX
+                                                   : nu;
     }
     return decrease;
 }
@@ -216,7 +237,8 @@ moe_status moe_gradient_create(moe_fit_context *context, moe_gradient_t **out)
     const long long *options = context->fitter->options.integer;
     moe_status status = moe_gradient_parts_allocate(
         &gradient->parts, context->model, options[MOE_OPT_UPDATE_EXPERTS] != 0,
-        options[MOE_OPT_UPDATE_VARIANCE] != 0, context->fitter->message);
+        options[MOE_OPT_UPDATE_VARIANCE] != 0, options[MOE_OPT_UPDATE_DEGREES] != 0,
+        context->fitter->message);
     if (status != MOE_OK) {
         free(gradient);
         return status;
@@ -294,7 +316,7 @@ moe_status moe_gradient_step(moe_fit_context *context, const moe_gradient_t *gra
 static size_t gradient_length(const moe_gradient_t *gradient)
 {
     const moe_gradient_parts *parts = &gradient->parts;
-    return parts->gate_size + parts->experts_size + parts->variances_size;
+    return parts->gate_size + parts->experts_size + parts->variances_size + parts->degrees_size;
 }
 
 moe_status moe_gradient_values(const moe_gradient_t *gradient, double *values, size_t capacity,
@@ -321,6 +343,9 @@ moe_status moe_gradient_values(const moe_gradient_t *gradient, double *values, s
     if (parts->variances_size > 0)
         memcpy(values + parts->gate_size + parts->experts_size, parts->log_variances,
                parts->variances_size * sizeof(double));
+    if (parts->degrees_size > 0)
+        memcpy(values + parts->gate_size + parts->experts_size + parts->variances_size,
+               parts->log_degrees, parts->degrees_size * sizeof(double));
     return MOE_OK;
 }
 
@@ -343,5 +368,9 @@ moe_status moe_gradient_set_values(moe_gradient_t *gradient, const double *value
     if (parts->variances_size > 0)
         memcpy(parts->log_variances, values + parts->gate_size + parts->experts_size,
                parts->variances_size * sizeof(double));
+    if (parts->degrees_size > 0)
+        memcpy(parts->log_degrees,
+               values + parts->gate_size + parts->experts_size + parts->variances_size,
+               parts->degrees_size * sizeof(double));
     return MOE_OK;
 }

@@ -19,13 +19,15 @@ typedef struct moe_gradient_parts {
     double *gate;          /* (K - 1) x p */
     double *experts;       /* K x expert_rows x p, or none in a gate-only fit */
     double *log_variances; /* K, or NULL when the family has no variances or they are fixed */
-    size_t gate_size, experts_size, variances_size;
+    double *log_degrees;   /* K for t experts whose nu is updated, else NULL */
+    size_t gate_size, experts_size, variances_size, degrees_size;
 } moe_gradient_parts;
 
-/* Without experts (a gate-only fit) the gradient has no expert or variance part. */
+/* Without experts (a gate-only fit) the gradient has no expert, variance or nu part;
+   with_degrees adds t experts' log nu (update_degrees). */
 moe_status moe_gradient_parts_allocate(moe_gradient_parts *gradient,
                                        const struct moe_model *model, int with_experts,
-                                       int with_variances, char *message);
+                                       int with_variances, int with_degrees, char *message);
 void moe_gradient_parts_free(moe_gradient_parts *gradient);
 
 /*
@@ -38,9 +40,10 @@ moe_status moe_gradient_parts_compute(const struct moe_model *model, const moe_d
                                       char *message);
 
 /*
- * theta - scale * (gate_step g_gate, expert_step g_experts, log-variance steps), from the
- * parameters in `from` into `model`. The log-variance step is the gradient clamped to
- * [-1, 1], floored at variance_floor (counted in *floored). Returns the predicted decrease
+ * theta - scale * (gate_step g_gate, expert_step g_experts, log-variance and log-nu steps),
+ * from the parameters in `from` into `model`. The log-variance step is the gradient clamped
+ * to [-1, 1], floored at variance_floor (counted in *floored); the log-nu step the same,
+ * nu kept within [MOE_DEGREES_MIN, MOE_DEGREES_MAX]. Returns the predicted decrease
  * of the objective to first order (for Armijo), on the mean scale.
  */
 double moe_gradient_parts_apply(struct moe_model *model, const struct moe_model *from,

@@ -131,6 +131,13 @@ struct moe_family_ops {
                            double ridge, double total_weight, size_t threads,
                            double *coefficients, double *log_variances, char *message);
     /*
+     * Optional (families with degrees of freedom, has_degrees): the derivative of the same
+     * surrogate in log nu_k, K values, for gem and gd to step nu with the other parameters.
+     */
+    moe_status (*degrees_gradient)(const struct moe_model *model, const moe_data *data,
+                                   const double *resp, double total_weight, size_t threads,
+                                   double *log_degrees, char *message);
+    /*
      * c such that the surrogate's curvature in one expert's coefficients is at
      * most c * lambda_max(E_w[x x']) (plus the ridge): 1/sigma^2_min for Gaussian,
      * 1/4 for logistic, 1/2 for multinomial experts (Boehning's bound). For Gaussian
@@ -169,6 +176,19 @@ void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
    the rows of a multinomial expert centred over its classes (so the reference class does
    not matter): the expert penalty of the mean-scale objective. */
 double moe_expert_penalty(const struct moe_model *model, double ridge);
+
+/* One row of a t expert (family_student.c) at residual e = y - beta' x~, nu and the squared
+   scale v: log f, its score (in beta the factor of x~, in v, in nu) and the entries of -the
+   Hessian (in beta beta' the factor of x~ x~', in beta v and beta nu the factors of x~). */
+typedef struct moe_student_t_terms {
+    double log_density;
+    double score_location, score_scale, score_degrees;
+    double location_location, location_scale, location_degrees;
+    double scale_scale, scale_degrees, degrees_degrees;
+} moe_student_t_terms;
+
+void moe_student_t_row(double residual, double nu, double scale_squared,
+                       moe_student_t_terms *out);
 
 extern const struct moe_family_ops moe_family_gaussian;
 extern const struct moe_family_ops moe_family_logistic;

@@ -15,11 +15,18 @@
  *        bracketed on [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (its left side falls in nu) and
  *        kept only if the weighted t log-likelihood does not fall.
  * CM1 is an EM step of the scale mixture at fixed nu, so it never lowers the weighted t
- * log-likelihood (minus the ridge penalty); CM2 is an ECM step too, and the check keeps
- * rounding in the root from lowering it. One cycle per M-step: repeating cycles inside an
+ * log-likelihood (minus the ridge penalty); CM2 is an ECM step too, so in exact arithmetic
+ * the check is not needed. It is for rounding: where nu is large (hundreds and up) the
+ * step's true gain falls below the rounding of the computed objective (the t constant's
+ * lgamma difference, summed over the rows), and unchecked steps lowered it by up to 8e-13
+ * relative (tests/test_student_t.c, nu_step_never_lowers_the_computed_objective). It
+ * compares at the new coefficients and scale, so it also keeps nu_old in some steps that
+ * ECM would allow (stricter than needed, never less monotone). One cycle per M-step: repeating cycles inside an
  * M-step made fits three times slower for the same optima (the outer em iterates anyway).
  * options->inner_steps is ignored: the cycle is already cheap and exact in closed form.
- * gem and gd are refused (no gradient step for nu); the information is refused too.
+ * gem and gd step nu with the other parameters, in log nu (t_degrees_gradient; the kernel
+ * clamps the step to [-1, 1] per iteration, as for the log-scales). moe_student_t_row gives
+ * one row's score and Hessian for the observed information (model/information.c).
  */
 #include "model/family.h"
 #include "common/alloc.h"
@@ -48,6 +55,22 @@ static double digamma(double x)
     return result + log(x) - 0.5 * inverse - series;
 }
 
+/* psi'(x) for x > 0: psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 6, then the asymptotic
+   series (truncation error there below 1e-12 relative). */
+static double trigamma(double x)
+{
+    double result = 0.0;
+    while (x < 6.0) {
+        result += 1.0 / (x * x);
+        x += 1.0;
+    }
+    double inverse = 1.0 / x, squared = inverse * inverse;
+    double series = inverse + 0.5 * squared +
+                    inverse * squared * (1.0 / 6.0 - squared * (1.0 / 30.0 - squared *
+                    (1.0 / 42.0 - squared * (1.0 / 30.0 - squared * (5.0 / 66.0)))));
+    return result + series;
+}
+
 /* log(x) - psi(x) > 0, falling in x. */
 static double log_minus_digamma(double x)
 {
@@ -63,6 +86,30 @@ static double t_constant(double nu, double scale_squared)
 static double t_log_density(double residual, double nu, double scale_squared, double constant)
 {
     return constant - 0.5 * (nu + 1.0) * log1p(residual * residual / (nu * scale_squared));
+}
+
+/*
+ * With a = nu sigma^2 + e^2 (v = sigma^2):
+ *   d log f / d beta = (nu + 1) e / a x~,   d / d v = -1/(2v) + (nu + 1) e^2 / (2 v a),
+ *   d / d nu = [psi((nu+1)/2) - psi(nu/2) - log(1 + e^2/(nu v)) + (e^2 - v)/a] / 2,
+ * and the second derivatives of those, differentiated by hand (the checks are central
+ * differences of the log-likelihood, tests/test_student_t.c).
+ */
+void moe_student_t_row(double residual, double nu, double scale_squared, moe_student_t_terms *out)
+{
+    double e = residual, e2 = e * e, v = scale_squared, a = nu * v + e2, a2 = a * a;
+    out->log_density = t_log_density(e, nu, v, t_constant(nu, v));
+    out->score_location = (nu + 1.0) * e / a;
+    out->score_scale = -0.5 / v + 0.5 * (nu + 1.0) * e2 / (v * a);
+    out->score_degrees = 0.5 * (digamma(0.5 * (nu + 1.0)) - digamma(0.5 * nu) -
+                                log1p(e2 / (nu * v)) + (e2 - v) / a);
+    out->location_location = (nu + 1.0) * (nu * v - e2) / a2;
+    out->location_scale = (nu + 1.0) * nu * e / a2;
+    out->location_degrees = e * (v - e2) / a2;
+    out->scale_scale = -0.5 / (v * v) + 0.5 * (nu + 1.0) * e2 * (a + nu * v) / (v * v * a2);
+    out->scale_degrees = e2 * (v - e2) / (2.0 * v * a2);
+    out->degrees_degrees = -0.25 * (trigamma(0.5 * (nu + 1.0)) - trigamma(0.5 * nu)) -
+                           0.5 / nu + 0.5 * v / a + 0.5 * v * (e2 - v) / a2;
 }
 
 static int t_supports_link(moe_link link)
@@ -333,16 +380,104 @@ static moe_status t_m_step(struct moe_model *model, const moe_data *data, const 
     return status;
 }
 
+/*
+ * The mean-scale surrogate's gradient, from the row derivatives of moe_student_t_row (a =
+ * nu sigma^2 + e^2): in beta_k -(1/N) sum w r (nu+1) e / a x~ (+ ridge beta_k), in
+ * log sigma_k^2 (1/N) sum w r [1 - (nu+1) e^2 / a] / 2, in log nu_k -(1/N) sum w r nu
+ * d log f / d nu. Sums over row chunks: K x p coefficients, K log-scales, K log-nu.
+ */
+typedef struct gradient_pass {
+    const struct moe_model *model;
+    const moe_data *data;
+    const double *resp;
+    const double *digammas; /* K: psi((nu+1)/2) - psi(nu/2) */
+} gradient_pass;
+
+static size_t gradient_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                             double *workspace)
+{
+    const gradient_pass *pass = opaque;
+    const struct moe_model *model = pass->model;
+    const moe_data *data = pass->data;
+    size_t K = model->n_experts, p = model->n_inputs, R = moe_block_rows_for(rows);
+    double *block = workspace, *scaled = block + R * p;
+    double *coefficients = sums, *log_scales = sums + K * p, *log_degrees = log_scales + K;
+    for (size_t offset = 0; offset < rows; offset += R) {
+        size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
+        moe_data_load_block(data, first, count, block);
+        moe_expert_linear(model, count, block, scaled);
+        for (size_t i = 0; i < count; ++i) {
+            double weight = moe_data_weight(data, first + i);
+            const double *r = pass->resp + (first + i) * K;
+            for (size_t k = 0; k < K; ++k) {
+                double nu = model->degrees[k], v = model->variances[k];
+                double e = data->y[first + i] - scaled[i * K + k], e2 = e * e, a = nu * v + e2;
+                double share = weight * r[k];
+                log_scales[k] += 0.5 * share * (1.0 - (nu + 1.0) * e2 / a);
+                log_degrees[k] -= share * 0.5 * nu *
+                                  (pass->digammas[k] - log1p(e2 / (nu * v)) + (e2 - v) / a);
+                scaled[i * K + k] = -share * (nu + 1.0) * e / a;
+            }
+        }
+        moe_product_atb_add(count, K, p, scaled, block, coefficients);
+    }
+    return 0;
+}
+
+/* One pass for every part; coefficients, log_scales and log_degrees may each be NULL. */
+static moe_status t_gradient_parts(const struct moe_model *model, const moe_data *data,
+                                   const double *resp, double ridge, double total_weight,
+                                   size_t threads, double *coefficients, double *log_scales,
+                                   double *log_degrees, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs;
+    double *sums = moe_alloc_array(K * p + 2 * K, 1, sizeof(double));
+    double *digammas = moe_alloc_array(K, 1, sizeof(double));
+    if (sums == NULL || digammas == NULL) {
+        free(sums);
+        free(digammas);
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
+    }
+    for (size_t k = 0; k < K; ++k)
+        digammas[k] = digamma(0.5 * (model->degrees[k] + 1.0)) - digamma(0.5 * model->degrees[k]);
+    gradient_pass pass = {model, data, resp, digammas};
+    moe_chunk_job job = {data->n, K * p + 2 * K, moe_block_rows_for(data->n) * (p + K),
+                         gradient_chunk, &pass};
+    size_t ignored = 0;
+    moe_status status = moe_run_chunks(&job, threads, sums, &ignored, message);
+    double inverse = 1.0 / total_weight;
+    for (size_t k = 0; status == MOE_OK && k < K; ++k) {
+        for (size_t j = 0; coefficients != NULL && j < p; ++j) {
+            double value = sums[k * p + j] * inverse;
+            if (j >= (size_t)model->intercept)
+                value += ridge * model->experts[k * p + j];
+            coefficients[k * p + j] = value;
+        }
+        if (log_scales != NULL)
+            log_scales[k] = sums[K * p + k] * inverse;
+        if (log_degrees != NULL)
+            log_degrees[k] = sums[K * p + K + k] * inverse;
+    }
+    free(sums);
+    free(digammas);
+    return status;
+}
+
 static moe_status t_gradient(const struct moe_model *model, const moe_data *data,
                              const double *resp, double ridge, double total_weight,
                              size_t threads, double *coefficients, double *log_variances,
                              char *message)
 {
-    (void)model, (void)data, (void)resp, (void)ridge, (void)total_weight, (void)threads;
-    (void)coefficients, (void)log_variances;
-    return moe_fail(message, MOE_ERR_UNSUPPORTED,
-                    "t experts are fitted by em only (ECM with the degrees of freedom): gem, gd "
-                    "and the gradient kernels take no step in nu");
+    return t_gradient_parts(model, data, resp, ridge, total_weight, threads, coefficients,
+                            log_variances, NULL, message);
+}
+
+static moe_status t_degrees_gradient(const struct moe_model *model, const moe_data *data,
+                                     const double *resp, double total_weight, size_t threads,
+                                     double *log_degrees, char *message)
+{
+    return t_gradient_parts(model, data, resp, 0.0, total_weight, threads, NULL, NULL,
+                            log_degrees, message);
 }
 
 /* The coefficient curvature of -log f is (nu+1)/sigma^2 (nu - z)/(nu + z)^2 x x' with
@@ -380,5 +515,6 @@ const struct moe_family_ops moe_family_student_t = {
     .accumulate_normal_statistics = NULL,
     .solve_statistics = NULL,
     .gradient = t_gradient,
+    .degrees_gradient = t_degrees_gradient,
     .curvature = t_curvature,
 };

@@ -9,8 +9,10 @@
  * The -H parts are weighted Gram matrices of x~ (the gate's (diag pi - pi pi') (x) x~ x~', the
  * same for every k; each expert's own); the score parts are rank updates of row blocks
  * (syrk). Parameters, in this order: the gate's free rows ((K - 1) x p), the experts' free
- * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts). The penalised
- * variants add the fitters' quadratic penalty, whose Hessian is constant (add_penalty).
+ * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts; the squared
+ * scales of t experts), then nu (K, t experts; analytic, trigamma included,
+ * family_student.c). The penalised variants add the fitters' quadratic penalty, whose
+ * Hessian is constant (add_penalty).
  * Coefficients of inputs a part does not see are computed with the rest and dropped at
  * the end (kept_parameters): the held parameters are not estimated, and the information of
  * the others is the same submatrix whatever the held values are.
@@ -29,9 +31,9 @@
 
 typedef struct layout {
     size_t K, p, R, P;
-    size_t experts, variances; /* offsets */
+    size_t experts, variances, degrees; /* offsets */
     int gaussian, classes;     /* classes: multinomial with R free classes */
-    int poisson;
+    int poisson, student;
 } layout;
 
 static layout layout_of(const struct moe_model *model)
@@ -42,10 +44,12 @@ static layout layout_of(const struct moe_model *model)
     l.gaussian = model->family == MOE_FAMILY_GAUSSIAN;
     l.classes = model->family == MOE_FAMILY_MULTINOMIAL;
     l.poisson = model->family == MOE_FAMILY_POISSON;
+    l.student = model->family == MOE_FAMILY_STUDENT_T;
     l.R = l.classes ? model->n_classes - 1 : 1;
     l.experts = (l.K - 1) * l.p;
     l.variances = l.experts + l.K * l.R * l.p;
-    l.P = l.variances + (l.gaussian ? l.K : 0);
+    l.degrees = l.variances + (l.gaussian || l.student ? l.K : 0);
+    l.P = l.degrees + (l.student ? l.K : 0);
     return l;
 }
 
@@ -92,7 +96,7 @@ static moe_status compress_information(const struct moe_model *model, const layo
 
 /*
  * The gate probabilities (probability, rows x K), responsibilities (responsibility,
- * rows x K) and, for Gaussian experts, residuals (rows x K) of a block's rows (for Poisson
+ * rows x K) and, for Gaussian and t experts, residuals (rows x K) of a block's rows (for Poisson
  * experts the expected counts there), once for all K passes of accumulate. 1 when a row has
  * zero likelihood under every expert.
  */
@@ -119,14 +123,20 @@ static int block_posterior(const struct moe_model *model, const layout *l,
         /* experts' log densities */
         for (size_t c = 0; c < K; ++c) {
             const double *beta = model->experts + c * model->expert_rows * p;
-            if (l->gaussian) {
+            if (l->gaussian || l->student) {
                 double mean = 0.0;
                 for (size_t j = 0; j < p; ++j)
                     mean += beta[j] * x[j];
                 double variance = model->variances[c], e = y - mean;
                 residuals[i * K + c] = e;
-                log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
-                                   e * e / variance);
+                if (l->student) {
+                    moe_student_t_terms t;
+                    moe_student_t_row(e, model->degrees[c], variance, &t);
+                    log_f[c] = t.log_density;
+                } else {
+                    log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
+                                       e * e / variance);
+                }
             } else if (l->poisson) {
                 double eta = 0.0;
                 for (size_t j = 0; j < p; ++j)
@@ -180,6 +190,32 @@ static void gaussian_terms(const struct moe_model *model, const layout *l, size_
             w * e * x[a] / (variance * variance);
     information[(l->variances + k) * P + l->variances + k] +=
         w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
+}
+
+/* The same for a t expert: coefficients, squared scale v_k and nu_k. */
+static void student_terms(const struct moe_model *model, const layout *l, size_t k,
+                          const double *x, double w, double e, double *s, double *se,
+                          double *information)
+{
+    size_t p = l->p, P = l->P, beta = l->experts + k * p;
+    size_t scale = l->variances + k, degrees = l->degrees + k;
+    moe_student_t_terms t;
+    moe_student_t_row(e, model->degrees[k], model->variances[k], &t);
+    for (size_t j = 0; j < p; ++j)
+        se[j] = t.score_location * x[j];
+    s[scale] = t.score_scale;
+    s[degrees] = t.score_degrees;
+    double *beta_block = information + beta * P + beta;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * t.location_location * x[a] * x[b];
+    for (size_t a = 0; a < p; ++a) {
+        information[(beta + a) * P + scale] += w * t.location_scale * x[a];
+        information[(beta + a) * P + degrees] += w * t.location_degrees * x[a];
+    }
+    information[scale * P + scale] += w * t.scale_scale;
+    information[scale * P + degrees] += w * t.scale_degrees;
+    information[degrees * P + degrees] += w * t.degrees_degrees;
 }
 
 /* The same for a Poisson expert with expected count mu: score (y - mu) x~, -H mu x~ x~'. */
@@ -273,6 +309,9 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
             if (l->gaussian)
                 gaussian_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
                                information);
+            else if (l->student)
+                student_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
+                              information);
             else if (l->poisson)
                 poisson_terms(l, k, x, y, residuals[i * K + k], v * r[k], se, information);
             else
@@ -317,7 +356,7 @@ static moe_status check_penalty(const char *name, double value)
  * (l2/2) [sum_{a<K} w_aj^2 - (sum_{a<K} w_aj)^2 / K] with the reference row w_Kj = 0 fixed,
  * so its Hessian over the K - 1 free rows is l2 (I - 11'/K). Multinomial experts are
  * penalised the same way over their classes (reference class fixed at 0): ridge (I - 11'/C)
- * over the C - 1 free rows; Gaussian, logistic and Poisson experts have one row, ridge I.
+ * over the C - 1 free rows; Gaussian, logistic, Poisson and t experts have one row, ridge I.
  * Variances and intercepts carry no penalty. A zero weight adds nothing, so no entry changes
  * (not even the sign of a zero).
  */
@@ -368,10 +407,6 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     if (model->family == MOE_FAMILY_GAUSSIAN && model->link != MOE_LINK_IDENTITY)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information is derived for the identity link only");
-    if (model->family == MOE_FAMILY_STUDENT_T)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "the information (and standard errors) of t experts is not "
-                        "available yet: their degrees of freedom have no derivation here");
     if (model->n_experts > 64 || (model->family == MOE_FAMILY_MULTINOMIAL &&
                                   model->n_classes > 256))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,

@@ -515,22 +515,31 @@ contains "$work/out" "t experts: K = 2" "t summary header"
 contains "$work/out" "Student-t noise" "t experts' coefficients"
 contains "$work/out" "scale^2" "t summary scale row"
 contains "$work/out" "nu " "t summary prints nu per expert"
-contains "$work/err" "no standard errors" "t experts: no standard errors, said"
+# t experts have standard errors: the squared scales, then nu, after the coefficients.
+contains "$work/out" "standard errors (observed information):" "t experts: standard errors"
+contains "$work/out" "expert 2: scale^2" "t standard errors: the scale row"
+contains "$work/out" "expert 2: nu" "t standard errors: the nu row"
+checks=$((checks + 1))
+! grep -q "no standard errors" "$work/err" || fail "t experts: no standard errors"
 checks=$((checks + 1))
 awk '$1 == "x" && !seen { seen = 1; ok = ($2 > 2.3 && $2 < 2.7 && $3 > -2.7 && $3 < -2.3) ||
                       ($3 > 2.3 && $3 < 2.7 && $2 > -2.7 && $2 < -2.3) } END { exit !ok }' \
     "$work/out" || fail "fit t: slopes not near -2.5 and 2.5 through the outliers"
 run 0 "fit t json" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 --seed 1 --json
 contains "$work/out" '"nu": ' "t json nu"
+contains "$work/out" '{"parameter": "expert 1: nu"' "t json: nu's standard error"
 run 0 "info t" "$moe" info "$work/outliers.moe"
 contains "$work/out" "t" "info t"
 run 0 "predict t" "$moe" predict "$work/outliers.moe" "$work/outliers.csv"
 run 0 "fit t with nu held" "$moe" fit "$work/outliers.csv" --response y --family t -k 2 \
     --seed 1 --option update_degrees=0
 contains "$work/out" "nu                                  4              4" "nu held at 4"
-run 1 "--estimator gem with --family t" "$moe" fit "$work/outliers.csv" --response y \
-    --family t --estimator gem
-contains "$work/err" "em only" "gem refuses t experts"
+run 0 "--estimator gem with --family t" "$moe" fit "$work/outliers.csv" --response y \
+    --family t --estimator gem --seed 1
+contains "$work/out" "fit: gem," "gem fits t experts"
+run 1 "--estimator ismm with --family t" "$moe" fit "$work/outliers.csv" --response y \
+    --family t --estimator ismm
+contains "$work/err" "fit t experts with em" "ismm refuses t experts"
 
 # --- Ctrl-C ---------------------------------------------------------------------------
 # A fit that cannot finish (tolerance 0) stops cleanly on SIGINT: status 1, a message,

@@ -568,7 +568,7 @@ class MoERegressor(RegressorMixin, _MoE):
     """Softmax-gated mixture of regression experts: Gaussian (family="gaussian", the
     default), Poisson count experts with the log link (family="poisson", libmoe 1.1:
     y must be counts 0, 1, 2, ...; predict gives the mixture's mean count), or Student-t
-    experts, robust to outliers (family="t", libmoe 1.1, em only: variances_ are the squared
+    experts, robust to outliers (family="t", libmoe 1.1, em, gem or gd: variances_ are the squared
     scales, degrees_ the degrees of freedom, estimated unless update_degrees=0).
 
     Every libmoe fitter option is a keyword through `options` (a dict), and the common ones

@@ -474,7 +474,8 @@ class Model:
         ("gate[1].intercept", "gate[1].x1", ...; the last expert is the reference; only the
         inputs the gate sees, and below only those the experts see), the
         experts' ("expert[2].x1"; multinomial experts "expert[2].class[a].x1" for every class
-        but the last, the reference), then the variances ("variance[1]"). feature_names
+        but the last, the reference), then the variances ("variance[1]"; t experts: the
+        squared scales "scale2[1]", then the degrees of freedom "nu[1]"). feature_names
         replaces x1, x2, ...; classes the multinomial class codes 0, 1, ...."""
         all_inputs = _input_names(self.n_features, self.intercept, feature_names)
         # Only the inputs a part estimates (libmoe 1.1: held coefficients are not free).
@@ -490,6 +491,9 @@ class Model:
             names += [f"expert[{k + 1}].{name}" for k in range(K) for name in inputs]
         if self.family == "gaussian":
             names += [f"variance[{k + 1}]" for k in range(K)]
+        if self.family == "t":
+            names += [f"scale2[{k + 1}]" for k in range(K)]
+            names += [f"nu[{k + 1}]" for k in range(K)]
         return names
 
     def parameter_vector(self):
@@ -499,8 +503,10 @@ class Model:
         experts = self.experts[..., self.expert_inputs]
         values.append(experts[:, :-1, :].ravel() if self.family == "multinomial"
                       else experts.ravel())
-        if self.family == "gaussian":
+        if self.family in ("gaussian", "t"):
             values.append(self.variances)
+        if self.family == "t":
+            values.append(self.degrees)
         return np.concatenate(values)
 
     def summary(self, X, y, sample_weight=None, gate_l2=0.0, expert_ridge=0.0,

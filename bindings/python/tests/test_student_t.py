@@ -42,3 +42,26 @@ def test_degrees_are_held_with_update_degrees_0_and_checked():
     assert fit.degrees_.tolist() == [4.0, 4.0]
     again = moe.Model.from_bytes(fit.model_.to_bytes())
     assert again.degrees.tolist() == fit.degrees_.tolist()
+
+
+def test_t_standard_errors_name_the_scales_and_degrees():
+    X, y = regimes_with_outliers(600, 4)
+    fit = moe.MoERegressor(n_experts=2, family="t", random_state=1).fit(X, y)
+    names = fit.model_.parameter_names()
+    assert names == ["gate[1].intercept", "gate[1].x1",
+                     "expert[1].intercept", "expert[1].x1",
+                     "expert[2].intercept", "expert[2].x1",
+                     "scale2[1]", "scale2[2]", "nu[1]", "nu[2]"]
+    assert len(names) == fit.model_.n_free_params
+    summary = fit.summary(X, y)
+    assert summary.names == names
+    estimates = dict(zip(summary.names, summary.estimates))
+    assert estimates["scale2[2]"] == fit.variances_[1]
+    assert estimates["nu[1]"] == fit.degrees_[0]
+    assert estimates["expert[2].x1"] == fit.coef_[1, 0]
+    covariance = fit.model_.vcov(X, y)
+    assert np.all(np.linalg.eigvalsh(covariance) > 0)
+    errors = fit.standard_errors(X, y)
+    assert all(np.isfinite(value) and value > 0 for value in errors.values())
+    # through the outliers the slopes are sharp: errors of a few hundredths
+    assert errors["expert[1].x1"] < 0.1 and errors["expert[2].x1"] < 0.1

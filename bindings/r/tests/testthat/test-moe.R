@@ -281,7 +281,16 @@ test_that("t experts: family = \"t\" recovers two slopes through 5% gross outlie
   expect_equal(unname(slopes), c(-2.5, 2.5), tolerance = 0.2 / 2.5)
   expect_true(all(estimates[c("nu.expert1", "nu.expert2")] > 0))
   expect_output(print(fit), "Degrees of freedom")
+  # Standard errors for every parameter, nu included (libmoe 1.1 derives its information).
+  errors <- sqrt(diag(vcov(fit)))
+  expect_equal(names(errors), names(estimates))
+  expect_true(all(is.finite(errors) & errors > 0))
+  expect_null(summary(fit)$note)
   held <- moe(y ~ x, data, k = 2, family = "t", seed = 1, update_degrees = 0)
   expect_equal(unname(coef(held)[c("nu.expert1", "nu.expert2")]), c(4, 4))
-  expect_error(moe(y ~ x, data, k = 2, family = "t", estimator = "gem"), "em only")
+  # gem steps nu with the other parameters (libmoe 1.1); ismm still refuses t experts.
+  gem <- moe(y ~ x, data, k = 2, family = "t", estimator = "gem", seed = 1)
+  expect_equal(unname(sort(coef(gem)[c("expert1:x", "expert2:x")])), c(-2.5, 2.5),
+               tolerance = 0.2 / 2.5)
+  expect_error(moe(y ~ x, data, k = 2, family = "t", estimator = "ismm"), "t expert")
 })
