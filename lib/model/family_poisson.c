@@ -9,6 +9,7 @@
  * with a line search that never accepts an increase converges.
  */
 #include "model/family.h"
+#include "model/newton.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
@@ -22,7 +23,6 @@
 
 /* Counts above 2^53 are not all representable: integrality means nothing there. */
 #define LARGEST_COUNT 9007199254740992.0
-#define HALVINGS 40
 
 static int poisson_supports_link(moe_link link)
 {
@@ -176,32 +176,6 @@ static moe_status evaluate(poisson_newton *s, int derivatives, size_t *failed, d
     return MOE_OK;
 }
 
-/* Halve from `step` along s->direction until moe_step_accepted (decrease: the decrease the
-   full step predicts); *accepted 1 if a step was taken, else s->beta is unchanged. */
-static moe_status line_search(poisson_newton *s, double current, double decrease, double step,
-                              double *objective, int *accepted, char *message)
-{
-    size_t p = s->p, failed = 0;
-    memcpy(s->saved, s->beta, p * sizeof(double));
-    *accepted = 0;
-    double full = step;
-    for (int halving = 0; halving < HALVINGS && !*accepted; ++halving, step *= 0.5) {
-        for (size_t j = 0; j < p; ++j)
-            s->beta[j] = s->saved[j] + step * s->direction[j];
-        double trial = INFINITY;
-        moe_status status = evaluate(s, 0, &failed, &trial, message);
-        if (status != MOE_OK)
-            return status;
-        if (moe_step_accepted(current, trial, decrease, step / full)) {
-            *accepted = 1;
-            *objective = trial;
-        }
-    }
-    if (!*accepted)
-        memcpy(s->beta, s->saved, p * sizeof(double));
-    return MOE_OK;
-}
-
 static moe_status refuse_overflow(const poisson_newton *s, char *message)
 {
     return moe_fail(message, MOE_ERR_NUMERICAL,
@@ -210,44 +184,42 @@ static moe_status refuse_overflow(const poisson_newton *s, char *message)
                     s->k);
 }
 
+/* The Newton loop's evaluation (model/newton.h): derivatives only when it asks for all of
+   them (a pass of the objective alone is cheaper than one with the gradient); where they
+   are asked, a point at which the expected counts overflow is refused. */
+static moe_status newton_evaluate(void *user, int level, double *objective, int *gradient_ready,
+                                  char *message)
+{
+    poisson_newton *s = user;
+    size_t failed = 0;
+    int derivatives = level == MOE_NEWTON_DERIVATIVES;
+    moe_status status = evaluate(s, derivatives, &failed, objective, message);
+    if (status == MOE_OK && derivatives && !isfinite(*objective))
+        status = refuse_overflow(s, message);
+    *gradient_ready = derivatives;
+    return status;
+}
+
+static moe_newton_problem newton_problem(poisson_newton *s)
+{
+    moe_newton_problem problem = {s->p,          s->beta,      s->sums + 1, s->sums + 1 + s->p,
+                                  s->direction, s->saved,     s->work,     newton_evaluate, s};
+    return problem;
+}
+
 /* Newton (IRLS) with step halving; the objective never increases. */
 static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *report,
                                char *message)
 {
-    size_t p = s->p, failed = 0;
-    double *gradient = s->sums + 1, *hessian = s->sums + 1 + p;
-    for (size_t step = 0; step < s->options->max_newton; ++step) {
-        double current = INFINITY;
-        moe_status status = evaluate(s, 1, &failed, &current, message);
-        if (status != MOE_OK)
-            return status;
-        if (!isfinite(current))
-            return refuse_overflow(s, message);
-        for (size_t j = 0; j < p; ++j)
-            s->direction[j] = -gradient[j];
-        int ridge_used = 0;
-        if (moe_solve_spd(p, hessian, s->direction, s->work, &ridge_used) != 0) {
-            report->line_search_failures++;
-            return MOE_OK;
-        }
-        report->ridge_fallbacks += (size_t)ridge_used;
-        double decrement = -moe_dot(p, gradient, s->direction);
-        /* The first step is always taken, as the softmax Newton's (model/softmax.c). */
-        if (!(decrement > 0.0) ||
-            (step > 0 && 0.5 * decrement <= s->options->tolerance * (1.0 + fabs(current))))
-            return MOE_OK;
-        int accepted = 0;
-        double next = current;
-        if ((status = line_search(s, current, decrement, 1.0, &next, &accepted, message)) !=
-            MOE_OK)
-            return status;
-        report->newton_steps++;
-        if (!accepted) {
-            report->line_search_failures++;
-            return MOE_OK;
-        }
-    }
-    return MOE_OK;
+    moe_newton_problem problem = newton_problem(s);
+    moe_newton_options options = {s->options->max_newton, s->options->tolerance};
+    moe_newton_report outcome = {0, 0, 0, 0};
+    double objective = INFINITY;
+    moe_status status = moe_newton_minimise(&problem, &options, &outcome, &objective, message);
+    report->newton_steps += outcome.steps;
+    report->ridge_fallbacks += outcome.ridge_fallbacks;
+    report->line_search_failures += outcome.line_search_failures;
+    return status;
 }
 
 /* The inexact M-step: `inner_steps` gradient steps of size options->step, each halved until
@@ -255,21 +227,22 @@ static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *repor
 static moe_status gradient_steps(poisson_newton *s, moe_expert_mstep_report *report,
                                  char *message)
 {
-    size_t p = s->p, failed = 0;
+    size_t p = s->p;
+    moe_newton_problem problem = newton_problem(s);
     for (size_t step = 0; step < s->options->inner_steps; ++step) {
         double current = INFINITY;
-        moe_status status = evaluate(s, 1, &failed, &current, message);
+        int ready = 0;
+        moe_status status =
+            newton_evaluate(s, MOE_NEWTON_DERIVATIVES, &current, &ready, message);
         if (status != MOE_OK)
             return status;
-        if (!isfinite(current))
-            return refuse_overflow(s, message);
         for (size_t j = 0; j < p; ++j)
             s->direction[j] = -s->sums[1 + j];
         double squared = moe_dot(p, s->direction, s->direction);
         int accepted = 0;
         double next = current;
-        status = line_search(s, current, squared * s->options->step, s->options->step, &next,
-                             &accepted, message);
+        status = moe_newton_line_search(&problem, current, squared * s->options->step,
+                                        s->options->step, &next, &accepted, &ready, message);
         report->newton_steps++;
         if (status != MOE_OK || !accepted)
             return status;
