@@ -71,18 +71,16 @@ static size_t poisson_prediction_width(const struct moe_model *model)
     return 1;
 }
 
+static double log_rate(double eta)
+{
+    return eta; /* the log link */
+}
+
 /* E[y | x] = sum_k pi_k(x) exp(beta_k' x~) */
 static void poisson_predict(const struct moe_model *model, size_t rows, const double *block,
                             const double *gate_proba, double *out, double *scratch)
 {
-    size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, scratch);
-    for (size_t i = 0; i < rows; ++i) {
-        double sum = 0.0;
-        for (size_t k = 0; k < K; ++k)
-            sum += gate_proba[i * K + k] * moe_exp(scratch[i * K + k]);
-        out[i] = sum;
-    }
+    moe_expert_mixture_mean(model, rows, block, gate_proba, log_rate, out, scratch);
 }
 
 /* ---- One expert's weighted Poisson regression ------------------------------------------- */
@@ -280,13 +278,8 @@ static moe_status poisson_m_step(struct moe_model *model, const moe_data *data, 
                         sums, sums + 1 + p + p * p};
     moe_status status = MOE_OK;
     for (size_t k = 0; k < K && status == MOE_OK; ++k) {
-        double total = 0.0;
-        for (size_t i = 0; i < data->n; ++i)
-            total += moe_data_weight(data, i) * resp[i * K + k];
-        if (!(total > options->min_weight)) {
-            report->degenerate_experts++;
+        if (!moe_expert_has_weight(data, resp, K, k, options, report))
             continue;
-        }
         s.k = k;
         memcpy(s.beta, model->experts + k * p, p * sizeof(double));
         status = options->inner_steps > 0 ? gradient_steps(&s, report, message)
