@@ -266,7 +266,9 @@ MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char 
  *   "ot"   Distributed learning by optimal-transport aggregation: fit splits
  *          the rows into shards fitted by local em runs and reduces their
  *          models into one; moe_fitter_aggregate reduces models fitted
- *          elsewhere (libmoe_mpi does this across ranks).
+ *          elsewhere (libmoe_mpi does this across ranks). Gaussian experts
+ *          with the identity link and (since 1.1) Poisson experts; other
+ *          families are MOE_ERR_UNSUPPORTED.
  * Their own options (schedules, shards, the tensor's restarts, ...) are
  * listed with type, default, bounds and a line each by
  * moe_fitter_option_info (on the command line: moe options ESTIMATOR).

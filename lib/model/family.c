@@ -16,6 +16,33 @@ void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
     moe_product_ab(width, rows, model->n_inputs, model->experts, columns, out);
 }
 
+int moe_expert_has_weight(const moe_data *data, const double *resp, size_t K, size_t k,
+                          const moe_expert_mstep_options *options,
+                          moe_expert_mstep_report *report)
+{
+    double total = 0.0;
+    for (size_t i = 0; i < data->n; ++i)
+        total += moe_data_weight(data, i) * resp[i * K + k];
+    if (total > options->min_weight)
+        return 1;
+    report->degenerate_experts++;
+    return 0;
+}
+
+void moe_expert_mixture_mean(const struct moe_model *model, size_t rows, const double *block,
+                             const double *gate_proba, double (*log_mean)(double), double *out,
+                             double *scratch)
+{
+    size_t K = model->n_experts;
+    moe_expert_linear(model, rows, block, scratch);
+    for (size_t i = 0; i < rows; ++i) {
+        double sum = 0.0;
+        for (size_t k = 0; k < K; ++k)
+            sum += gate_proba[i * K + k] * moe_exp(log_mean(scratch[i * K + k]));
+        out[i] = sum;
+    }
+}
+
 int moe_family_has_statistics(const struct moe_model *model)
 {
     return model->family_ops->statistics_size != NULL &&

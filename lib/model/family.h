@@ -172,6 +172,19 @@ void moe_expert_linear(const struct moe_model *model, size_t rows, const double 
 void moe_expert_linear_columns(const struct moe_model *model, size_t rows,
                                const double *columns, double *out);
 
+/* Whether expert k's total weight sum_i w_i r_ik (resp n x K) is above options->min_weight,
+   so that its M-step runs; an expert below it is left as it is and counted as degenerate. */
+int moe_expert_has_weight(const moe_data *data, const double *resp, size_t K, size_t k,
+                          const moe_expert_mstep_options *options,
+                          moe_expert_mstep_report *report);
+
+/* predict of one-row experts whose mean is exp(log_mean(linear predictor)) (logistic:
+   log sigma, Poisson: the predictor itself): out (rows) = sum_k pi_k(x) exp(log_mean(eta_k)),
+   scratch rows x K. */
+void moe_expert_mixture_mean(const struct moe_model *model, size_t rows, const double *block,
+                             const double *gate_proba, double (*log_mean)(double), double *out,
+                             double *scratch);
+
 /* (ridge/2) * sum of squared non-intercept expert coefficients at the model's experts,
    the rows of a multinomial expert centred over its classes (so the reference class does
    not matter): the expert penalty of the mean-scale objective. */

@@ -69,13 +69,8 @@ moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     moe_status status = MOE_OK;
     for (size_t k = 0; k < K && status == MOE_OK; ++k) {
-        double total = 0.0;
-        for (size_t i = 0; i < data->n; ++i)
-            total += moe_data_weight(data, i) * resp[i * K + k];
-        if (!(total > options->min_weight)) {
-            report->degenerate_experts++;
+        if (!moe_expert_has_weight(data, resp, K, k, options, report))
             continue;
-        }
         moe_softmax_problem problem =
             expert_problem(model, data, resp, k, options->ridge, options->total_weight);
         problem.threads = options->threads;

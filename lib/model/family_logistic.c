@@ -48,14 +48,7 @@ static size_t logistic_prediction_width(const struct moe_model *model)
 static void logistic_predict(const struct moe_model *model, size_t rows, const double *block,
                              const double *gate_proba, double *out, double *scratch)
 {
-    size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, scratch);
-    for (size_t i = 0; i < rows; ++i) {
-        double sum = 0.0;
-        for (size_t k = 0; k < K; ++k)
-            sum += gate_proba[i * K + k] * moe_exp(moe_log_sigmoid(scratch[i * K + k]));
-        out[i] = sum;
-    }
+    moe_expert_mixture_mean(model, rows, block, gate_proba, moe_log_sigmoid, out, scratch);
 }
 
 static double logistic_curvature(const struct moe_model *model)

@@ -9,6 +9,7 @@
  * with a line search that never accepts an increase converges.
  */
 #include "model/family.h"
+#include "model/newton.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
@@ -22,7 +23,6 @@
 
 /* Counts above 2^53 are not all representable: integrality means nothing there. */
 #define LARGEST_COUNT 9007199254740992.0
-#define HALVINGS 40
 
 static int poisson_supports_link(moe_link link)
 {
@@ -71,18 +71,16 @@ static size_t poisson_prediction_width(const struct moe_model *model)
     return 1;
 }
 
+static double log_rate(double eta)
+{
+    return eta; /* the log link */
+}
+
 /* E[y | x] = sum_k pi_k(x) exp(beta_k' x~) */
 static void poisson_predict(const struct moe_model *model, size_t rows, const double *block,
                             const double *gate_proba, double *out, double *scratch)
 {
-    size_t K = model->n_experts;
-    moe_expert_linear(model, rows, block, scratch);
-    for (size_t i = 0; i < rows; ++i) {
-        double sum = 0.0;
-        for (size_t k = 0; k < K; ++k)
-            sum += gate_proba[i * K + k] * moe_exp(scratch[i * K + k]);
-        out[i] = sum;
-    }
+    moe_expert_mixture_mean(model, rows, block, gate_proba, log_rate, out, scratch);
 }
 
 /* ---- One expert's weighted Poisson regression ------------------------------------------- */
@@ -172,33 +170,10 @@ static moe_status evaluate(poisson_newton *s, int derivatives, size_t *failed, d
             gradient[j] += ridge * s->beta[j];
             hessian[j * p + j] += ridge;
         }
+        /* Held inputs (common/inputs.h): a zero step there. */
+        moe_inputs_zero(1, p, s->model->expert_inputs, gradient);
+        moe_inputs_restrict_step(1, p, s->model->expert_inputs, hessian, NULL);
     }
-    return MOE_OK;
-}
-
-/* Halve from `step` along s->direction until moe_step_accepted (decrease: the decrease the
-   full step predicts); *accepted 1 if a step was taken, else s->beta is unchanged. */
-static moe_status line_search(poisson_newton *s, double current, double decrease, double step,
-                              double *objective, int *accepted, char *message)
-{
-    size_t p = s->p, failed = 0;
-    memcpy(s->saved, s->beta, p * sizeof(double));
-    *accepted = 0;
-    double full = step;
-    for (int halving = 0; halving < HALVINGS && !*accepted; ++halving, step *= 0.5) {
-        for (size_t j = 0; j < p; ++j)
-            s->beta[j] = s->saved[j] + step * s->direction[j];
-        double trial = INFINITY;
-        moe_status status = evaluate(s, 0, &failed, &trial, message);
-        if (status != MOE_OK)
-            return status;
-        if (moe_step_accepted(current, trial, decrease, step / full)) {
-            *accepted = 1;
-            *objective = trial;
-        }
-    }
-    if (!*accepted)
-        memcpy(s->beta, s->saved, p * sizeof(double));
     return MOE_OK;
 }
 
@@ -210,45 +185,42 @@ static moe_status refuse_overflow(const poisson_newton *s, char *message)
                     s->k);
 }
 
+/* The Newton loop's evaluation (model/newton.h): derivatives only when it asks for all of
+   them (a pass of the objective alone is cheaper than one with the gradient); where they
+   are asked, a point at which the expected counts overflow is refused. */
+static moe_status newton_evaluate(void *user, int level, double *objective, int *gradient_ready,
+                                  char *message)
+{
+    poisson_newton *s = user;
+    size_t failed = 0;
+    int derivatives = level == MOE_NEWTON_DERIVATIVES;
+    moe_status status = evaluate(s, derivatives, &failed, objective, message);
+    if (status == MOE_OK && derivatives && !isfinite(*objective))
+        status = refuse_overflow(s, message);
+    *gradient_ready = derivatives;
+    return status;
+}
+
+static moe_newton_problem newton_problem(poisson_newton *s)
+{
+    moe_newton_problem problem = {s->p,          s->beta,      s->sums + 1, s->sums + 1 + s->p,
+                                  s->direction, s->saved,     s->work,     newton_evaluate, s};
+    return problem;
+}
+
 /* Newton (IRLS) with step halving; the objective never increases. */
 static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *report,
                                char *message)
 {
-    size_t p = s->p, failed = 0;
-    double *gradient = s->sums + 1, *hessian = s->sums + 1 + p;
-    for (size_t step = 0; step < s->options->max_newton; ++step) {
-        double current = INFINITY;
-        moe_status status = evaluate(s, 1, &failed, &current, message);
-        if (status != MOE_OK)
-            return status;
-        if (!isfinite(current))
-            return refuse_overflow(s, message);
-        for (size_t j = 0; j < p; ++j)
-            s->direction[j] = -gradient[j];
-        moe_inputs_restrict_step(1, p, s->model->expert_inputs, hessian, s->direction);
-        int ridge_used = 0;
-        if (moe_solve_spd(p, hessian, s->direction, s->work, &ridge_used) != 0) {
-            report->line_search_failures++;
-            return MOE_OK;
-        }
-        report->ridge_fallbacks += (size_t)ridge_used;
-        double decrement = -moe_dot(p, gradient, s->direction);
-        /* The first step is always taken, as the softmax Newton's (model/softmax.c). */
-        if (!(decrement > 0.0) ||
-            (step > 0 && 0.5 * decrement <= s->options->tolerance * (1.0 + fabs(current))))
-            return MOE_OK;
-        int accepted = 0;
-        double next = current;
-        if ((status = line_search(s, current, decrement, 1.0, &next, &accepted, message)) !=
-            MOE_OK)
-            return status;
-        report->newton_steps++;
-        if (!accepted) {
-            report->line_search_failures++;
-            return MOE_OK;
-        }
-    }
-    return MOE_OK;
+    moe_newton_problem problem = newton_problem(s);
+    moe_newton_options options = {s->options->max_newton, s->options->tolerance};
+    moe_newton_report outcome = {0, 0, 0, 0};
+    double objective = INFINITY;
+    moe_status status = moe_newton_minimise(&problem, &options, &outcome, &objective, message);
+    report->newton_steps += outcome.steps;
+    report->ridge_fallbacks += outcome.ridge_fallbacks;
+    report->line_search_failures += outcome.line_search_failures;
+    return status;
 }
 
 /* The inexact M-step: `inner_steps` gradient steps of size options->step, each halved until
@@ -256,21 +228,22 @@ static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *repor
 static moe_status gradient_steps(poisson_newton *s, moe_expert_mstep_report *report,
                                  char *message)
 {
-    size_t p = s->p, failed = 0;
+    size_t p = s->p;
+    moe_newton_problem problem = newton_problem(s);
     for (size_t step = 0; step < s->options->inner_steps; ++step) {
         double current = INFINITY;
-        moe_status status = evaluate(s, 1, &failed, &current, message);
+        int ready = 0;
+        moe_status status =
+            newton_evaluate(s, MOE_NEWTON_DERIVATIVES, &current, &ready, message);
         if (status != MOE_OK)
             return status;
-        if (!isfinite(current))
-            return refuse_overflow(s, message);
         for (size_t j = 0; j < p; ++j)
             s->direction[j] = -s->sums[1 + j];
         double squared = moe_dot(p, s->direction, s->direction);
         int accepted = 0;
         double next = current;
-        status = line_search(s, current, squared * s->options->step, s->options->step, &next,
-                             &accepted, message);
+        status = moe_newton_line_search(&problem, current, squared * s->options->step,
+                                        s->options->step, &next, &accepted, &ready, message);
         report->newton_steps++;
         if (status != MOE_OK || !accepted)
             return status;
@@ -308,13 +281,8 @@ static moe_status poisson_m_step(struct moe_model *model, const moe_data *data, 
                         sums, sums + 1 + p + p * p};
     moe_status status = MOE_OK;
     for (size_t k = 0; k < K && status == MOE_OK; ++k) {
-        double total = 0.0;
-        for (size_t i = 0; i < data->n; ++i)
-            total += moe_data_weight(data, i) * resp[i * K + k];
-        if (!(total > options->min_weight)) {
-            report->degenerate_experts++;
+        if (!moe_expert_has_weight(data, resp, K, k, options, report))
             continue;
-        }
         s.k = k;
         memcpy(s.beta, model->experts + k * p, p * sizeof(double));
         status = options->inner_steps > 0 ? gradient_steps(&s, report, message)

@@ -577,69 +577,93 @@ moe_status moe_model_set_experts(moe_model_t *model, const double *coefficients,
     return MOE_OK;
 }
 
-moe_status moe_model_get_variances(const moe_model_t *model, double *variances, size_t length)
+/* A per-expert array of the model (the variances, the t experts' degrees of freedom): where
+   it is, its name in messages, why a family has none, and the check of a value to store. */
+typedef struct per_expert {
+    size_t field; /* offsetof(struct moe_model, the array) */
+    const char *what;
+    const char *absent; /* after "family NAME " */
+    moe_status (*check)(char *message, size_t k, double value);
+} per_expert;
+
+static moe_status check_variance(char *message, size_t k, double value)
 {
-    moe_status status = check_buffer(NULL, model, variances, length,
-                                     model ? model->n_experts : 0, "variances");
+    if (isfinite(value) && value > 0.0)
+        return MOE_OK;
+    return moe_fail(message, isfinite(value) ? MOE_ERR_INVALID_ARGUMENT : MOE_ERR_NON_FINITE,
+                    "variance %zu must be finite and > 0, got %g", k, value);
+}
+
+static moe_status check_degrees(char *message, size_t k, double value)
+{
+    if (moe_degrees_valid(value))
+        return MOE_OK;
+    return moe_fail(message, isfinite(value) ? MOE_ERR_INVALID_ARGUMENT : MOE_ERR_NON_FINITE,
+                    "degrees of freedom %zu must lie in [%g, %g], got %g", k, MOE_DEGREES_MIN,
+                    MOE_DEGREES_MAX, value);
+}
+
+static const per_expert variances_array = {offsetof(struct moe_model, variances), "variances",
+                                           "has no variances", check_variance};
+static const per_expert degrees_array = {offsetof(struct moe_model, degrees), "degrees",
+                                         "has no degrees of freedom (Student-t experts only)",
+                                         check_degrees};
+
+static double *per_expert_values(const moe_model_t *model, const per_expert *array)
+{
+    return *(double *const *)((const char *)model + array->field);
+}
+
+static moe_status get_per_expert(const moe_model_t *model, const per_expert *array,
+                                 double *values, size_t length)
+{
+    moe_status status = check_buffer(NULL, model, values, length,
+                                     model ? model->n_experts : 0, array->what);
     if (status != MOE_OK)
         return status;
-    if (model->variances == NULL)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED, "family %s has no variances",
-                        model->family_ops->name);
-    memcpy(variances, model->variances, model->n_experts * sizeof(double));
+    const double *stored = per_expert_values(model, array);
+    if (stored == NULL)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED, "family %s %s", model->family_ops->name,
+                        array->absent);
+    memcpy(values, stored, model->n_experts * sizeof(double));
     return MOE_OK;
+}
+
+static moe_status set_per_expert(moe_model_t *model, const per_expert *array,
+                                 const double *values, size_t length)
+{
+    char *message = model ? model->message : NULL;
+    moe_status status = check_buffer(message, model, values, length,
+                                     model ? model->n_experts : 0, array->what);
+    if (status != MOE_OK)
+        return status;
+    double *stored = per_expert_values(model, array);
+    if (stored == NULL)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED, "family %s %s", model->family_ops->name,
+                        array->absent);
+    for (size_t k = 0; k < model->n_experts; ++k)
+        if ((status = array->check(message, k, values[k])) != MOE_OK)
+            return status;
+    memcpy(stored, values, model->n_experts * sizeof(double));
+    return MOE_OK;
+}
+
+moe_status moe_model_get_variances(const moe_model_t *model, double *variances, size_t length)
+{
+    return get_per_expert(model, &variances_array, variances, length);
 }
 
 moe_status moe_model_set_variances(moe_model_t *model, const double *variances, size_t length)
 {
-    char *message = model ? model->message : NULL;
-    moe_status status = check_buffer(message, model, variances, length,
-                                     model ? model->n_experts : 0, "variances");
-    if (status != MOE_OK)
-        return status;
-    if (model->variances == NULL)
-        return moe_fail(message, MOE_ERR_UNSUPPORTED, "family %s has no variances",
-                        model->family_ops->name);
-    for (size_t k = 0; k < model->n_experts; ++k)
-        if (!isfinite(variances[k]) || !(variances[k] > 0.0))
-            return moe_fail(message, isfinite(variances[k]) ? MOE_ERR_INVALID_ARGUMENT
-                                                            : MOE_ERR_NON_FINITE,
-                            "variance %zu must be finite and > 0, got %g", k, variances[k]);
-    memcpy(model->variances, variances, model->n_experts * sizeof(double));
-    return MOE_OK;
+    return set_per_expert(model, &variances_array, variances, length);
 }
 
 moe_status moe_model_get_degrees(const moe_model_t *model, double *degrees, size_t length)
 {
-    moe_status status = check_buffer(NULL, model, degrees, length,
-                                     model ? model->n_experts : 0, "degrees");
-    if (status != MOE_OK)
-        return status;
-    if (model->degrees == NULL)
-        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
-                        "family %s has no degrees of freedom (Student-t experts only)",
-                        model->family_ops->name);
-    memcpy(degrees, model->degrees, model->n_experts * sizeof(double));
-    return MOE_OK;
+    return get_per_expert(model, &degrees_array, degrees, length);
 }
 
 moe_status moe_model_set_degrees(moe_model_t *model, const double *degrees, size_t length)
 {
-    char *message = model ? model->message : NULL;
-    moe_status status = check_buffer(message, model, degrees, length,
-                                     model ? model->n_experts : 0, "degrees");
-    if (status != MOE_OK)
-        return status;
-    if (model->degrees == NULL)
-        return moe_fail(message, MOE_ERR_UNSUPPORTED,
-                        "family %s has no degrees of freedom (Student-t experts only)",
-                        model->family_ops->name);
-    for (size_t k = 0; k < model->n_experts; ++k)
-        if (!moe_degrees_valid(degrees[k]))
-            return moe_fail(message, isfinite(degrees[k]) ? MOE_ERR_INVALID_ARGUMENT
-                                                          : MOE_ERR_NON_FINITE,
-                            "degrees of freedom %zu must lie in [%g, %g], got %g", k,
-                            MOE_DEGREES_MIN, MOE_DEGREES_MAX, degrees[k]);
-    memcpy(model->degrees, degrees, model->n_experts * sizeof(double));
-    return MOE_OK;
+    return set_per_expert(model, &degrees_array, degrees, length);
 }

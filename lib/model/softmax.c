@@ -367,6 +367,31 @@ moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double 
     return status;
 }
 
+/* The Newton loop's view of a softmax problem (model/newton.h): the pass at B, with the
+   gradient on a full step's trial (free in the same pass) and the Hessian when asked. */
+typedef struct softmax_newton {
+    const moe_softmax_problem *problem;
+    double *coefficients;
+    softmax_workspace *w;
+    double scaled_weight; /* sum_i v_i, from the passes with the gradient */
+} softmax_newton;
+
+static moe_status softmax_evaluate(void *user, int level, double *objective,
+                                   int *gradient_ready, char *message)
+{
+    softmax_newton *s = user;
+    int want_gradient = level != MOE_NEWTON_OBJECTIVE;
+    double sum = 0.0;
+    moe_status status = softmax_pass(s->problem, s->coefficients, s->w, want_gradient,
+                                     level == MOE_NEWTON_DERIVATIVES, &sum,
+                                     want_gradient ? &s->scaled_weight : NULL, message);
+    if (status != MOE_OK)
+        return status;
+    *objective = sum / s->problem->total_weight + moe_softmax_penalty(s->problem, s->coefficients);
+    *gradient_ready = want_gradient;
+    return MOE_OK;
+}
+
 moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coefficients,
                               const moe_newton_options *options, moe_newton_report *report,
                               char *message)
@@ -375,82 +400,16 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     moe_status status = workspace_allocate(&w, problem, 1, message);
     if (status != MOE_OK)
         return status;
-    size_t m = w.free_params;
-    double *free_rows = coefficients; /* rows 0..C-2 are contiguous: m values */
-    double data_term = INFINITY, scaled_weight = 0.0;
-    /* The full step is tried with the gradient in the same pass as its objective. Newton's
-       full step is almost always accepted, and then the stopping test at the new point uses
-       that gradient with the previous Hessian (an estimate of the Newton decrement): the
-       Hessian, the expensive part of a pass, is assembled again only when another step is
-       needed. */
-    int have_gradient = 0;
-    for (size_t step = 0; step < options->max_steps; ++step) {
-        if (have_gradient) {
-            memcpy(w.direction, w.gradient, m * sizeof(double));
-            int ignored = 0;
-            if (moe_solve_spd(m, w.hessian, w.direction, w.work, &ignored) == 0) {
-                double estimate = moe_dot(m, w.gradient, w.direction);
-                double current = data_term + moe_softmax_penalty(problem, coefficients);
-                if (!(estimate > 0.0) ||
-                    0.5 * estimate <= options->tolerance * (1.0 + fabs(current)))
-                    break;
-            }
-        }
-        double data_sum = 0.0;
-        if ((status = softmax_pass(problem, coefficients, &w, 1, 1, &data_sum, &scaled_weight,
-                                   message)) != MOE_OK)
-            break;
-        data_term = data_sum / problem->total_weight;
-        have_gradient = 0;
-        double current = data_term + moe_softmax_penalty(problem, coefficients);
-        for (size_t a = 0; a < m; ++a)
-            w.direction[a] = -w.gradient[a];
-        int ridge_used = 0;
-        if (moe_solve_spd(m, w.hessian, w.direction, w.work, &ridge_used) != 0) {
-            report->line_search_failures++;
-            break;
-        }
-        if (ridge_used)
-            report->ridge_fallbacks++;
-        double decrement = -moe_dot(m, w.gradient, w.direction);
-        /* The first step is always taken: a warm start already within the decrement
-           tolerance would otherwise freeze the weights for the rest of a fit, because the
-           objective-scale decrement of a flat direction allows parameter errors near the
-           square root of the tolerance (pitfall P11b of the EM spec). */
-        if (!(decrement > 0.0) ||
-            (step > 0 && 0.5 * decrement <= options->tolerance * (1.0 + fabs(current))))
-            break;
-        memcpy(w.saved, free_rows, m * sizeof(double));
-        double t = 1.0;
-        int accepted = 0;
-        for (int halving = 0; halving < 40; ++halving) {
-            for (size_t a = 0; a < m; ++a)
-                free_rows[a] = w.saved[a] + t * w.direction[a];
-            int full_step = halving == 0;
-            double trial_sum = 0.0;
-            if ((status = softmax_pass(problem, coefficients, &w, full_step, 0, &trial_sum,
-                                       full_step ? &scaled_weight : NULL, message)) != MOE_OK)
-                break;
-            double trial = trial_sum / problem->total_weight +
-                           moe_softmax_penalty(problem, coefficients);
-            if (moe_step_accepted(current, trial, decrement, t)) {
-                accepted = 1;
-                data_term = trial_sum / problem->total_weight;
-                have_gradient = full_step;
-                break;
-            }
-            t *= 0.5;
-        }
-        report->steps++;
-        if (!accepted) {
-            memcpy(free_rows, w.saved, m * sizeof(double));
-            report->line_search_failures++;
-            break;
-        }
-    }
-    /* Perfectly fitted weighted data without a penalty: the infimum is at infinity. */
-    if (problem->l2 == 0.0 && scaled_weight > 0.0 &&
-        moe_softmax_separated(data_term * problem->total_weight, scaled_weight))
+    softmax_newton s = {problem, coefficients, &w, 0.0};
+    /* The free rows 0..C-2 are contiguous: the first m values. */
+    moe_newton_problem newton = {w.free_params, coefficients, w.gradient, w.hessian,
+                                 w.direction, w.saved, w.work, softmax_evaluate, &s};
+    double objective = INFINITY;
+    status = moe_newton_minimise(&newton, options, report, &objective, message);
+    /* Perfectly fitted weighted data without a penalty (the objective is then the data
+       term): the infimum is at infinity. */
+    if (problem->l2 == 0.0 && s.scaled_weight > 0.0 &&
+        moe_softmax_separated(objective * problem->total_weight, s.scaled_weight))
         report->separated = 1;
     workspace_free(&w);
     return status;

@@ -19,6 +19,7 @@
 
 #include "common/data.h"
 #include "moe/common.h"
+#include "model/newton.h"
 
 #include "moe/kernels.h" /* MOE_NEWTON_MAX_UNKNOWNS: larger Newton systems are refused */
 
@@ -42,18 +43,6 @@ typedef struct moe_softmax_problem {
     const unsigned char *inputs; /* NULL, or the inputs B's rows may use (common/inputs.h):
                                     the derivatives of held ones are made zero steps */
 } moe_softmax_problem;
-
-typedef struct moe_newton_options {
-    size_t max_steps;
-    double tolerance; /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
-} moe_newton_options;
-
-typedef struct moe_newton_report {
-    size_t steps;
-    size_t ridge_fallbacks;
-    size_t line_search_failures;
-    int separated; /* the data term reached zero without a penalty: the optimum is at infinity */
-} moe_newton_report;
 
 /* The penalty term of Q at B (C x p; the intercept column is never penalised). */
 double moe_softmax_penalty(const moe_softmax_problem *problem, const double *coefficients);

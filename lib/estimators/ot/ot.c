@@ -308,24 +308,15 @@ static moe_status shards_fit(moe_fit_context *context, shard *parts, size_t M, s
     return status;
 }
 
-/* One shard is the local fit itself: its parameters into the working model. */
+/* One shard is the local fit itself: its parameters into the working model (a clone of
+   it, so of its structure). */
 static moe_status copy_local_fit(moe_fit_context *context, const moe_model_t *only,
                                  moe_model_t *model)
 {
-    moe_rows all;
-    moe_status status = moe_context_rows(context, &all);
-    size_t K = moe_model_n_experts(only), p = moe_model_n_inputs(only);
-    double *buffer = malloc(K * p * sizeof(double));
-    if (status == MOE_OK && buffer == NULL)
-        status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    if (status == MOE_OK && (status = moe_model_get_gate(only, buffer, K * p)) == MOE_OK)
-        status = moe_model_set_gate(model, buffer, K * p);
-    if (status == MOE_OK && (status = moe_model_get_experts(only, buffer, K * p)) == MOE_OK)
-        status = moe_model_set_experts(model, buffer, K * p);
-    if (status == MOE_OK && (status = moe_model_get_variances(only, buffer, K)) == MOE_OK)
-        status = moe_model_set_variances(model, buffer, K);
-    free(buffer);
-    return status;
+    moe_status status = moe_model_copy_parameters(model, only);
+    if (status != MOE_OK)
+        return moe_context_fail(context, status, "cannot copy the local fit");
+    return MOE_OK;
 }
 
 /* S of the data's rows drawn without replacement by selection sampling (each row in turn,

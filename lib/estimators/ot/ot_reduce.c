@@ -1,5 +1,5 @@
 /*
- * The reduction of M fitted mixtures of Gaussian experts into one with K experts
+ * The reduction of M fitted mixtures of Gaussian or Poisson experts into one with K experts
  * (docs/ARCHITECTURE.md, "Distributed learning").
  *
  * The weighted average of the local models is an L-component mixture, L = sum K_m, with
@@ -13,6 +13,13 @@
  * (The scalar variance update: the paper's matrix form of it is not the minimiser.) R never
  * increases. The reduced gate is the soft-label softmax regression of the final plan's
  * marginals a_sk = sum_l w_kl(s) on x_s, by the library's gate Newton kernel.
+ *
+ * Poisson experts (log link): KL(Pois(a) || Pois(b)) = a log(a / b) - a + b with a, b the
+ * experts' means at x_s. With the assignment fixed, expert k's majoriser is, up to constants,
+ *   sum_s D_k(s) exp(x_s'beta_k) - A_k(s) x_s'beta_k,   A_k = sum_l w_kl ah_l(x_s),
+ * a weighted Poisson regression with the response A_k / D_k: no closed form, so the family's
+ * own M-step (Newton with step halving, which never increases it) minimises it, with the
+ * fitter's expert ridge added to the objective. R never increases either.
  *
  * Memory: the assignments (L x S bytes of expert indices), the masses and local means (L x S
  * doubles each); never the L x K x S plan.
@@ -45,6 +52,10 @@ typedef struct pool {
     unsigned char *inputs; /* p bytes; expert_inputs points here when the experts see only
                               some inputs (common/inputs.h), else it is NULL */
     const unsigned char *expert_inputs;
+    int poisson;       /* Poisson experts: local_mean holds log means, variance_hat ones */
+    int intercept;
+    double *local_rate;/* Poisson: L x S, exp(local_mean) */
+    double penalty;    /* Poisson: the expert ridge's factor on the sum scale, mass x ridge / 2 */
 } pool;
 
 static void pool_free(pool *pl)
@@ -57,11 +68,38 @@ static void pool_free(pool *pl)
     free(pl->metric);
     free(pl->carried);
     free(pl->inputs);
+    free(pl->local_rate);
 }
 
 static moe_status fail(moe_fit_context *context, moe_status status, const char *message)
 {
     return moe_context_fail(context, status, message);
+}
+
+/* Poisson: the local experts' means at the support rows. The reduction hands transported
+   means to the family's M-step as counts (update_poisson), which stop at 2^53. And the
+   expert ridge that M-step adds, on the scale of its rows' total weight, the pool's mass. */
+static moe_status local_rates(moe_fit_context *context, pool *pl)
+{
+    size_t count = pl->L * pl->S;
+    double ridge = 0.0, mass = 0.0;
+    moe_status status = moe_context_get_double(context, MOE_OPT_EXPERT_RIDGE, &ridge);
+    if (status != MOE_OK)
+        return status;
+    for (size_t l = 0; l < pl->L; ++l)
+        mass += pl->carried[l];
+    pl->penalty = 0.5 * ridge * mass;
+    pl->local_rate = malloc((count > 0 ? count : 1) * sizeof(double));
+    if (pl->local_rate == NULL)
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction's pool");
+    for (size_t i = 0; i < count; ++i) {
+        pl->local_rate[i] = exp(pl->local_mean[i]);
+        if (!(pl->local_rate[i] <= 9007199254740992.0))
+            return fail(context, MOE_ERR_NUMERICAL,
+                        "a local Poisson expert's mean count on a support row exceeds 2^53 (a "
+                        "diverged local fit): the reduction cannot transport it");
+    }
+    return MOE_OK;
 }
 
 static moe_status build_pool(moe_fit_context *context, const moe_model_t *target, size_t count,
@@ -77,6 +115,8 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
     pl->L = L;
     pl->K = moe_model_n_experts(target);
     pl->p = p;
+    pl->poisson = moe_model_family(target) == MOE_FAMILY_POISSON;
+    pl->intercept = intercept;
     pl->S = support->n;
     size_t S = support->n;
     pl->beta_hat = malloc(L * p * sizeof(double));
@@ -113,7 +153,9 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
     for (size_t m = 0; m < count && status == MOE_OK; ++m) {
         size_t Km = moe_model_n_experts(models[m]);
         status = moe_model_get_experts(models[m], pl->beta_hat + l * p, Km * p);
-        if (status == MOE_OK)
+        for (size_t k = 0; pl->poisson && k < Km; ++k)
+            pl->variance_hat[l + k] = 1.0; /* no variance: the shared code carries ones */
+        if (status == MOE_OK && !pl->poisson)
             status = moe_model_get_variances(models[m], pl->variance_hat + l, Km);
         if (status == MOE_OK && S > 0)
             status = moe_model_gate_proba(models[m], S, support->X, support->ldx, proba, S * Km);
@@ -138,7 +180,7 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
             sum += pl->mass[i * S + s];
         pl->carried[i] = sum;
     }
-    return MOE_OK;
+    return pl->poisson ? local_rates(context, pl) : MOE_OK;
 }
 
 /* KL(N(a, u) || N(b, v)) */
@@ -147,6 +189,22 @@ static double kl(double mean_from, double variance_from, double mean_to, double 
     double difference = mean_to - mean_from;
     return 0.5 * (log(variance_to / variance_from) + variance_from / variance_to +
                   difference * difference / variance_to - 1.0);
+}
+
+/* KL(Pois(e^a) || Pois(e^b)) from the log means a, b: e^a (a - b) - e^a + e^b. */
+static double poisson_kl(double log_from, double log_to)
+{
+    double from = exp(log_from);
+    return from * (log_from - log_to) - from + exp(log_to);
+}
+
+/* The pool's divergence between two experts at a support row: their means (Poisson: log
+   means) and variances (Poisson: unused). */
+static double divergence(const pool *pl, double mean_from, double variance_from, double mean_to,
+                         double variance_to)
+{
+    return pl->poisson ? poisson_kl(mean_from, mean_to)
+                       : kl(mean_from, variance_from, mean_to, variance_to);
 }
 
 /* The mean squared difference of the means of experts a and b over the support. */
@@ -308,6 +366,42 @@ static double assign(const pool *pl, const double *beta, const double *variance,
     return objective;
 }
 
+/* assign for Poisson experts: the cost of (l, s) to k is a (eta_l - eta_k) - a + b_k, a the
+   local mean, b_k = exp(eta_k) into rates (S x K) once per call. The objective includes the
+   expert ridge the M-step minimises with, so that the MM never increases it. */
+static double assign_poisson(const pool *pl, const double *beta, unsigned short *label,
+                             double *means, double *rates)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
+    moe_product_abt(S, K, p, pl->design, beta, means);
+    for (size_t i = 0; i < S * K; ++i)
+        rates[i] = exp(means[i]);
+    double objective = 0.0, slopes = 0.0;
+    for (size_t first = 0; first < S; first += PLAN_BLOCK_ROWS)
+    for (size_t l = 0; l < L; ++l) {
+        size_t last = S - first < PLAN_BLOCK_ROWS ? S : first + PLAN_BLOCK_ROWS;
+        for (size_t s = first; s < last; ++s) {
+            double best = INFINITY, local = pl->local_mean[l * S + s];
+            double rate = pl->local_rate[l * S + s];
+            const double *mean = means + s * K, *to = rates + s * K;
+            unsigned short arg = 0;
+            for (size_t k = 0; k < K; ++k) {
+                double cost = rate * (local - mean[k]) - rate + to[k];
+                if (cost < best) { /* ties go to the lowest k */
+                    best = cost;
+                    arg = (unsigned short)k;
+                }
+            }
+            label[l * S + s] = arg;
+            objective += pl->mass[l * S + s] * best;
+        }
+    }
+    for (size_t k = 0; k < K; ++k)
+        for (size_t j = (size_t)pl->intercept; j < p; ++j)
+            slopes += beta[k * p + j] * beta[k * p + j];
+    return objective + pl->penalty * slopes;
+}
+
 /* The reduction's workspace for the majoriser's minimiser (update). */
 typedef struct update_space {
     double *D, *T;       /* S x K: D_k(s) and the departures' sum (update) */
@@ -458,8 +552,9 @@ static void reseed(const pool *pl, const unsigned short *label, const double *be
         double sum = 0.0;
         for (size_t s = 0; s < S; ++s) {
             size_t j = label[l * S + s];
-            sum += pl->mass[l * S + s] * kl(pl->local_mean[l * S + s], pl->variance_hat[l],
-                                            means[s * K + j], variance[j]);
+            sum += pl->mass[l * S + s] * divergence(pl, pl->local_mean[l * S + s],
+                                                    pl->variance_hat[l], means[s * K + j],
+                                                    variance[j]);
         }
         if (sum > worst) {
             worst = sum;
@@ -471,6 +566,12 @@ static void reseed(const pool *pl, const unsigned short *label, const double *be
     variance_out[k] = pl->variance_hat[chosen];
 }
 
+/* The rows update_poisson hands the family's M-step. */
+typedef struct transported_rows {
+    double *X, *y, *weights, *resp;
+    size_t n, capacity;
+} transported_rows;
+
 /* The transport reduction's arrays. */
 typedef struct transport_work {
     unsigned short *label;            /* L x S: the assignment z_l(x_s) */
@@ -478,10 +579,15 @@ typedef struct transport_work {
     double *best_beta, *best_variance; /* the best restart's */
     double *means, *targets;          /* S x K: x_s' beta_k; the gate's targets */
     update_space space;
+    /* Poisson experts: */
+    double *rates;                    /* S x K: exp(x_s' beta_k) */
+    moe_model_t *model;               /* the target's structure, for the family's M-step */
+    transported_rows rows;            /* that M-step's rows (update_poisson) */
 } transport_work;
 
 static int transport_work_alloc(transport_work *work, size_t L, size_t S, size_t K, size_t p)
 {
+    memset(work, 0, sizeof *work);
     work->label = malloc(L * S * sizeof(unsigned short));
     work->beta = malloc(K * p * sizeof(double));
     work->variance = malloc(K * sizeof(double));
@@ -504,6 +610,128 @@ static void transport_work_free(transport_work *work)
     free(work->means);
     free(work->targets);
     update_space_free(&work->space);
+    free(work->rates);
+    moe_model_free(work->model);
+    free(work->rows.X);
+    free(work->rows.y);
+    free(work->rows.weights);
+    free(work->rows.resp);
+}
+
+/* The assignment and objective at the experts beta (and variances), by the pool's family. */
+static double assign_experts(const pool *pl, const double *beta, const double *variance,
+                             transport_work *work)
+{
+    if (pl->poisson)
+        return assign_poisson(pl, beta, work->label, work->means, work->rates);
+    return assign(pl, beta, variance, work->label, work->means, work->space.offsets);
+}
+
+/* Room for `count` rows of d features and K responsibilities. */
+static int rows_reserve(transported_rows *rows, size_t count, size_t d, size_t K)
+{
+    if (count <= rows->capacity)
+        return 1;
+    double *X = realloc(rows->X, count * (d > 0 ? d : 1) * sizeof(double));
+    if (X != NULL)
+        rows->X = X;
+    double *y = realloc(rows->y, count * sizeof(double));
+    if (y != NULL)
+        rows->y = y;
+    double *weights = realloc(rows->weights, count * sizeof(double));
+    if (weights != NULL)
+        rows->weights = weights;
+    double *resp = realloc(rows->resp, count * K * sizeof(double));
+    if (resp != NULL)
+        rows->resp = resp;
+    if (X == NULL || y == NULL || weights == NULL || resp == NULL)
+        return 0;
+    rows->capacity = count;
+    return 1;
+}
+
+/*
+ * Expert k's majoriser D e^eta - A eta at support row s as rows the family's M-step takes
+ * (its responses must be counts): the count c = max(1, ceil(A / D)) with weight A / c and
+ * the count 0 with weight D - A / c >= 0, whose terms (A / c)(e^eta - c eta) + (D - A / c)
+ * e^eta add up to it; responsibility 1 on expert k. Pairs without mass are left out.
+ */
+static moe_status transported_counts(const pool *pl, const double *D, const double *A,
+                                     transported_rows *rows)
+{
+    size_t K = pl->K, S = pl->S, p = pl->p, d = p - (size_t)pl->intercept, needed = 0;
+    for (size_t i = 0; i < S * K; ++i)
+        needed += D[i] > 0.0 ? 2 : 0;
+    if (!rows_reserve(rows, needed, d, K))
+        return MOE_ERR_OUT_OF_MEMORY;
+    rows->n = 0;
+    for (size_t s = 0; s < S; ++s)
+        for (size_t k = 0; k < K; ++k) {
+            double mass = D[s * K + k], sum = A[s * K + k];
+            if (!(mass > 0.0))
+                continue;
+            double count = ceil(sum / mass);
+            count = count > 1.0 ? count : 1.0;
+            double high = sum / count, low = mass - high;
+            double weights[2] = {high, low > 0.0 ? low : 0.0}, counts[2] = {count, 0.0};
+            for (int part = 0; part < 2; ++part) {
+                if (!(weights[part] > 0.0))
+                    continue;
+                size_t row = rows->n++;
+                if (d > 0)
+                    memcpy(rows->X + row * d, pl->design + s * p + pl->intercept,
+                           d * sizeof(double));
+                rows->y[row] = counts[part];
+                rows->weights[row] = weights[part];
+                memset(rows->resp + row * K, 0, K * sizeof(double));
+                rows->resp[row * K + k] = 1.0;
+            }
+        }
+    return MOE_OK;
+}
+
+/*
+ * update for Poisson experts: the masses D and transported means A per support row and
+ * reduced expert, then the family's M-step (moe_context_update_experts: Newton from the
+ * current experts, never increasing the majoriser plus the ridge) on their rows. Experts
+ * without mass are left as they are and counted in *dead (that M-step also counts them as
+ * degenerate).
+ */
+static moe_status update_poisson(moe_fit_context *context, const pool *pl,
+                                 transport_work *work, size_t *dead)
+{
+    size_t L = pl->L, K = pl->K, p = pl->p, S = pl->S;
+    double *D = work->space.D, *A = work->space.T;
+    memset(D, 0, S * K * sizeof(double));
+    memset(A, 0, S * K * sizeof(double));
+    for (size_t l = 0; l < L; ++l)
+        for (size_t s = 0; s < S; ++s) {
+            size_t at = s * K + work->label[l * S + s];
+            double w = pl->mass[l * S + s];
+            D[at] += w;
+            A[at] += w * pl->local_rate[l * S + s];
+        }
+    *dead = 0;
+    for (size_t k = 0; k < K; ++k) {
+        double total = 0.0;
+        for (size_t s = 0; s < S; ++s)
+            total += D[s * K + k];
+        *dead += !(total > 1e-300);
+    }
+    if (*dead == K)
+        return MOE_OK;
+    if (transported_counts(pl, D, A, &work->rows) != MOE_OK)
+        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
+    size_t d = p - (size_t)pl->intercept;
+    moe_rows rows = {work->rows.n, d > 0 ? work->rows.X : NULL, d, work->rows.y,
+                     work->rows.weights};
+    moe_status status = moe_model_set_experts(work->model, work->beta, K * p);
+    if (status == MOE_OK)
+        status = moe_context_update_experts(context, work->model, &rows, work->rows.resp,
+                                            NULL, 0, 0.0);
+    if (status == MOE_OK)
+        status = moe_model_get_experts(work->model, work->beta, K * p);
+    return status;
 }
 
 /* Every expert the assignment gives no mass is re-seeded (reseed). */
@@ -533,8 +761,7 @@ static moe_status descend(moe_fit_context *context, const pool *pl, const ot_opt
     double previous = INFINITY, objective = INFINITY;
     moe_status status = MOE_OK;
     for (size_t t = 0; status == MOE_OK; ++t) {
-        objective = assign(pl, work->beta, work->variance, work->label, work->means,
-                           work->space.offsets);
+        objective = assign_experts(pl, work->beta, work->variance, work);
         double scale = (double)S + fabs(objective);
         if (objective > previous + 1e-12 * scale)
             moe_context_note_decrease(context, (objective - previous) / scale);
@@ -543,13 +770,17 @@ static moe_status descend(moe_fit_context *context, const pool *pl, const ot_opt
             fabs(previous - objective) <= options->tolerance * scale)
             break;
         previous = objective;
-        size_t dead = 0;
-        size_t ridge = update(pl, work->label, work->means, work->beta, work->variance, floor,
-                              &dead, &work->space);
+        size_t dead = 0, ridge = 0;
+        if (pl->poisson)
+            status = update_poisson(context, pl, work, &dead);
+        else
+            ridge = update(pl, work->label, work->means, work->beta, work->variance, floor,
+                           &dead, &work->space);
         moe_context_count(context, MOE_COUNTER_RIDGE_FALLBACKS, ridge);
-        if (dead > 0) {
+        if (status == MOE_OK && dead > 0) {
             reseed_empty(pl, work);
-            moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, dead);
+            if (!pl->poisson) /* the family's M-step counted them */
+                moe_context_count(context, MOE_COUNTER_DEGENERATE_EVENTS, dead);
             previous = INFINITY; /* a re-seeded expert restarts the descent */
         }
     }
@@ -558,7 +789,8 @@ static moe_status descend(moe_fit_context *context, const pool *pl, const ot_opt
 }
 
 /* gate_targets = posterior: the plan's marginals times each reduced expert's density of the
-   support row's response, normalised per row. */
+   support row's response, normalised per row (Poisson: without log y!, the same for every
+   expert). */
 static moe_status posterior_targets(moe_fit_context *context, const pool *pl,
                                     const moe_rows *support, transport_work *work)
 {
@@ -573,11 +805,15 @@ static moe_status posterior_targets(moe_fit_context *context, const pool *pl,
     for (size_t s = 0; s < S; ++s) {
         double largest = -INFINITY, logs[256], total = 0.0;
         for (size_t k = 0; k < K; ++k) {
-            double e = support->y[s] - work->means[s * K + k];
-            logs[k] = targets[s * K + k] > 0.0
-                          ? log(targets[s * K + k]) - 0.5 * log(work->best_variance[k]) -
-                                0.5 * e * e / work->best_variance[k]
-                          : -INFINITY;
+            double y = support->y[s], mean = work->means[s * K + k];
+            double e = y - mean;
+            if (!(targets[s * K + k] > 0.0))
+                logs[k] = -INFINITY;
+            else if (pl->poisson)
+                logs[k] = log(targets[s * K + k]) + (y == 0.0 ? 0.0 : y * mean) - exp(mean);
+            else
+                logs[k] = log(targets[s * K + k]) - 0.5 * log(work->best_variance[k]) -
+                          0.5 * e * e / work->best_variance[k];
             largest = logs[k] > largest ? logs[k] : largest;
         }
         for (size_t k = 0; k < K; ++k)
@@ -597,8 +833,7 @@ static moe_status gate_targets(moe_fit_context *context, const pool *pl,
     size_t L = pl->L, K = pl->K, S = pl->S;
     double *targets = work->targets;
     moe_status status = MOE_OK;
-    assign(pl, work->best_beta, work->best_variance, work->label, work->means,
-           work->space.offsets);
+    assign_experts(pl, work->best_beta, work->best_variance, work);
     memset(targets, 0, S * K * sizeof(double));
     for (size_t l = 0; l < L; ++l)
         for (size_t s = 0; s < S; ++s)
@@ -628,7 +863,7 @@ static moe_status reduced_model(moe_fit_context *context, moe_model_t *target, c
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
     if (status == MOE_OK)
         status = moe_model_set_experts(target, work->best_beta, K * p);
-    if (status == MOE_OK)
+    if (status == MOE_OK && !pl->poisson)
         status = moe_model_set_variances(target, work->best_variance, K);
     if (status == MOE_OK)
         status = moe_model_set_gate(target, gate, K * p);
@@ -655,7 +890,12 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
                     "the local models have fewer experts in all than the reduced model");
     transport_work work;
     moe_status status = MOE_OK;
-    if (!transport_work_alloc(&work, L, S, K, p))
+    int ready = transport_work_alloc(&work, L, S, K, p);
+    if (ready && pl->poisson) {
+        work.rates = malloc(S * K * sizeof(double));
+        ready = work.rates != NULL && moe_model_clone(&work.model, target) == MOE_OK;
+    }
+    if (!ready)
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
     double smallest = INFINITY;
     for (size_t i = 0; i < L; ++i)
@@ -702,7 +942,8 @@ static moe_status average(moe_fit_context *context, moe_model_t *target, size_t 
     if (status != MOE_OK)
         return status;
     size_t K = moe_model_n_experts(target), p = moe_model_n_inputs(target);
-    double *sum = calloc(2 * K * p + K, sizeof(double)), *part = malloc((2 * K * p + K) * sizeof(double));
+    int variances = moe_model_family(target) == MOE_FAMILY_GAUSSIAN; /* Poisson: none */
+    double *sum = calloc(2 * K * p + K, sizeof(double)), *part = calloc(2 * K * p + K, sizeof(double));
     if (sum == NULL || part == NULL)
         status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t m = 0; m < count && status == MOE_OK; ++m) {
@@ -714,7 +955,7 @@ static moe_status average(moe_fit_context *context, moe_model_t *target, size_t 
             status = moe_model_get_gate(ordered, part, K * p);
         if (status == MOE_OK)
             status = moe_model_get_experts(ordered, part + K * p, K * p);
-        if (status == MOE_OK)
+        if (status == MOE_OK && variances)
             status = moe_model_get_variances(ordered, part + 2 * K * p, K);
         for (size_t i = 0; status == MOE_OK && i < 2 * K * p + K; ++i)
             sum[i] += weights[m] * part[i];
@@ -733,7 +974,7 @@ static moe_status average(moe_fit_context *context, moe_model_t *target, size_t 
         status = moe_model_set_gate(target, sum, K * p);
     if (status == MOE_OK)
         status = moe_model_set_experts(target, sum + K * p, K * p);
-    if (status == MOE_OK)
+    if (status == MOE_OK && variances)
         status = moe_model_set_variances(target, sum + 2 * K * p, K);
     free(sum);
     free(part);
@@ -767,8 +1008,9 @@ static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t c
                     double cheapest = INFINITY;
                     for (size_t j = 0; j < K; ++j) {
                         size_t t = target_m * K + j;
-                        double cost = kl(pl->local_mean[l * S + s], pl->variance_hat[l],
-                                         pl->local_mean[t * S + s], pl->variance_hat[t]);
+                        double cost = divergence(pl, pl->local_mean[l * S + s],
+                                                 pl->variance_hat[l], pl->local_mean[t * S + s],
+                                                 pl->variance_hat[t]);
                         cheapest = cost < cheapest ? cost : cheapest;
                     }
                     total += pl->mass[l * S + s] * cheapest;
@@ -843,11 +1085,13 @@ moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count
                      const moe_model_t *const *models, const double *weights,
                      const moe_rows *support, const ot_options *options)
 {
-    if (moe_model_family(target) != MOE_FAMILY_GAUSSIAN ||
-        moe_model_link(target) != MOE_LINK_IDENTITY)
+    moe_family family = moe_model_family(target);
+    if (!(family == MOE_FAMILY_GAUSSIAN && moe_model_link(target) == MOE_LINK_IDENTITY) &&
+        family != MOE_FAMILY_POISSON)
         return fail(context, MOE_ERR_UNSUPPORTED,
                     "the transport reduction is derived for Gaussian experts with the identity "
-                    "link (the paper's logistic update is not an exact minimiser)");
+                    "link and Poisson experts (the paper's logistic update is not an exact "
+                    "minimiser)");
     if (moe_model_n_experts(target) > 65535)
         return fail(context, MOE_ERR_UNSUPPORTED, "too many experts for the reduction");
     if (options->method == OT_AVERAGE)
