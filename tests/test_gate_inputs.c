@@ -437,18 +437,25 @@ START_TEST(poisson_exposure_offset)
     ck_assert_uint_eq(moe_model_n_free_params(model), 2 + 2 * 2);
     experts[2] = 0.0;
     EXPECT_STATUS(moe_model_set_experts(model, experts, 6), MOE_ERR_INVALID_ARGUMENT);
-    moe_fitter_t *fitter = fitter_for("em", 3);
-    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
-    EXPECT_STATUS(moe_model_get_experts(model, experts, 6), MOE_OK);
-    ck_assert(experts[2] == 1.0 && experts[5] == 1.0);
-    size_t up = experts[1] > experts[4] ? 0 : 1;
-    double errors[] = {experts[up * 3] - 0.5, experts[up * 3 + 1] - 1.0,
-                       experts[(1 - up) * 3] - 1.5, experts[(1 - up) * 3 + 1] + 1.0};
-    for (size_t a = 0; a < 4; ++a)
-        ck_assert_msg(fabs(errors[a]) < 0.1, "coefficient %zu off by %g", a, errors[a]);
-    double covariance[36];
-    EXPECT_STATUS(moe_model_vcov(model, N, X, D, Y, NULL, covariance, 36), MOE_OK);
-    moe_fitter_free(fitter);
+    const char *estimators[] = {"em", "gem", "gd", "ot"};
+    for (size_t e = 0; e < sizeof estimators / sizeof estimators[0]; ++e) {
+        moe_model_t *fitted = NULL;
+        EXPECT_STATUS(moe_model_clone(&fitted, model), MOE_OK);
+        moe_fitter_t *fitter = fitter_for(estimators[e], 3);
+        EXPECT_STATUS(moe_fitter_fit(fitter, fitted, N, X, D, Y, NULL), MOE_OK);
+        EXPECT_STATUS(moe_model_get_experts(fitted, experts, 6), MOE_OK);
+        ck_assert(experts[2] == 1.0 && experts[5] == 1.0);
+        size_t up = experts[1] > experts[4] ? 0 : 1;
+        double errors[] = {experts[up * 3] - 0.5, experts[up * 3 + 1] - 1.0,
+                           experts[(1 - up) * 3] - 1.5, experts[(1 - up) * 3 + 1] + 1.0};
+        for (size_t a = 0; a < 4; ++a)
+            ck_assert_msg(fabs(errors[a]) < 0.1, "%s: coefficient %zu off by %g",
+                          estimators[e], a, errors[a]);
+        double covariance[36];
+        EXPECT_STATUS(moe_model_vcov(fitted, N, X, D, Y, NULL, covariance, 36), MOE_OK);
+        moe_fitter_free(fitter);
+        moe_model_free(fitted);
+    }
     moe_model_free(model);
 }
 END_TEST
