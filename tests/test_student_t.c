@@ -853,6 +853,13 @@ START_TEST(unsupported_estimators_refuse)
         moe_fitter_free(fitter);
         moe_model_free(model);
     }
+    /* One shard is no way around the reduction's family. */
+    moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 2);
+    moe_fitter_t *fitter = fitter_for("ot", 1);
+    EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", "1"), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL), MOE_ERR_UNSUPPORTED);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
 }
 END_TEST
 

@@ -388,6 +388,8 @@ static moe_status ot_fit(void *state, moe_fit_context *context)
         status = moe_context_get_int(context, MOE_OPT_SEED, &seed);
     if (status == MOE_OK)
         status = moe_context_get_int(context, MOE_OPT_THREADS, &threads);
+    if (status == MOE_OK)
+        status = ot_check_family(context, model);
     if (status != MOE_OK)
         return status;
     size_t M = settings->shards;

@@ -38,6 +38,11 @@ typedef struct ot_options {
  * options->screen, which leaves out the local models that far below the best).
  * Records the negated transport objective per MM iteration on restart r's trace.
  */
+/* MOE_ERR_UNSUPPORTED, with a message, for a family the reduction is not derived for: a fit
+   refuses it whatever its number of shards, so that one shard does not fit what several
+   cannot. */
+moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model);
+
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
                      const moe_model_t *const *models, const double *weights,
                      const moe_rows *support, const ot_options *options);

@@ -1081,17 +1081,25 @@ static moe_status screen(moe_fit_context *context, size_t count,
     return MOE_OK;
 }
 
-moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
-                     const moe_model_t *const *models, const double *weights,
-                     const moe_rows *support, const ot_options *options)
+moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model)
 {
-    moe_family family = moe_model_family(target);
-    if (!(family == MOE_FAMILY_GAUSSIAN && moe_model_link(target) == MOE_LINK_IDENTITY) &&
+    moe_family family = moe_model_family(model);
+    if (!(family == MOE_FAMILY_GAUSSIAN && moe_model_link(model) == MOE_LINK_IDENTITY) &&
         family != MOE_FAMILY_POISSON)
         return fail(context, MOE_ERR_UNSUPPORTED,
                     "the transport reduction is derived for Gaussian experts with the identity "
                     "link and Poisson experts (the paper's logistic update is not an exact "
                     "minimiser)");
+    return MOE_OK;
+}
+
+moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
+                     const moe_model_t *const *models, const double *weights,
+                     const moe_rows *support, const ot_options *options)
+{
+    moe_status checked = ot_check_family(context, target);
+    if (checked != MOE_OK)
+        return checked;
     if (moe_model_n_experts(target) > 65535)
         return fail(context, MOE_ERR_UNSUPPORTED, "too many experts for the reduction");
     if (options->method == OT_AVERAGE)
