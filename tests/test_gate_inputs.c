@@ -189,21 +189,13 @@ static void fitted_slopes(const moe_model_t *model, double *intercepts, double *
     slopes[1] = experts[(1 - first) * 3 + 1];
 }
 
-static moe_fitter_t *fitter_for(const char *estimator, uint64_t seed)
-{
-    moe_fitter_t *fitter = NULL;
-    EXPECT_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
-    return fitter;
-}
-
 START_TEST(em_recovers_a_gate_on_its_own_covariate)
 {
     double worst = 0.0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
         make_data(N, 100 + seed);
         moe_model_t *model = split_model();
-        moe_fitter_t *fitter = fitter_for("em", seed);
+        moe_fitter_t *fitter = test_fitter("em", seed);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
         assert_held(model);
         double intercepts[2], slopes[2], gate[6];
@@ -241,7 +233,7 @@ START_TEST(every_estimator_keeps_held_coefficients)
     double em_loglik = 0.0;
     for (size_t e = 0; e < sizeof estimators / sizeof estimators[0]; ++e) {
         moe_model_t *model = split_model();
-        moe_fitter_t *fitter = fitter_for(estimators[e], 3);
+        moe_fitter_t *fitter = test_fitter(estimators[e], 3);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
         assert_held(model);
         double loglik = 0.0;
@@ -259,7 +251,7 @@ START_TEST(every_estimator_keeps_held_coefficients)
     spec.intercept = 0;
     moe_model_t *model = NULL;
     EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
-    moe_fitter_t *fitter = fitter_for("cqt", 3);
+    moe_fitter_t *fitter = test_fitter("cqt", 3);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "see every column"));
     moe_fitter_free(fitter);
@@ -271,21 +263,7 @@ START_TEST(em_is_monotone_with_held_coefficients)
 {
     make_data(N, 9);
     moe_model_t *model = split_model();
-    moe_fitter_t *fitter = fitter_for("em", 5);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "init", "random"), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
-    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
-    size_t length = 0;
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
-    double *trace = malloc(length * sizeof(double));
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
-    ck_assert_uint_gt(length, 3);
-    for (size_t t = 1; t < length; ++t)
-        ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * fabs(trace[t - 1]),
-                      "em lowered the log-likelihood at iteration %zu", t);
-    free(trace);
-    moe_fitter_free(fitter);
+    test_assert_em_monotone(model, N, X, D, Y, NULL, 5, 4);
     moe_model_free(model);
 }
 END_TEST
@@ -335,7 +313,7 @@ START_TEST(save_load_round_trip)
 {
     make_data(N, 13);
     moe_model_t *model = split_model();
-    moe_fitter_t *fitter = fitter_for("em", 2);
+    moe_fitter_t *fitter = test_fitter("em", 2);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
     size_t size = 0;
     EXPECT_STATUS(moe_model_save_buffer(model, NULL, 0, &size), MOE_OK);
@@ -388,7 +366,7 @@ START_TEST(mixture_of_means_with_covariate_weights)
     moe_model_t *model = NULL;
     EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
     ck_assert_uint_eq(moe_model_n_free_params(model), 2 + 2 * 2);
-    moe_fitter_t *fitter = fitter_for("em", 1);
+    moe_fitter_t *fitter = test_fitter("em", 1);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, D, Y, NULL), MOE_OK);
     double experts[6], gate[6];
     EXPECT_STATUS(moe_model_get_experts(model, experts, 6), MOE_OK);
@@ -412,16 +390,9 @@ START_TEST(poisson_exposure_offset)
         double exposure = exp(-1.0 + 3.0 * test_uniform(&rng));
         int first = test_uniform(&rng) < 1.0 / (1.0 + exp(-3.0 * x));
         double mu = exposure * exp(first ? 0.5 + 1.0 * x : 1.5 - 1.0 * x);
-        if (mu > 200.0)
-            mu = 200.0;
-        double limit = exp(-mu), product = test_uniform(&rng), count = 0.0;
-        while (product > limit) {
-            product *= test_uniform(&rng);
-            count += 1.0;
-        }
         X[i * D] = x;
         X[i * D + 1] = log(exposure);
-        Y[i] = count;
+        Y[i] = test_poisson(&rng, mu);
     }
     static const unsigned char gate_x[D] = {1, 0};
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
@@ -441,7 +412,7 @@ START_TEST(poisson_exposure_offset)
     for (size_t e = 0; e < sizeof estimators / sizeof estimators[0]; ++e) {
         moe_model_t *fitted = NULL;
         EXPECT_STATUS(moe_model_clone(&fitted, model), MOE_OK);
-        moe_fitter_t *fitter = fitter_for(estimators[e], 3);
+        moe_fitter_t *fitter = test_fitter(estimators[e], 3);
         EXPECT_STATUS(moe_fitter_fit(fitter, fitted, N, X, D, Y, NULL), MOE_OK);
         EXPECT_STATUS(moe_model_get_experts(fitted, experts, 6), MOE_OK);
         ck_assert(experts[2] == 1.0 && experts[5] == 1.0);

@@ -21,18 +21,6 @@ enum { N = 2000, SMALL = 300 };
 
 static double X[N], Y[N], W[N];
 
-/* Knuth's product of uniforms: the rates here stay below 30. */
-static double poisson_draw(test_rng *rng, double mu)
-{
-    double limit = exp(-mu), product = test_uniform(rng);
-    double count = 0.0;
-    while (product > limit) {
-        product *= test_uniform(rng);
-        count += 1.0;
-    }
-    return count;
-}
-
 /* The truth of the recovery test: gate P(expert 0 | x) = sigmoid(2.5 x), experts
    log mu = 1 + 0.8 x and 2 - 0.5 x, x uniform on (-2, 2). */
 static void make_data(size_t n, uint64_t seed)
@@ -43,7 +31,7 @@ static void make_data(size_t n, uint64_t seed)
         int first = test_uniform(&rng) < 1.0 / (1.0 + exp(-2.5 * x));
         double eta = first ? 1.0 + 0.8 * x : 2.0 - 0.5 * x;
         X[i] = x;
-        Y[i] = poisson_draw(&rng, exp(eta));
+        Y[i] = test_poisson(&rng, exp(eta));
         W[i] = 0.5 + test_uniform(&rng);
     }
 }
@@ -223,37 +211,11 @@ START_TEST(m_step_refuses_overflowing_rates)
 }
 END_TEST
 
-static moe_fitter_t *fitter_for(const char *estimator, uint64_t seed)
-{
-    moe_fitter_t *fitter = NULL;
-    EXPECT_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
-    return fitter;
-}
-
 START_TEST(em_is_monotone)
 {
     make_data(N, 21);
     moe_model_t *model = new_model(3);
-    moe_fitter_t *fitter = fitter_for("em", 4);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "init", "random"), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
-    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, W), MOE_OK);
-    size_t length = 0;
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
-    double *trace = malloc(length * sizeof(double));
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
-    ck_assert_uint_gt(length, 5);
-    for (size_t t = 1; t < length; ++t)
-        ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * fabs(trace[t - 1]),
-                      "em lowered the log-likelihood at iteration %zu: %.15g -> %.15g", t,
-                      trace[t - 1], trace[t]);
-    moe_fit_report report = MOE_FIT_REPORT_INIT;
-    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
-    ck_assert_uint_eq(report.monotonicity_violations, 0);
-    free(trace);
-    moe_fitter_free(fitter);
+    test_assert_em_monotone(model, N, X, 1, Y, W, 4, 6);
     moe_model_free(model);
 }
 END_TEST
@@ -285,7 +247,7 @@ START_TEST(recovers_known_experts)
     for (uint64_t seed = 1; seed <= 5; ++seed) {
         make_data(N, 100 + seed);
         moe_model_t *model = new_model(2);
-        moe_fitter_t *fitter = fitter_for("em", seed);
+        moe_fitter_t *fitter = test_fitter("em", seed);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, NULL), MOE_OK);
         double error = recovery_error(model);
         if (error > worst)
@@ -303,7 +265,7 @@ START_TEST(gem_and_gd_fit_poisson_experts)
     make_data(N, 31);
     const char *estimators[] = {"gem", "gd"};
     moe_model_t *reference = new_model(2);
-    moe_fitter_t *em = fitter_for("em", 2);
+    moe_fitter_t *em = test_fitter("em", 2);
     EXPECT_STATUS(moe_fitter_fit(em, reference, N, X, 1, Y, NULL), MOE_OK);
     double best = 0.0;
     EXPECT_STATUS(moe_model_loglik(reference, N, X, 1, Y, NULL, &best), MOE_OK);
@@ -318,7 +280,7 @@ START_TEST(gem_and_gd_fit_poisson_experts)
         EXPECT_STATUS(moe_model_set_experts(model, experts, 4), MOE_OK);
         double start = 0.0, end = 0.0;
         EXPECT_STATUS(moe_model_loglik(model, N, X, 1, Y, NULL, &start), MOE_OK);
-        moe_fitter_t *fitter = fitter_for(estimators[e], 1);
+        moe_fitter_t *fitter = test_fitter(estimators[e], 1);
         EXPECT_STATUS(moe_fitter_set_option(fitter, "init", "model"), MOE_OK);
         EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 3000), MOE_OK);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, NULL), MOE_OK);
@@ -346,7 +308,7 @@ START_TEST(ot_recovers_known_experts)
     for (uint64_t seed = 1; seed <= 5; ++seed) {
         make_data(N, 100 + seed);
         moe_model_t *model = new_model(2);
-        moe_fitter_t *fitter = fitter_for("ot", seed);
+        moe_fitter_t *fitter = test_fitter("ot", seed);
         EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", "4"), MOE_OK);
         ck_assert_msg(moe_fitter_fit(fitter, model, N, X, 1, Y, NULL) == MOE_OK, "seed %d: %s",
                       (int)seed, moe_fitter_last_error(fitter));
@@ -375,7 +337,7 @@ START_TEST(ot_loglik_is_close_to_em)
     for (uint64_t seed = 1; seed <= 5; ++seed) {
         make_data(N, 200 + seed);
         moe_model_t *reference = new_model(2);
-        moe_fitter_t *em = fitter_for("em", seed);
+        moe_fitter_t *em = test_fitter("em", seed);
         EXPECT_STATUS(moe_fitter_fit(em, reference, N, X, 1, Y, W), MOE_OK);
         double best = 0.0, total = 0.0;
         EXPECT_STATUS(moe_model_loglik(reference, N, X, 1, Y, W, &best), MOE_OK);
@@ -383,7 +345,7 @@ START_TEST(ot_loglik_is_close_to_em)
             total += W[i];
         for (int r = 0; r < 4; ++r) {
             moe_model_t *model = new_model(2);
-            moe_fitter_t *fitter = fitter_for("ot", seed);
+            moe_fitter_t *fitter = test_fitter("ot", seed);
             EXPECT_STATUS(moe_fitter_set_option(fitter, "reduction", reductions[r]), MOE_OK);
             EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", r == 3 ? "1" : "4"), MOE_OK);
             ck_assert_msg(moe_fitter_fit(fitter, model, N, X, 1, Y, W) == MOE_OK, "%s: %s",
@@ -421,7 +383,7 @@ START_TEST(ot_transport_objective_never_increases)
             set_random(locals[m], &rng);
         }
         moe_model_t *target = new_model(2);
-        moe_fitter_t *fitter = fitter_for("ot", (uint64_t)trial);
+        moe_fitter_t *fitter = test_fitter("ot", (uint64_t)trial);
         EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 0.0), MOE_OK);
         EXPECT_STATUS(moe_fitter_set_option(fitter, "local_tol", "0"), MOE_OK);
         EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, 100), MOE_OK);
@@ -433,9 +395,7 @@ START_TEST(ot_transport_objective_never_increases)
                                            NULL, SMALL, X, 1, Y, NULL) == MOE_OK,
                       "trial %d: %s", trial, moe_fitter_last_error(fitter));
         size_t length = 0;
-        EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, &length), MOE_OK);
-        double *trace = malloc(length * sizeof(double));
-        EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, length, &length), MOE_OK);
+        double *trace = test_fit_trace(fitter, &length);
         ck_assert_uint_ge(length, 3);
         for (size_t t = 1; t < length; ++t)
             ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * (SMALL + fabs(trace[t - 1])),
@@ -579,7 +539,7 @@ START_TEST(unsupported_estimators_refuse)
         spec.intercept = e == 0 ? 0 : 1;
         moe_model_t *model = NULL;
         EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
-        moe_fitter_t *fitter = fitter_for(estimators[e], 1);
+        moe_fitter_t *fitter = test_fitter(estimators[e], 1);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL), MOE_ERR_UNSUPPORTED);
         const char *message = moe_fitter_last_error(fitter);
         ck_assert_msg(strstr(message, words[e]) != NULL, "%s: '%s'", estimators[e], message);
@@ -601,7 +561,7 @@ START_TEST(responses_that_are_not_counts)
         Y[7] = bad[b];
         EXPECT_STATUS(moe_model_loglik(model, SMALL, X, 1, Y, NULL, &loglik), expected[b]);
         ck_assert_ptr_nonnull(strstr(moe_last_error(), "7"));
-        moe_fitter_t *fitter = fitter_for("em", 1);
+        moe_fitter_t *fitter = test_fitter("em", 1);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL), expected[b]);
         ck_assert_ptr_nonnull(strstr(moe_fitter_last_error(fitter), "7"));
         moe_fitter_free(fitter);

@@ -55,14 +55,6 @@ static moe_model_t *new_model(moe_family family, size_t K)
     return model;
 }
 
-static moe_fitter_t *fitter_for(const char *estimator, uint64_t seed)
-{
-    moe_fitter_t *fitter = NULL;
-    EXPECT_STATUS(moe_fitter_create(&fitter, estimator), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEED, (long long)seed), MOE_OK);
-    return fitter;
-}
-
 START_TEST(names_and_degrees)
 {
     ck_assert_int_eq(MOE_FAMILY_STUDENT_T, 5);
@@ -98,7 +90,7 @@ START_TEST(names_and_degrees)
     /* The pinned option that holds nu: integer 0 or 1, default 1. */
     ck_assert_str_eq(moe_option_name(MOE_OPT_UPDATE_DEGREES), "update_degrees");
     ck_assert_int_eq(MOE_OPT_UPDATE_DEGREES, 28);
-    moe_fitter_t *fitter = fitter_for("em", 0);
+    moe_fitter_t *fitter = test_fitter("em", 0);
     long long update = -1;
     EXPECT_STATUS(moe_fitter_get_int(fitter, MOE_OPT_UPDATE_DEGREES, &update), MOE_OK);
     ck_assert_int_eq(update, 1);
@@ -168,39 +160,15 @@ START_TEST(log_density_matches_the_formula)
 }
 END_TEST
 
-static double *fit_trace(moe_fitter_t *fitter, size_t *length)
-{
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, NULL, 0, length), MOE_OK);
-    double *trace = malloc(*length * sizeof(double));
-    EXPECT_STATUS(moe_fitter_get_trace(fitter, trace, *length, length), MOE_OK);
-    return trace;
-}
-
 START_TEST(em_is_monotone)
 {
     make_data(N, 21, 1);
     moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 3);
-    moe_fitter_t *fitter = fitter_for("em", 4);
-    EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_option(fitter, "init", "random"), MOE_OK);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
-    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, NULL), MOE_OK);
-    size_t length = 0;
-    double *trace = fit_trace(fitter, &length);
-    ck_assert_uint_gt(length, 5);
-    for (size_t t = 1; t < length; ++t)
-        ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * fabs(trace[t - 1]),
-                      "em lowered the log-likelihood at iteration %zu: %.15g -> %.15g", t,
-                      trace[t - 1], trace[t]);
-    moe_fit_report report = MOE_FIT_REPORT_INIT;
-    EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
-    ck_assert_uint_eq(report.monotonicity_violations, 0);
+    test_assert_em_monotone(model, N, X, 1, Y, NULL, 4, 6);
     double nu[3];
     EXPECT_STATUS(moe_model_get_degrees(model, nu, 3), MOE_OK);
     for (int k = 0; k < 3; ++k)
         ck_assert(nu[k] >= MOE_DEGREES_MIN && nu[k] <= MOE_DEGREES_MAX);
-    free(trace);
-    moe_fitter_free(fitter);
     moe_model_free(model);
 }
 END_TEST
@@ -346,7 +314,7 @@ static double slope_error(const moe_model_t *model)
 static double fit_slopes(moe_family family, uint64_t seed)
 {
     moe_model_t *model = new_model(family, 2);
-    moe_fitter_t *fitter = fitter_for("em", seed);
+    moe_fitter_t *fitter = test_fitter("em", seed);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, NULL), MOE_OK);
     double error = slope_error(model);
     moe_fitter_free(fitter);
@@ -387,7 +355,7 @@ START_TEST(large_nu_tends_to_the_gaussian_fit)
     moe_model_t *t = new_model(MOE_FAMILY_STUDENT_T, 2);
     const double large[2] = {1e5, 1e5};
     EXPECT_STATUS(moe_model_set_degrees(t, large, 2), MOE_OK);
-    moe_fitter_t *first = fitter_for("em", 3), *second = fitter_for("em", 3);
+    moe_fitter_t *first = test_fitter("em", 3), *second = test_fitter("em", 3);
     EXPECT_STATUS(moe_fitter_set_double(first, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_double(second, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_int(second, MOE_OPT_UPDATE_DEGREES, 0), MOE_OK);
@@ -530,7 +498,7 @@ static double loglik_at(moe_model_t *model, const double *theta, const double *w
 static moe_model_t *fitted_t_model(uint64_t seed, const double *weights)
 {
     moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, K2);
-    moe_fitter_t *fitter = fitter_for("em", seed);
+    moe_fitter_t *fitter = test_fitter("em", seed);
     EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, N, X, 1, Y, weights), MOE_OK);
     moe_fitter_free(fitter);
@@ -636,7 +604,7 @@ START_TEST(large_nu_standard_errors_are_gaussian)
 {
     make_data(N, 77, 0);
     moe_model_t *gaussian = new_model(MOE_FAMILY_GAUSSIAN, K2);
-    moe_fitter_t *fitter = fitter_for("em", 3);
+    moe_fitter_t *fitter = test_fitter("em", 3);
     EXPECT_STATUS(moe_fitter_set_double(fitter, MOE_OPT_TOLERANCE, 1e-12), MOE_OK);
     EXPECT_STATUS(moe_fitter_fit(fitter, gaussian, N, X, 1, Y, NULL), MOE_OK);
     double theta[P2];
@@ -749,7 +717,7 @@ END_TEST
 
 static moe_fitter_t *continuing(const char *estimator, long long iterations, double tolerance)
 {
-    moe_fitter_t *fitter = fitter_for(estimator, 1);
+    moe_fitter_t *fitter = test_fitter(estimator, 1);
     EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_MODEL), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, 1), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_MAX_ITER, iterations), MOE_OK);
@@ -760,7 +728,7 @@ static moe_fitter_t *continuing(const char *estimator, long long iterations, dou
 static void assert_monotone(moe_fitter_t *fitter, const char *what)
 {
     size_t length = 0;
-    double *trace = fit_trace(fitter, &length);
+    double *trace = test_fit_trace(fitter, &length);
     for (size_t t = 1; t < length; ++t)
         ck_assert_msg(trace[t] >= trace[t - 1] - 1e-12 * fabs(trace[t - 1]),
                       "%s lowered the objective at iteration %zu: %.15g -> %.15g", what, t,
@@ -778,7 +746,7 @@ START_TEST(gem_and_gd_reach_the_em_fit)
 {
     make_data(N, 301, 1);
     moe_model_t *start = new_model(MOE_FAMILY_STUDENT_T, 2);
-    moe_fitter_t *warm = fitter_for("em", 2);
+    moe_fitter_t *warm = test_fitter("em", 2);
     EXPECT_STATUS(moe_fitter_set_int(warm, MOE_OPT_MAX_ITER, 3), MOE_OK);
     EXPECT_STATUS(moe_fitter_set_int(warm, MOE_OPT_N_INIT, 1), MOE_OK);
     /* three iterations, not converged: that is the point */
@@ -844,7 +812,7 @@ START_TEST(unsupported_estimators_refuse)
     const char *estimators[] = {"cqt", "ismm", "ot"};
     for (int e = 0; e < 3; ++e) {
         moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 2);
-        moe_fitter_t *fitter = fitter_for(estimators[e], 1);
+        moe_fitter_t *fitter = test_fitter(estimators[e], 1);
         EXPECT_STATUS(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL), MOE_ERR_UNSUPPORTED);
         const char *message = moe_fitter_last_error(fitter);
         printf("%s refuses t experts: %s\n", estimators[e], message);
@@ -855,7 +823,7 @@ START_TEST(unsupported_estimators_refuse)
     }
     /* One shard is no way around the reduction's family. */
     moe_model_t *model = new_model(MOE_FAMILY_STUDENT_T, 2);
-    moe_fitter_t *fitter = fitter_for("ot", 1);
+    moe_fitter_t *fitter = test_fitter("ot", 1);
     EXPECT_STATUS(moe_fitter_set_option(fitter, "shards", "1"), MOE_OK);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL), MOE_ERR_UNSUPPORTED);
     moe_fitter_free(fitter);

@@ -131,3 +131,13 @@ void synthetic_align(size_t K, size_t p, const double *true_experts, const doubl
     double best_cost = INFINITY;
     permute(K, p, true_experts, fitted, current, 0, 0u, &best_cost, perm, 0.0);
 }
+
+double test_poisson(test_rng *rng, double mu)
+{
+    double limit = exp(-mu), product = test_uniform(rng), count = 0.0;
+    while (product > limit) {
+        product *= test_uniform(rng);
+        count += 1.0;
+    }
+    return count;
+}

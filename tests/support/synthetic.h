@@ -27,6 +27,8 @@ typedef struct test_rng {
 } test_rng;
 double test_uniform(test_rng *rng);
 double test_normal(test_rng *rng);
+/* A Poisson count of mean mu by Knuth's product of uniforms (mu below a few hundred). */
+double test_poisson(test_rng *rng, double mu);
 
 /*
  * Well-separated truth: expert intercepts spread by `separation`, slopes
