@@ -125,7 +125,12 @@ START_TEST(product_abt_add_matches_blas)
 END_TEST
 
 /* The upper triangles of count weighted Grams of p columns, weights with zeros, added to
-   what the Grams hold; with and without a leading column of ones (an intercept). */
+   what the Grams hold; with and without a leading column of ones (an intercept). Every p
+   up to 17, then a few up to the threshold. */
+static const size_t gram_inputs[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                     13, 14, 15, 16, 17, 21, 33, 51, MOE_SMALL_GRAM_INPUTS};
+#define GRAM_INPUTS (sizeof gram_inputs / sizeof gram_inputs[0])
+
 START_TEST(grams_match_blas)
 {
     const size_t counts[] = {1, 3, 6, 10, 13};
@@ -134,9 +139,12 @@ START_TEST(grams_match_blas)
         if (!moe_small_copy_available(copies[copy]))
             continue;
         for (size_t g = 0; g < sizeof counts / sizeof counts[0]; ++g)
-            for (size_t p = 1; p <= MOE_SMALL_PRODUCT_INPUTS; ++p)
+            for (size_t q = 0; q < GRAM_INPUTS; ++q)
                 for (size_t s = 0; s < LENGTHS; ++s) {
-                    size_t count = counts[g], length = lengths[s], size = count * p * p;
+                    size_t p = gram_inputs[q], count = counts[g], length = lengths[s];
+                    size_t size = count * p * p;
+                    if (p > 17 && (length > 61 || count > 6))
+                        continue; /* the large p on short blocks only: a fast test */
                     double *columns = filled(p * length, &rng, 0);
                     double *weights = filled(count * length, &rng, 1);
                     for (size_t index = 0; index < count * length; index += 3)

@@ -309,7 +309,7 @@ double *moe_weighted_grams_columns_slot(size_t rows, size_t p, int leading_ones,
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
                                     const double *weights, double *scratch, double *grams)
 {
-    if (p <= MOE_SMALL_PRODUCT_INPUTS)
+    if (p <= MOE_SMALL_GRAM_INPUTS)
         moe_small_grams_add(moe_small_copy_best(), rows, p, count, columns, weights, grams);
     else
         moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch, grams);

@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-enum { LANES = 8, MOST_TILE = 6 };
+enum { LANES = 8, MOST_TILE = 8 };
 
 typedef double lanes __attribute__((vector_size(LANES * sizeof(double))));
 
@@ -55,7 +55,7 @@ typedef struct dots_job {
     const double *left, *right;
     const unsigned char *first, *second; /* pairs of rows of left, or NULL */
     double *out;
-    const size_t *at;                    /* where left m's sums go, or NULL: m right_count */
+    const unsigned short *at;            /* where left m's sums go, or NULL: m right_count */
     size_t stride;
 } dots_job;
 
@@ -123,15 +123,29 @@ ALWAYS_INLINE void dots_tile(const dots_job *job, size_t m0, size_t n0, size_t t
             }
 }
 
+/* The tiles of left m0 on; those of the last, shorter row of tiles take only its rows. */
+ALWAYS_INLINE void dots_row(const dots_job *job, size_t m0, size_t tile_left, size_t tile_right)
+{
+    for (size_t n0 = 0; n0 < job->right_count; n0 += tile_right) {
+        if (job->first != NULL)
+            dots_tile(job, m0, n0, tile_left, tile_right, 1);
+        else
+            dots_tile(job, m0, n0, tile_left, tile_right, 0);
+    }
+}
+
 ALWAYS_INLINE void dots_body(const dots_job *job, size_t tile_left, size_t tile_right)
 {
-    for (size_t m0 = 0; m0 < job->left_count; m0 += tile_left)
-        for (size_t n0 = 0; n0 < job->right_count; n0 += tile_right) {
-            if (job->first != NULL)
-                dots_tile(job, m0, n0, tile_left, tile_right, 1);
-            else
-                dots_tile(job, m0, n0, tile_left, tile_right, 0);
-        }
+    size_t m0 = 0;
+    for (; m0 + tile_left <= job->left_count; m0 += tile_left)
+        dots_row(job, m0, tile_left, tile_right);
+    switch (job->left_count - m0) {
+    case 0: break;
+    case 1: dots_row(job, m0, 1, tile_right); break;
+    case 2: dots_row(job, m0, 2, tile_right); break;
+    case 3: dots_row(job, m0, 3, tile_right); break;
+    default: dots_row(job, m0, tile_left, tile_right); break;
+    }
 }
 
 /*
@@ -188,15 +202,33 @@ ALWAYS_INLINE void product_tile(const product_job *job, size_t r0, size_t j, siz
     }
 }
 
+/* The columns j on (valid of them) of every row of c: tiles of tile_rows rows, then one of
+   the rows left (a constant count in each case, so that its sums stay in registers). */
+ALWAYS_INLINE void product_columns(const product_job *job, size_t j, size_t valid,
+                                   size_t tile_rows, size_t width)
+{
+    size_t r0 = 0;
+    for (; r0 + tile_rows <= job->rows; r0 += tile_rows)
+        product_tile(job, r0, j, valid, tile_rows, width);
+    switch (job->rows - r0) {
+    case 0: break;
+    case 1: product_tile(job, r0, j, valid, 1, width); break;
+    case 2: product_tile(job, r0, j, valid, 2, width); break;
+    case 3: product_tile(job, r0, j, valid, 3, width); break;
+    case 4: product_tile(job, r0, j, valid, 4, width); break;
+    case 5: product_tile(job, r0, j, valid, 5, width); break;
+    case 6: product_tile(job, r0, j, valid, 6, width); break;
+    default: product_tile(job, r0, j, valid, tile_rows, width); break;
+    }
+}
+
 ALWAYS_INLINE void product_body(const product_job *job, size_t tile_rows, size_t width)
 {
     size_t step = width * LANES, j = 0;
     for (; j + step <= job->columns; j += step)
-        for (size_t r0 = 0; r0 < job->rows; r0 += tile_rows)
-            product_tile(job, r0, j, step, tile_rows, width);
+        product_columns(job, j, step, tile_rows, width);
     if (j < job->columns)
-        for (size_t r0 = 0; r0 < job->rows; r0 += tile_rows)
-            product_tile(job, r0, j, job->columns - j, tile_rows, width);
+        product_columns(job, j, job->columns - j, tile_rows, width);
 }
 
 /* The copies, each with the tiles its registers hold: sums, the left operands of a tile and
@@ -207,7 +239,7 @@ static void product_generic(const product_job *job) { product_body(job, 2, 1); }
 MOE_TARGET_AVX2 static void dots_avx2(const dots_job *job) { dots_body(job, 2, 3); }
 MOE_TARGET_AVX2 static void product_avx2(const product_job *job) { product_body(job, 6, 1); }
 MOE_TARGET_AVX512 static void dots_avx512(const dots_job *job) { dots_body(job, 4, 6); }
-MOE_TARGET_AVX512 static void product_avx512(const product_job *job) { product_body(job, 6, 2); }
+MOE_TARGET_AVX512 static void product_avx512(const product_job *job) { product_body(job, 8, 2); }
 #endif
 
 int moe_small_copy_available(moe_small_copy copy)
@@ -280,14 +312,15 @@ void moe_small_product_abt_add(moe_small_copy copy, size_t rows, size_t columns,
 void moe_small_grams_add(moe_small_copy copy, size_t rows, size_t p, size_t count,
                          const double *columns, const double *weights, double *grams)
 {
-    enum { MOST_PAIRS = MOE_SMALL_PRODUCT_INPUTS * (MOE_SMALL_PRODUCT_INPUTS + 1) / 2 };
+    enum { MOST_PAIRS = MOE_SMALL_GRAM_INPUTS * (MOE_SMALL_GRAM_INPUTS + 1) / 2 };
     unsigned char first[MOST_PAIRS], second[MOST_PAIRS];
-    size_t at[MOST_PAIRS], pairs = 0;
+    unsigned short at[MOST_PAIRS];
+    size_t pairs = 0;
     for (size_t a = 0; a < p; ++a)
         for (size_t b = a; b < p; ++b, ++pairs) {
             first[pairs] = (unsigned char)a;
             second[pairs] = (unsigned char)b;
-            at[pairs] = a * p + b;
+            at[pairs] = (unsigned short)(a * p + b);
         }
     dots_job job = {rows, pairs, count, columns, weights, first, second, grams, at, p * p};
     run_dots(copy, &job);

@@ -18,9 +18,15 @@
 
 #include <stddef.h>
 
-/* The largest p whose products go through these kernels (linalg.c; measured, see
-   bench/RESULTS.md "Small products by hand"). */
+/* The largest p whose logits, gradients and right-hand sides go through these kernels
+   (linalg.c). Measured (bench/RESULTS.md, "Small products by hand"): up to it they are 3 to
+   10 times faster than OpenBLAS's Haswell kernels and within 20% of its SkylakeX and
+   Cooperlake small-matrix kernels; above it those are up to 1.7 times faster. */
 #define MOE_SMALL_PRODUCT_INPUTS 16
+/* The largest p whose weighted Gram matrices go through these kernels: from p = 6 to 64
+   they were 1.5 to 5 times faster than the BLAS path under either kernel choice (the
+   rank-k updates of blocks of a few hundred rows run far from OpenBLAS's peak). */
+#define MOE_SMALL_GRAM_INPUTS 64
 /* The most output rows (the stacked gate and expert rows, the gradients' rows) of a product
    sent here: beyond them BLAS's blocking pays. */
 #define MOE_SMALL_PRODUCT_ROWS 64
@@ -46,7 +52,7 @@ void moe_small_product_abt_add(moe_small_copy copy, size_t rows, size_t columns,
                                const double *a, const double *b, double *c);
 
 /* grams[c] (p x p, upper triangle) += columns' diag(weights[c]) columns for the block's
-   columns (p x rows) and weights (count x rows), p <= MOE_SMALL_PRODUCT_INPUTS. */
+   columns (p x rows) and weights (count x rows), p <= MOE_SMALL_GRAM_INPUTS. */
 void moe_small_grams_add(moe_small_copy copy, size_t rows, size_t p, size_t count,
                          const double *columns, const double *weights, double *grams);
 
