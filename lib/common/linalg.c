@@ -2,6 +2,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/simd.h"
+#include "common/small_products.h"
 #include "moe/kernels.h"
 
 #include <cblas.h>
@@ -308,6 +309,16 @@ double *moe_weighted_grams_columns_slot(size_t rows, size_t p, int leading_ones,
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
                                     const double *weights, double *scratch, double *grams)
 {
+    if (p <= MOE_SMALL_GRAM_INPUTS)
+        moe_small_grams_add(moe_small_copy_best(), rows, p, count, columns, weights, grams);
+    else
+        moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch, grams);
+}
+
+void moe_weighted_grams_add_columns_blas(size_t rows, size_t p, size_t count,
+                                         const double *columns, const double *weights,
+                                         double *scratch, double *grams)
+{
     if (p > SHARED_PRODUCT_INPUTS) {
         /* One rank-k update per weight row on the columns scaled by sqrt(weight). */
         for (size_t c = 0; c < count; ++c) {
@@ -326,8 +337,33 @@ void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const d
     grams_from_products(rows, p, count, columns, weights, 1, scratch, grams);
 }
 
+/* Whether a product goes through the small products' kernels: few inputs (the inner
+   dimension of ab, the columns of abt_add: p) and few output rows. */
+static int small_product(size_t rows, size_t inputs)
+{
+    return inputs <= MOE_SMALL_PRODUCT_INPUTS && rows <= MOE_SMALL_PRODUCT_ROWS;
+}
+
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
                     double *c)
+{
+    if (small_product(rows, inner))
+        moe_small_product_ab(moe_small_copy_best(), rows, columns, inner, a, b, c);
+    else
+        moe_product_ab_blas(rows, columns, inner, a, b, c);
+}
+
+void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c)
+{
+    if (small_product(rows, columns))
+        moe_small_product_abt_add(moe_small_copy_best(), rows, columns, inner, a, b, c);
+    else
+        moe_product_abt_add_blas(rows, columns, inner, a, b, c);
+}
+
+void moe_product_ab_blas(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c)
 {
     size_t piece = piece_length(columns, rows * inner);
     for (size_t from = 0; from < columns; from += piece) {
@@ -338,8 +374,8 @@ void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, 
     }
 }
 
-void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
-                         const double *b, double *c)
+void moe_product_abt_add_blas(size_t rows, size_t columns, size_t inner, const double *a,
+                              const double *b, double *c)
 {
     size_t piece = piece_length(inner, rows * columns);
     for (size_t from = 0; from < inner; from += piece) {

@@ -76,11 +76,19 @@ void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, d
  * The products of blocks by columns (common/columns.h):
  *   moe_product_ab:       c (rows x columns)  = a (rows x inner) b (b: inner x columns)
  *   moe_product_abt_add:  c (rows x columns) += a (rows x inner) b' (b: columns x inner)
+ * With few inputs (inner for ab, columns for abt_add, at most MOE_SMALL_PRODUCT_INPUTS) and
+ * at most MOE_SMALL_PRODUCT_ROWS rows, through the register-blocked kernels of
+ * common/small_products.h; else, and always in the _blas forms (the kernels' oracle),
+ * through BLAS.
  */
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,
                     double *c);
 void moe_product_abt_add(size_t rows, size_t columns, size_t inner, const double *a,
                          const double *b, double *c);
+void moe_product_ab_blas(size_t rows, size_t columns, size_t inner, const double *a,
+                         const double *b, double *c);
+void moe_product_abt_add_blas(size_t rows, size_t columns, size_t inner, const double *a,
+                              const double *b, double *c);
 
 /*
  * gram (p x p, row-major, upper triangle) += block' diag(weights) block for a
@@ -103,9 +111,14 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
                             const double *weights, double *scratch, double *grams);
 
 /* The same for a block by columns (columns: p x rows) with weights by columns (count x
-   rows): the E-step's layout. */
+   rows): the E-step's layout. Up to MOE_SMALL_GRAM_INPUTS inputs through the small
+   products' kernels (common/small_products.h), which need no scratch; above, and always in
+   the _blas form (their oracle), as moe_weighted_grams_add. */
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,
                                     const double *weights, double *scratch, double *grams);
+void moe_weighted_grams_add_columns_blas(size_t rows, size_t p, size_t count,
+                                         const double *columns, const double *weights,
+                                         double *scratch, double *grams);
 
 /* Where in scratch a caller whose first column is all ones (an intercept) may keep the
    block's columns (p x rows) so that moe_weighted_grams_add_columns, given that address as

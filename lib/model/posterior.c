@@ -69,8 +69,9 @@ void moe_pass_sums_free(moe_pass_sums *sums)
     memset(sums, 0, sizeof *sums);
 }
 
-/* Rows of a block of the pass, at most. Larger than MOE_BLOCK_ROWS: at small p OpenBLAS's
-   cost per call is a large part of each product, and the block's columns still fit in L2. */
+/* Rows of a block of the pass, at most. Larger than MOE_BLOCK_ROWS: at small p a product's
+   cost per call (OpenBLAS's, or a small product's set-up of its tiles) is a large part of
+   it, and the block's columns still fit in L2. */
 #define PASS_ROWS 512
 
 /* The rows of each block of a chunk: the chunk cut into equal blocks of at most PASS_ROWS
