@@ -39,7 +39,7 @@
 #include <string.h>
 
 /* gate_solver values */
-enum { SOLVER_NEWTON = 0, SOLVER_BOUND = 1, SOLVER_NEWTON_STEP = 2 };
+enum { SOLVER_NEWTON = 0, SOLVER_BOUND = 1, SOLVER_NEWTON_STEP = 2, SOLVER_HESSIAN_FREE = 3 };
 
 typedef struct em_options {
     int solver;
@@ -184,6 +184,9 @@ static moe_status one_pass_gate_step(em_state *state, moe_fit_context *context,
                                      moe_model_t *model, const double *resp)
 {
     size_t m = state->unknowns;
+    /* Its own passes: the gradient, the products, the trial. */
+    if (state->options.solver == SOLVER_HESSIAN_FREE)
+        return moe_context_gate_newton(context, model, NULL, resp, 1);
     moe_status status = moe_estep_gate_gradient(state->estep, 0, state->gradient, m);
     if (status != MOE_OK)
         return status;
@@ -323,14 +326,17 @@ static moe_status state_allocate(em_state *state, moe_fit_context *context)
     state->gate_size = K * p;
     /* The one-pass iteration takes Newton steps from a Hessian it sums: beyond the Newton size
        limit the ordinary path reports the limit. */
+    int hessian_free = state->options.solver == SOLVER_HESSIAN_FREE;
     state->one_pass = state->options.inner_steps == 0 &&
-                      (state->options.solver == SOLVER_BOUND || m <= MOE_NEWTON_MAX_UNKNOWNS);
-    state->flags = MOE_ESTEP_GATE_DERIVATIVES |
+                      (state->options.solver == SOLVER_BOUND || hessian_free ||
+                       m <= MOE_NEWTON_MAX_UNKNOWNS);
+    /* The Hessian-free step sums nothing in the E-step: above all not the Hessian. */
+    state->flags = (hessian_free ? 0u : MOE_ESTEP_GATE_DERIVATIVES) |
                    (state->options.update_experts ? MOE_ESTEP_EXPERT_STATISTICS : 0u);
     state->gradient = malloc((m + 1) * sizeof(double));
     state->gate = malloc(state->gate_size * sizeof(double));
     int ok = state->gradient != NULL && state->gate != NULL;
-    if (ok && state->one_pass) {
+    if (ok && state->one_pass && !hessian_free) {
         state->hessian = malloc((m > 0 ? m * m : 1) * sizeof(double));
         state->direction = malloc((m + 1) * sizeof(double));
         ok = state->hessian != NULL && state->direction != NULL;
