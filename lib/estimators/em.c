@@ -15,8 +15,9 @@
  * evaluates the previous M-step's gate objective (and gradient) at the new gate: the step
  * stands if it passes the library's acceptance rule (moe_step_accepted).
  *
- * gate_solver picks what the gate M-step is:
- *   newton_step (default): that one checked step. A rejected step (rare) is halved by
+ * gate_solver picks what the gate M-step is (auto, the default, is newton_step or
+ * hessian_free by the gate's size: the context resolves it, moe_context_get_int):
+ *   newton_step: that one checked step. A rejected step (rare) is halved by
  *     recomputing the previous responsibilities. This is a generalised EM: monotone, with
  *     the fixed points of exact EM, and in the measurements of bench/RESULTS.md it needs
  *     about as many iterations.
@@ -26,6 +27,11 @@
  *     iteration instead of one.
  *   bound: one majorise-minimise step with Boehning's fixed curvature, from the same pass's
  *     gradient; it needs no check.
+ *   hessian_free: one Newton step whose direction comes from conjugate gradients on
+ *     Hessian-vector products (moe_context_gate_newton with one step, halved until it lowers
+ *     the gate objective). The E-step then sums neither the gate's gradient nor its Hessian,
+ *     whose Grams are most of a pass at large K p; the step makes its own passes (the
+ *     gradient, some ten products, the trial), each O(n K p).
  *
  * With inner_steps > 0 the gate and classification experts take that many gradient steps on
  * the surrogate instead (the inexact EM of docs/REPRODUCTIONS.md), with separate passes;

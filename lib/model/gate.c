@@ -72,7 +72,8 @@ int moe_gate_solver_resolve(int solver, size_t K, size_t p, size_t n)
     if (J * p > MOE_NEWTON_MAX_UNKNOWNS)
         return MOE_GATE_SOLVER_HESSIAN_FREE;
     /* A Hessian's Grams cost J (J + 1) / 2 p^2 per row; a Hessian-free step about 4 J p per
-       product and pass, with some ten products and three passes a step. */
+       product, with some ten products and three passes a step (bench/RESULTS.md, "Hessian-free
+       gate steps"). Twice that, as K p > 208. */
     double formed = 0.5 * (double)(J * (J + 1)) * (double)(p * p);
     double products = 4.0 * (double)(J * p) * 13.0;
     return formed > 2.0 * products ? MOE_GATE_SOLVER_HESSIAN_FREE : MOE_GATE_SOLVER_NEWTON_STEP;

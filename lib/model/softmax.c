@@ -532,18 +532,15 @@ typedef struct softmax_newton {
 } softmax_newton;
 
 /* The truncated Newton direction's forcing term (the preconditioned residual relative to
-   the gradient's) and the most products per direction. */
-static double forcing_term(void)
-{
-    const char *value = getenv("MOE_CG_TOL");
-    return value != NULL ? atof(value) : 0.1;
-}
+   the gradient's) and the most products per direction: EM takes one step per iteration, so
+   the direction need not be exact (bench/RESULTS.md, "Hessian-free gate steps"). */
+#define HESSIAN_FREE_FORCING 0.1
 #define HESSIAN_FREE_PRODUCTS 50
 
 static moe_status softmax_solve(void *user, double *direction, int *solved, char *message)
 {
     softmax_newton *s = user;
-    return conjugate_gradients(s->problem, s->w, direction, forcing_term(),
+    return conjugate_gradients(s->problem, s->w, direction, HESSIAN_FREE_FORCING,
                                HESSIAN_FREE_PRODUCTS, &s->products, solved, message);
 }
 
