@@ -263,7 +263,7 @@ START_TEST(hessian_matches_finite_differences_of_the_gradient)
         size_t classes = K;
         if (c == 2) { /* expert 1's class rows, the labels as targets, r_1 as row scale */
             sp = (moe_softmax_problem){&pr.data, C, NULL, pr.y, 0, pr.resp + 1, K, pr.total,
-                                       0.3, 1, 1, NULL};
+                                       0.3, 1, 1, NULL, NULL};
             coefficients = m->experts + 1 * C * p;
             classes = C;
         }
