@@ -55,7 +55,7 @@ static const documented_option documented[] = {
     {MOE_OPT_UPDATE_VARIANCE, "update_variance", 1, 1},
     {MOE_OPT_EXPERT_MAX_NEWTON, "expert_max_newton", 1, 25},
     {MOE_OPT_EXPERT_TOLERANCE, "expert_tol", 0, 1e-10},
-    {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 2},
+    {MOE_OPT_GATE_SOLVER, "gate_solver", 1, 4},
 };
 #define N_DOCUMENTED (sizeof documented / sizeof documented[0])
 

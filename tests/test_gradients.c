@@ -263,7 +263,7 @@ START_TEST(hessian_matches_finite_differences_of_the_gradient)
         size_t classes = K;
         if (c == 2) { /* expert 1's class rows, the labels as targets, r_1 as row scale */
             sp = (moe_softmax_problem){&pr.data, C, NULL, pr.y, 0, pr.resp + 1, K, pr.total,
-                                       0.3, 1, 1, NULL};
+                                       0.3, 1, 1, NULL, NULL};
             coefficients = m->experts + 1 * C * p;
             classes = C;
         }
@@ -448,7 +448,7 @@ START_TEST(bound_steps_descend_to_the_newton_solution)
         /* The fixed point is the minimiser that Newton finds. */
         double bound_gate[K * (D + 1)];
         memcpy(bound_gate, m->gate, sizeof bound_gate);
-        moe_gate_options options = {penalties[c], 100, 1e-14, 1};
+        moe_gate_options options = {penalties[c], 100, 1e-14, 1, NULL};
         moe_gate_report report = MOE_GATE_REPORT_INIT;
         ck_assert_int_eq(moe_gate_newton(m, &pr.data, pr.resp, &options, &report, NULL), MOE_OK);
         for (size_t a = 0; a < (K - 1) * p; ++a)

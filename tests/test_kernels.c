@@ -581,7 +581,7 @@ static void check_gate_stationary(double l2)
     struct moe_model *model = NULL;
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
-    moe_gate_options options = {l2, 50, 1e-14, 1};
+    moe_gate_options options = {l2, 50, 1e-14, 1, NULL};
     moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_uint_gt(report.newton_steps, 1);
@@ -638,7 +638,7 @@ START_TEST(gate_penalty_does_not_depend_on_the_reference)
     ck_assert_int_eq(moe_model_create(&model, &spec), MOE_OK);
     ck_assert_int_eq(moe_model_create(&relabelled, &spec), MOE_OK);
     moe_data data = {n, d, d, 1, X, NULL, weights};
-    moe_gate_options options = {0.2, 50, 1e-15, 1};
+    moe_gate_options options = {0.2, 50, 1e-15, 1, NULL};
     moe_gate_report report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(model, &data, resp, &options, &report, NULL), MOE_OK);
     ck_assert_int_eq(moe_gate_newton(relabelled, &data, swapped, &options, &report, NULL), MOE_OK);

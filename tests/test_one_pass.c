@@ -99,7 +99,7 @@ static void reference_iteration(const fixture *f, size_t max_newton, struct moe_
                                         1e-10, 1, 0};
     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
     ck_assert_int_eq(out->family_ops->m_step(out, &data, resp, &options, &report, NULL), MOE_OK);
-    moe_gate_options gate = {0.0, max_newton, 1e-14, 1};
+    moe_gate_options gate = {0.0, max_newton, 1e-14, 1, NULL};
     moe_gate_report gate_report = MOE_GATE_REPORT_INIT;
     ck_assert_int_eq(moe_gate_newton(out, &data, resp, &gate, &gate_report, NULL), MOE_OK);
     ck_assert_int_eq(moe_model_canonicalize(out), MOE_OK);
@@ -166,10 +166,10 @@ START_TEST(threads_do_not_change_results)
 {
     fixture f;
     fixture_make(&f, 60);
-    const char *estimators[] = {"em", "em", "em", "gem", "gd"};
-    const char *solvers[] = {"newton_step", "newton", "bound", NULL, NULL};
+    const char *estimators[] = {"em", "em", "em", "em", "gem", "gd"};
+    const char *solvers[] = {"newton_step", "newton", "bound", "hessian_free", NULL, NULL};
     enum { SIZE = 2 * K * P + K };
-    for (size_t e = 0; e < 5; ++e) {
+    for (size_t e = 0; e < 6; ++e) {
         double one[SIZE], many[SIZE], loglik_one = 0.0, loglik_many = 0.0;
         fit_with_threads(&f, estimators[e], solvers[e], 1, one, &loglik_one);
         const size_t counts[] = {2, 3, 0};
@@ -231,9 +231,9 @@ START_TEST(gate_solvers_are_monotone_and_agree)
     for (uint64_t seed = 80; seed < 83; ++seed) {
         fixture f;
         fixture_make(&f, seed);
-        const char *solvers[] = {"newton_step", "newton", "bound"};
-        double logliks[3];
-        for (size_t s = 0; s < 3; ++s) {
+        const char *solvers[] = {"newton_step", "newton", "bound", "hessian_free"};
+        double logliks[4];
+        for (size_t s = 0; s < 4; ++s) {
             moe_fitter_t *fitter = em_from_start(solvers[s], 3000, 1e-13);
             moe_model_t *model = NULL;
             ck_assert_int_eq(moe_model_clone(&model, f.start), MOE_OK);
@@ -257,7 +257,7 @@ START_TEST(gate_solvers_are_monotone_and_agree)
             moe_model_free(model);
             moe_fitter_free(fitter);
         }
-        for (size_t s = 1; s < 3; ++s)
+        for (size_t s = 1; s < 4; ++s)
             ck_assert_msg(fabs(logliks[s] - logliks[0]) < 1e-8 * fabs(logliks[0]),
                           "%s ends at %.10f, newton_step at %.10f", solvers[s], logliks[s],
                           logliks[0]);

@@ -131,7 +131,8 @@ MOE_API moe_status moe_context_rows(const moe_fit_context *context, moe_rows *ro
 /* The data of this call (any out-pointer may be NULL). */
 MOE_API moe_status moe_context_data(const moe_fit_context *context, size_t *n, const double **X,
                                     size_t *ldx, const double **y, const double **weights);
-/* The fitter's option values. */
+/* The fitter's option values (gate_solver auto reads as the solver it resolves to for the
+   call's shape: newton_step or hessian_free, moe/fitter.h). */
 MOE_API moe_status moe_context_get_int(const moe_fit_context *context, moe_option option,
                                        long long *value);
 MOE_API moe_status moe_context_get_double(const moe_fit_context *context, moe_option option,

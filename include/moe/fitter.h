@@ -78,7 +78,17 @@ typedef enum moe_option {
                                       monotone), 2 newton_step (one Newton step per iteration,
                                       halved until it decreases the gate objective: a monotone
                                       generalised EM with exact EM's fixed points, one pass over
-                                      X per iteration), default 2 */
+                                      X per iteration), 3 hessian_free (the same one checked
+                                      Newton step, its direction by conjugate gradients on
+                                      Hessian-vector products preconditioned by the bound: the
+                                      Hessian is never formed, about 4 (K - 1) p flops a row
+                                      per product instead of K^2 p^2 / 2 a row for the
+                                      Hessian; no limit on the gate's size), 4 auto
+                                      (hessian_free when K p > 208, p the gate's inputs, where
+                                      the Hessian costs more than twice a Hessian-free step,
+                                      or when (K - 1) p exceeds MOE_NEWTON_MAX_UNKNOWNS; else
+                                      newton_step; the start search's and the starts' gate
+                                      Newton steps follow the choice), default 4 */
     MOE_OPT_UPDATE_EXPERTS = 22,   /* [update_experts] 0 holds the experts (coefficients and
                                       variances) as the model has them and fits the gate alone
                                       (em, gem, gd; restarts start the gate from a partition
@@ -237,9 +247,11 @@ MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char 
  *   "em"   Expectation-maximisation. The experts' M-steps are exact
  *          (weighted least squares for Gaussian experts, Newton with step
  *          halving for classification experts). The gate's M-step is what
- *          gate_solver says: by default (newton_step) one Newton step per
+ *          gate_solver says: by default (auto) one Newton step per
  *          iteration, halved until it lowers the gate objective, a
- *          generalised EM with exact EM's fixed points; newton solves it to
+ *          generalised EM with exact EM's fixed points, its direction from
+ *          the Hessian for small gates (newton_step) or by conjugate gradients
+ *          without one for large ones (hessian_free); newton solves it to
  *          gate_tol (the exact M-step, textbook EM); bound takes one
  *          fixed-curvature step. Every choice increases the EM surrogate, so
  *          the objective never decreases. With inner_steps > 0 the gate and

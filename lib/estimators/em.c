@@ -15,8 +15,9 @@
  * evaluates the previous M-step's gate objective (and gradient) at the new gate: the step
  * stands if it passes the library's acceptance rule (moe_step_accepted).
  *
- * gate_solver picks what the gate M-step is:
- *   newton_step (default): that one checked step. A rejected step (rare) is halved by
+ * gate_solver picks what the gate M-step is (auto, the default, is newton_step or
+ * hessian_free by the gate's size: the context resolves it, moe_context_get_int):
+ *   newton_step: that one checked step. A rejected step (rare) is halved by
  *     recomputing the previous responsibilities. This is a generalised EM: monotone, with
  *     the fixed points of exact EM, and in the measurements of bench/RESULTS.md it needs
  *     about as many iterations.
@@ -26,6 +27,11 @@
  *     iteration instead of one.
  *   bound: one majorise-minimise step with Boehning's fixed curvature, from the same pass's
  *     gradient; it needs no check.
+ *   hessian_free: one Newton step whose direction comes from conjugate gradients on
+ *     Hessian-vector products (moe_context_gate_newton with one step, halved until it lowers
+ *     the gate objective). The E-step then sums neither the gate's gradient nor its Hessian,
+ *     whose Grams are most of a pass at large K p; the step makes its own passes (the
+ *     gradient, some ten products, the trial), each O(n K p).
  *
  * With inner_steps > 0 the gate and classification experts take that many gradient steps on
  * the surrogate instead (the inexact EM of docs/REPRODUCTIONS.md), with separate passes;
@@ -39,7 +45,7 @@
 #include <string.h>
 
 /* gate_solver values */
-enum { SOLVER_NEWTON = 0, SOLVER_BOUND = 1, SOLVER_NEWTON_STEP = 2 };
+enum { SOLVER_NEWTON = 0, SOLVER_BOUND = 1, SOLVER_NEWTON_STEP = 2, SOLVER_HESSIAN_FREE = 3 };
 
 typedef struct em_options {
     int solver;
@@ -184,6 +190,9 @@ static moe_status one_pass_gate_step(em_state *state, moe_fit_context *context,
                                      moe_model_t *model, const double *resp)
 {
     size_t m = state->unknowns;
+    /* Its own passes: the gradient, the products, the trial. */
+    if (state->options.solver == SOLVER_HESSIAN_FREE)
+        return moe_context_gate_newton(context, model, NULL, resp, 1);
     moe_status status = moe_estep_gate_gradient(state->estep, 0, state->gradient, m);
     if (status != MOE_OK)
         return status;
@@ -323,14 +332,17 @@ static moe_status state_allocate(em_state *state, moe_fit_context *context)
     state->gate_size = K * p;
     /* The one-pass iteration takes Newton steps from a Hessian it sums: beyond the Newton size
        limit the ordinary path reports the limit. */
+    int hessian_free = state->options.solver == SOLVER_HESSIAN_FREE;
     state->one_pass = state->options.inner_steps == 0 &&
-                      (state->options.solver == SOLVER_BOUND || m <= MOE_NEWTON_MAX_UNKNOWNS);
-    state->flags = MOE_ESTEP_GATE_DERIVATIVES |
+                      (state->options.solver == SOLVER_BOUND || hessian_free ||
+                       m <= MOE_NEWTON_MAX_UNKNOWNS);
+    /* The Hessian-free step sums nothing in the E-step: above all not the Hessian. */
+    state->flags = (hessian_free ? 0u : MOE_ESTEP_GATE_DERIVATIVES) |
                    (state->options.update_experts ? MOE_ESTEP_EXPERT_STATISTICS : 0u);
     state->gradient = malloc((m + 1) * sizeof(double));
     state->gate = malloc(state->gate_size * sizeof(double));
     int ok = state->gradient != NULL && state->gate != NULL;
-    if (ok && state->one_pass) {
+    if (ok && state->one_pass && !hessian_free) {
         state->hessian = malloc((m > 0 ? m * m : 1) * sizeof(double));
         state->direction = malloc((m + 1) * sizeof(double));
         ok = state->hessian != NULL && state->direction != NULL;

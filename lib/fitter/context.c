@@ -137,7 +137,12 @@ moe_status moe_context_get_int(const moe_fit_context *context, moe_option option
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    return moe_fitter_get_int(context->fitter, option, value);
+    moe_status status = moe_fitter_get_int(context->fitter, option, value);
+    /* The estimator sees the solver auto resolves to for this call's shape. */
+    if (status == MOE_OK && option == MOE_OPT_GATE_SOLVER)
+        *value = moe_gate_solver_resolve((int)*value, context->model->n_experts,
+                                         context->model->n_inputs, context->data.n);
+    return status;
 }
 
 moe_status moe_context_get_double(const moe_fit_context *context, moe_option option,

@@ -5,7 +5,8 @@
 
 static const char *const init_keywords[] = {"random", "kmeans", "model", "custom", "tensor", "mixed", NULL};
 static const char *const line_search_keywords[] = {"none", "armijo", NULL};
-static const char *const gate_solver_keywords[] = {"newton", "bound", "newton_step", NULL};
+static const char *const gate_solver_keywords[] = {"newton", "bound", "newton_step", "hessian_free",
+                                                   "auto", NULL};
 static const char *const optimizer_keywords[] = {"sgd", "momentum", "adam", "adamw", "rmsprop",
                                                  NULL};
 
@@ -50,8 +51,8 @@ static const moe_option_info option_table[] = {
      "Newton steps per classification-expert M-step (Gauss-Newton steps for a sigmoid or " "ReLU link)", MOE_OPT_EXPERT_MAX_NEWTON},
     {MOE_OPTION_INFO_VERSION, "expert_tol", MOE_OPTION_REAL, 0, 0, 1, 1e-10, NULL,
      "expert Newton and Gauss-Newton stop: decrement / 2 <= expert_tol * (1 + |Q|)", MOE_OPT_EXPERT_TOLERANCE},
-    {MOE_OPTION_INFO_VERSION, "gate_solver", MOE_OPTION_KEYWORD, 0, 0, 2, 2, gate_solver_keywords,
-     "em's gate M-step: newton_step (one checked Newton step per iteration), newton (exact) " "or bound (one fixed-curvature majorise-minimise step)", MOE_OPT_GATE_SOLVER},
+    {MOE_OPTION_INFO_VERSION, "gate_solver", MOE_OPTION_KEYWORD, 0, 0, 4, 4, gate_solver_keywords,
+     "em's gate M-step: auto (newton_step or hessian_free, by the gate's size), newton_step " "(one checked Newton step per iteration), hessian_free (one Newton step by conjugate " "gradients, no Hessian), newton (exact) or bound (one fixed-curvature majorise-minimise " "step)", MOE_OPT_GATE_SOLVER},
     {MOE_OPTION_INFO_VERSION, "update_experts", MOE_OPTION_INTEGER, 0, 0, 1, 1, NULL,
      "0 holds the experts as the model has them and fits the gate alone", MOE_OPT_UPDATE_EXPERTS},
     {MOE_OPTION_INFO_VERSION, "optimizer", MOE_OPTION_KEYWORD, 0, 0, 4, 0, optimizer_keywords,

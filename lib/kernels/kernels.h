@@ -24,6 +24,8 @@ typedef struct moe_fit_settings {
     moe_expert_mstep_options experts;
     size_t threads;        /* resolved: never 0 */
     int update_experts;
+    int gate_hessian_free; /* gate_solver resolves to hessian_free: gate Newton directions by
+                              conjugate gradients (moe_context_gate_newton) */
 } moe_fit_settings;
 
 /* The call's settings, read from the options on first use (NULL only when out of memory). */
@@ -36,6 +38,12 @@ moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *ro
 
 /* `model` has the working model's structure (family, experts, inputs, classes). */
 moe_status moe_context_check_model(moe_fit_context *context, const moe_model_t *model);
+
+/* The gate's fixed-curvature bound M = E_w[x~ x~'] / 2 + gate_l2 off the intercept (p x p,
+   restricted to the gate's inputs) over the call's rows: computed once per call. The bound
+   step's curvature, and the Hessian-free steps' preconditioner. */
+moe_status moe_context_gate_curvature(moe_fit_context *context,
+                                     const moe_fit_settings *settings, const double **curvature);
 
 /* The penalty of the objective at a model, mean scale. */
 double moe_fit_penalty(const struct moe_model *model, const moe_fit_settings *settings);

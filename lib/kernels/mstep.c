@@ -83,6 +83,9 @@ moe_status moe_context_gate_newton(moe_fit_context *context, moe_model_t *model,
     moe_gate_options options = settings->gate;
     if (max_steps > 0)
         options.max_newton = max_steps;
+    if (settings->gate_hessian_free &&
+        (status = moe_context_gate_curvature(context, settings, &options.curvature)) != MOE_OK)
+        return status;
     moe_gate_report report = MOE_GATE_REPORT_INIT;
     status = moe_gate_newton(model, &data, resp, &options, &report, context->fitter->message);
     moe_report_gate(context, &report);
@@ -126,9 +129,8 @@ moe_status moe_context_gate_gradient(moe_fit_context *context, const moe_model_t
                              context->fitter->message);
 }
 
-/* M = E_w[x~ x~'] / 2 + gate_l2 off the intercept, over the call's rows: once per call. */
-static moe_status gate_curvature(moe_fit_context *context, const moe_fit_settings *settings,
-                                 const double **curvature)
+moe_status moe_context_gate_curvature(moe_fit_context *context,
+                                     const moe_fit_settings *settings, const double **curvature)
 {
     if (context->gate_curvature == NULL) {
         const struct moe_model *model = context->model;
@@ -175,7 +177,7 @@ moe_status moe_context_gate_bound_step(moe_fit_context *context, moe_model_t *mo
         return moe_fail(message, MOE_ERR_DIMENSION, "gradient holds %zu values, %zu needed",
                         length, m);
     const double *curvature = NULL;
-    if ((status = gate_curvature(context, settings, &curvature)) != MOE_OK)
+    if ((status = moe_context_gate_curvature(context, settings, &curvature)) != MOE_OK)
         return status;
     double *copy = moe_alloc_array(m, 1, sizeof(double));
     double *work = moe_alloc_array(p, p + 2, sizeof(double));

@@ -68,6 +68,14 @@ const moe_fit_settings *moe_context_settings(moe_fit_context *context)
         if (context->settings == NULL)
             return NULL;
         read_settings(context->fitter, &context->data, context->settings);
+        /* Only an estimator with the gate_solver option reads it (em). */
+        const struct moe_model *model = context->model;
+        int solver = MOE_GATE_SOLVER_NEWTON;
+        if (context->fitter->ops.options & MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER))
+            solver = moe_gate_solver_resolve(
+                (int)context->fitter->options.integer[MOE_OPT_GATE_SOLVER], model->n_experts,
+                model->n_inputs, context->data.n);
+        context->settings->gate_hessian_free = solver == MOE_GATE_SOLVER_HESSIAN_FREE;
     }
     return context->settings;
 }

@@ -162,6 +162,9 @@ moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *mod
     moe_gate_options start_gate = settings->gate;
     if (start_gate.max_newton > INIT_GATE_NEWTON_STEPS)
         start_gate.max_newton = INIT_GATE_NEWTON_STEPS;
+    if (settings->gate_hessian_free &&
+        (status = moe_context_gate_curvature(context, settings, &start_gate.curvature)) != MOE_OK)
+        return status;
     status = moe_gate_newton(model, data, resp, &start_gate, &gate, message);
     context->fitter->report.separation_events += gate.separations;
     return status;

@@ -212,8 +212,13 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     moe_gate_options gate = settings->gate;
     if (gate.max_newton > SEARCH_GATE_NEWTON)
         gate.max_newton = SEARCH_GATE_NEWTON;
+    moe_status status = MOE_OK;
+    /* The fit's curvature bound preconditions the sample's steps as well as any. */
+    if (settings->gate_hessian_free &&
+        (status = moe_context_gate_curvature(context, settings, &gate.curvature)) != MOE_OK)
+        return status;
     moe_posterior_result posterior;
-    moe_status status = moe_posterior_pass(model, data, resp, settings->threads, &posterior,
+    status = moe_posterior_pass(model, data, resp, settings->threads, &posterior,
                                            message);
     if (status != MOE_OK)
         return status;

@@ -39,7 +39,8 @@ static moe_softmax_problem expert_problem(const struct moe_model *model, const m
                                    ridge,
                                    !is_binary(model),
                                    1,
-                                   model->expert_inputs};
+                                   model->expert_inputs,
+                                   NULL};
     return problem;
 }
 

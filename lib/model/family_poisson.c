@@ -204,7 +204,8 @@ static moe_status newton_evaluate(void *user, int level, double *objective, int 
 static moe_newton_problem newton_problem(poisson_newton *s)
 {
     moe_newton_problem problem = {s->p,          s->beta,      s->sums + 1, s->sums + 1 + s->p,
-                                  s->direction, s->saved,     s->work,     newton_evaluate, s};
+                                  s->direction, s->saved,     s->work,     newton_evaluate, s,
+                                  NULL};
     return problem;
 }
 

@@ -32,7 +32,8 @@ moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_da
                                      const double *resp, double l2)
 {
     moe_softmax_problem problem = {data, model->n_experts, resp, NULL, 0, NULL, 0,
-                                   moe_data_total_weight(data), l2, 1, 1, model->gate_inputs};
+                                   moe_data_total_weight(data), l2, 1, 1, model->gate_inputs,
+                                   NULL};
     return problem;
 }
 
@@ -51,6 +52,7 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
         return MOE_OK;
     moe_softmax_problem problem = moe_gate_problem(model, data, resp, options->l2);
     problem.threads = options->threads;
+    problem.curvature = options->curvature;
     moe_newton_options newton = {options->max_newton, options->tolerance};
     moe_newton_report outcome = {0, 0, 0, 0};
     moe_status status = moe_softmax_newton(&problem, model->gate, &newton, &outcome, message);
@@ -59,6 +61,22 @@ moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const 
     report->line_search_failures += outcome.line_search_failures;
     report->separations += (size_t)outcome.separated;
     return status;
+}
+
+int moe_gate_solver_resolve(int solver, size_t K, size_t p, size_t n)
+{
+    (void)n;
+    if (solver != MOE_GATE_SOLVER_AUTO)
+        return solver;
+    size_t J = K > 1 ? K - 1 : 1;
+    if (J * p > MOE_NEWTON_MAX_UNKNOWNS)
+        return MOE_GATE_SOLVER_HESSIAN_FREE;
+    /* A Hessian's Grams cost J (J + 1) / 2 p^2 per row; a Hessian-free step about 4 J p per
+       product, with some ten products and three passes a step (bench/RESULTS.md, "Hessian-free
+       gate steps"). Twice that, as K p > 208. */
+    double formed = 0.5 * (double)(J * (J + 1)) * (double)(p * p);
+    double products = 4.0 * (double)(J * p) * 13.0;
+    return formed > 2.0 * products ? MOE_GATE_SOLVER_HESSIAN_FREE : MOE_GATE_SOLVER_NEWTON_STEP;
 }
 
 moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data,

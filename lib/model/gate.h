@@ -23,7 +23,24 @@ typedef struct moe_gate_options {
     size_t max_newton;  /* Newton steps at most */
     double tolerance;   /* stop when the Newton decrement / 2 <= tolerance * (1 + |Q|) */
     size_t threads;     /* for the passes (common/parallel.h; 0: automatic) */
+    /* NULL, or the Newton directions are Hessian-free, preconditioned by this p x p bound
+       (moe_softmax_problem's curvature). */
+    const double *curvature;
 } moe_gate_options;
+
+/* The gate_solver option's values (moe/fitter.h). */
+enum {
+    MOE_GATE_SOLVER_NEWTON = 0,
+    MOE_GATE_SOLVER_BOUND = 1,
+    MOE_GATE_SOLVER_NEWTON_STEP = 2,
+    MOE_GATE_SOLVER_HESSIAN_FREE = 3,
+    MOE_GATE_SOLVER_AUTO = 4
+};
+
+/* The solver gate_solver = `solver` means for K experts, p inputs and n rows: auto
+   resolved by the measured cost of a step per unit of progress (bench/RESULTS.md), any
+   other value itself. */
+int moe_gate_solver_resolve(int solver, size_t K, size_t p, size_t n);
 
 typedef struct moe_gate_report {
     size_t newton_steps;

@@ -46,6 +46,8 @@ static int estimate_converged(const moe_newton_problem *problem, double current,
                               double tolerance)
 {
     size_t m = problem->unknowns;
+    if (problem->solve != NULL)
+        return 0;
     memcpy(problem->direction, problem->gradient, m * sizeof(double));
     int ignored = 0;
     if (moe_solve_spd(m, problem->hessian, problem->direction, problem->work, &ignored) != 0)
@@ -76,9 +78,15 @@ moe_status moe_newton_minimise(const moe_newton_problem *problem,
         have_gradient = 0;
         for (size_t a = 0; a < m; ++a)
             problem->direction[a] = -problem->gradient[a];
-        int ridge_used = 0;
-        if (moe_solve_spd(m, problem->hessian, problem->direction, problem->work,
-                          &ridge_used) != 0) {
+        int ridge_used = 0, solved = 1;
+        if (problem->solve != NULL)
+            status = problem->solve(problem->user, problem->direction, &solved, message);
+        else
+            solved = moe_solve_spd(m, problem->hessian, problem->direction, problem->work,
+                                   &ridge_used) == 0;
+        if (status != MOE_OK)
+            break;
+        if (!solved) {
             report->line_search_failures++;
             break;
         }

@@ -49,6 +49,12 @@ typedef struct moe_newton_problem {
     moe_status (*evaluate)(void *user, int level, double *objective, int *gradient_ready,
                            char *message);
     void *user;
+    /*
+     * NULL: the Newton direction from the Hessian (moe_solve_spd). Else the direction is
+     * the caller's (a Hessian-free one, say): direction holds -gradient on entry and
+     * receives the step; *solved 0 when there is none. The Hessian is then never read.
+     */
+    moe_status (*solve)(void *user, double *direction, int *solved, char *message);
 } moe_newton_problem;
 
 /*

@@ -24,8 +24,14 @@ typedef struct softmax_workspace {
     double *parts;        /* moe_softmax_hessian_parts, in sums (Newton only) */
     double *hessian;      /* m x m (Newton only) */
     double *direction;    /* m */
-    double *work;         /* m x (m + 1) */
+    double *work;         /* m x (m + 1) (Newton with a Hessian only) */
     double *saved;        /* m */
+    /* Hessian-free directions (problem->curvature): the probabilities (n x C) of the last
+       pass with derivatives, the conjugate-gradient vectors (4 m) and the preconditioner's
+       scratch (p (p + 2)). */
+    double *probability;
+    double *vectors;
+    double *solve_work;
 } softmax_workspace;
 
 static void workspace_free(softmax_workspace *w)
@@ -35,6 +41,9 @@ static void workspace_free(softmax_workspace *w)
     free(w->direction);
     free(w->work);
     free(w->saved);
+    free(w->probability);
+    free(w->vectors);
+    free(w->solve_work);
 }
 
 static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_problem *problem,
@@ -46,21 +55,31 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
     w->inputs = p;
     w->free_params = (C - 1) * p;
     size_t m = w->free_params;
-    if (newton && m > MOE_NEWTON_MAX_UNKNOWNS)
+    int free_of_hessian = newton && problem->curvature != NULL;
+    if (newton && !free_of_hessian && m > MOE_NEWTON_MAX_UNKNOWNS)
         return moe_fail(message, MOE_ERR_UNSUPPORTED,
                         "a Newton step over %zu unknowns is too large (limit %d); "
                         "use gradient steps (the inner_steps option)",
                         m, MOE_NEWTON_MAX_UNKNOWNS);
-    size_t size = 2 + m + (newton ? moe_softmax_hessian_parts(C, p) : 0);
+    int with_hessian = newton && !free_of_hessian;
+    size_t size = 2 + m + (with_hessian ? moe_softmax_hessian_parts(C, p) : 0);
     w->sums = moe_calloc_array(size, 1, sizeof(double));
     int ok = w->sums != NULL;
     if (newton) {
-        w->hessian = moe_alloc_array(m, m, sizeof(double));
-        ok = ok && w->hessian != NULL;
         w->direction = moe_alloc_array(m, 1, sizeof(double));
-        w->work = moe_alloc_array(m, m + 1, sizeof(double));
         w->saved = moe_alloc_array(m, 1, sizeof(double));
-        ok = ok && w->direction && w->work && w->saved;
+        ok = ok && w->direction && w->saved;
+    }
+    if (with_hessian) {
+        w->hessian = moe_alloc_array(m, m, sizeof(double));
+        w->work = moe_alloc_array(m, m + 1, sizeof(double));
+        ok = ok && w->hessian != NULL && w->work != NULL;
+    }
+    if (free_of_hessian) {
+        w->probability = moe_alloc_array(problem->data->n, C, sizeof(double));
+        w->vectors = moe_alloc_array(4 * m, 1, sizeof(double));
+        w->solve_work = moe_alloc_array(p, p + 2, sizeof(double));
+        ok = ok && w->probability && w->vectors && w->solve_work;
     }
     if (!ok) {
         workspace_free(w);
@@ -69,7 +88,7 @@ static moe_status workspace_allocate(softmax_workspace *w, const moe_softmax_pro
                         C, p);
     }
     w->gradient = w->sums + 2;
-    if (newton)
+    if (with_hessian)
         w->parts = w->gradient + m;
     return MOE_OK;
 }
@@ -238,6 +257,7 @@ typedef struct softmax_chunk_context {
     const moe_softmax_problem *problem;
     const double *coefficients;
     int want_gradient, want_hessian;
+    double *probability; /* NULL, or n x C: the rows' probabilities are kept there */
 } softmax_chunk_context;
 
 /* Per-thread scratch of a pass, in doubles. */
@@ -265,6 +285,8 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
         moe_data_load_block(data, first, count, block);
         moe_product_abt(count, C, p, block, context->coefficients, log_proba);
         moe_softmax_rows(count, C, log_proba, probability, NULL);
+        if (context->probability != NULL)
+            memcpy(context->probability + first * C, probability, count * C * sizeof(double));
         for (size_t i = 0; i < count; ++i) {
             size_t row = first + i;
             double weight = row_weight(problem, row);
@@ -301,7 +323,10 @@ static moe_status softmax_pass(const moe_softmax_problem *problem, const double 
                                double *data_sum, double *scaled_weight, char *message)
 {
     size_t C = w->classes, p = w->inputs, m = w->free_params;
-    softmax_chunk_context context = {problem, coefficients, want_gradient, want_hessian};
+    /* Hessian-free: the derivative pass keeps the probabilities the products need. */
+    double *kept = want_hessian ? w->probability : NULL;
+    want_hessian = want_hessian && w->parts != NULL;
+    softmax_chunk_context context = {problem, coefficients, want_gradient, want_hessian, kept};
     size_t size = 2 + (want_gradient ? m : 0) + (want_hessian ? moe_softmax_hessian_parts(C, p) : 0);
     moe_chunk_job job = {problem->data->n, size, chunk_workspace_size(problem->data->n, C, p, want_hessian),
                          softmax_chunk, &context};
@@ -355,6 +380,9 @@ moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double
 moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double *coefficients,
                                double *hessian, char *message)
 {
+    moe_softmax_problem formed = *problem;
+    formed.curvature = NULL;
+    problem = &formed;
     softmax_workspace w;
     moe_status status = workspace_allocate(&w, problem, 1, message);
     if (status != MOE_OK)
@@ -367,6 +395,132 @@ moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double 
     return status;
 }
 
+/* ---- Hessian-free directions -------------------------------------------------------------- */
+
+typedef struct product_context {
+    const moe_softmax_problem *problem;
+    const double *probability; /* n x C */
+    const double *vector;      /* (C - 1) x p */
+} product_context;
+
+/* H v over a chunk (sum scale): for each row, with u = V x and s_a = p_a (u_a - p'u) over the
+   free classes (the reference's u is zero), v_i s x'. Two products per block. */
+static size_t product_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                            double *memory)
+{
+    const product_context *context = opaque;
+    const moe_softmax_problem *problem = context->problem;
+    size_t C = problem->n_classes, J = C - 1, p = moe_data_inputs(problem->data);
+    size_t R = moe_block_rows_for(rows);
+    double *block = memory, *projected = block + R * p;
+    for (size_t offset = 0; offset < rows; offset += R) {
+        size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
+        moe_data_load_block(problem->data, first, count, block);
+        moe_product_abt(count, J, p, block, context->vector, projected);
+        for (size_t i = 0; i < count; ++i) {
+            const double *proba = context->probability + (first + i) * C;
+            double *u = projected + i * J, mean = 0.0;
+            for (size_t a = 0; a < J; ++a)
+                mean += proba[a] * u[a];
+            double weight = row_weight(problem, first + i);
+            for (size_t a = 0; a < J; ++a)
+                u[a] = weight * proba[a] * (u[a] - mean);
+        }
+        moe_product_atb_add(count, J, p, projected, block, sums);
+    }
+    return 0;
+}
+
+/* product = H vector (mean scale, penalty included, held inputs' entries zero): one pass. */
+static moe_status hessian_product(const moe_softmax_problem *problem, const softmax_workspace *w,
+                                  const double *vector, double *product, char *message)
+{
+    size_t n = problem->data->n, J = w->classes - 1, p = w->inputs, m = w->free_params;
+    size_t R = moe_block_rows_for(n);
+    product_context context = {problem, w->probability, vector};
+    moe_chunk_job job = {n, m, R * p + R * J, product_chunk, &context};
+    size_t ignored = 0;
+    moe_status status = moe_run_chunks(&job, problem->threads, product, &ignored, message);
+    if (status != MOE_OK)
+        return status;
+    double inverse = 1.0 / problem->total_weight;
+    for (size_t a = 0; a < m; ++a)
+        product[a] *= inverse;
+    /* The penalty is quadratic: its Hessian times V is its gradient at V. */
+    add_penalty_gradient(problem, vector, product);
+    moe_inputs_zero(J, p, problem->inputs, product);
+    return MOE_OK;
+}
+
+/* out = ((I - 11'/C) (x) curvature)^-1 in: per class the curvature's solve, then
+   (I - 11'/C)^-1 = I + 11' over the free classes. 0 when the curvature is singular. */
+static int precondition(const moe_softmax_problem *problem, const softmax_workspace *w,
+                        const double *in, double *out)
+{
+    size_t J = w->classes - 1, p = w->inputs;
+    double *sum = w->solve_work + p * (p + 1);
+    memcpy(out, in, J * p * sizeof(double));
+    memset(sum, 0, p * sizeof(double));
+    for (size_t a = 0; a < J; ++a) {
+        int ridge_used = 0;
+        if (moe_solve_spd(p, problem->curvature, out + a * p, w->solve_work, &ridge_used) != 0)
+            return 0;
+        for (size_t j = 0; j < p; ++j)
+            sum[j] += out[a * p + j];
+    }
+    for (size_t a = 0; a < J; ++a)
+        for (size_t j = 0; j < p; ++j)
+            out[a * p + j] += sum[j];
+    moe_inputs_zero(J, p, problem->inputs, out);
+    return 1;
+}
+
+/*
+ * Preconditioned conjugate gradients on H x = b from x = 0, b held in `direction` on entry
+ * and x left there: until the preconditioned residual falls to `tolerance` times its start
+ * (in the norm r' M^-1 r) or after `limit` products. From zero every iterate satisfies
+ * b'x = x'Hx > 0, so a truncated x is a descent direction with the Newton loop's decrement.
+ * *solved 0 when not even one step could be taken (no curvature along the gradient).
+ */
+static moe_status conjugate_gradients(const moe_softmax_problem *problem, softmax_workspace *w,
+                                      double *direction, double tolerance, size_t limit,
+                                      size_t *products, int *solved, char *message)
+{
+    size_t m = w->free_params;
+    double *residual = w->vectors, *preconditioned = residual + m, *search = residual + 2 * m;
+    double *product = residual + 3 * m;
+    memcpy(residual, direction, m * sizeof(double));
+    memset(direction, 0, m * sizeof(double));
+    *solved = 0;
+    if (!precondition(problem, w, residual, preconditioned))
+        return MOE_OK;
+    memcpy(search, preconditioned, m * sizeof(double));
+    double rho = moe_dot(m, residual, preconditioned), start = rho;
+    for (size_t iteration = 0; iteration < limit && rho > tolerance * tolerance * start;
+         ++iteration) {
+        moe_status status = hessian_product(problem, w, search, product, message);
+        if (status != MOE_OK)
+            return status;
+        ++*products;
+        double curvature = moe_dot(m, search, product);
+        if (!(curvature > 0.0))
+            break;
+        double alpha = rho / curvature;
+        for (size_t a = 0; a < m; ++a) {
+            direction[a] += alpha * search[a];
+            residual[a] -= alpha * product[a];
+        }
+        *solved = 1;
+        if (!precondition(problem, w, residual, preconditioned))
+            break;
+        double next = moe_dot(m, residual, preconditioned);
+        for (size_t a = 0; a < m; ++a)
+            search[a] = preconditioned[a] + next / rho * search[a];
+        rho = next;
+    }
+    return MOE_OK;
+}
+
 /* The Newton loop's view of a softmax problem (model/newton.h): the pass at B, with the
    gradient on a full step's trial (free in the same pass) and the Hessian when asked. */
 typedef struct softmax_newton {
@@ -374,7 +528,21 @@ typedef struct softmax_newton {
     double *coefficients;
     softmax_workspace *w;
     double scaled_weight; /* sum_i v_i, from the passes with the gradient */
+    size_t products;      /* Hessian-vector products */
 } softmax_newton;
+
+/* The truncated Newton direction's forcing term (the preconditioned residual relative to
+   the gradient's) and the most products per direction: EM takes one step per iteration, so
+   the direction need not be exact (bench/RESULTS.md, "Hessian-free gate steps"). */
+#define HESSIAN_FREE_FORCING 0.1
+#define HESSIAN_FREE_PRODUCTS 50
+
+static moe_status softmax_solve(void *user, double *direction, int *solved, char *message)
+{
+    softmax_newton *s = user;
+    return conjugate_gradients(s->problem, s->w, direction, HESSIAN_FREE_FORCING,
+                               HESSIAN_FREE_PRODUCTS, &s->products, solved, message);
+}
 
 static moe_status softmax_evaluate(void *user, int level, double *objective,
                                    int *gradient_ready, char *message)
@@ -400,10 +568,11 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     moe_status status = workspace_allocate(&w, problem, 1, message);
     if (status != MOE_OK)
         return status;
-    softmax_newton s = {problem, coefficients, &w, 0.0};
+    softmax_newton s = {problem, coefficients, &w, 0.0, 0};
     /* The free rows 0..C-2 are contiguous: the first m values. */
     moe_newton_problem newton = {w.free_params, coefficients, w.gradient, w.hessian,
-                                 w.direction, w.saved, w.work, softmax_evaluate, &s};
+                                 w.direction, w.saved, w.work, softmax_evaluate, &s,
+                                 problem->curvature != NULL ? softmax_solve : NULL};
     double objective = INFINITY;
     status = moe_newton_minimise(&newton, options, report, &objective, message);
     /* Perfectly fitted weighted data without a penalty (the objective is then the data
@@ -411,6 +580,31 @@ moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coeffi
     if (problem->l2 == 0.0 && s.scaled_weight > 0.0 &&
         moe_softmax_separated(objective * problem->total_weight, s.scaled_weight))
         report->separated = 1;
+    workspace_free(&w);
+    return status;
+}
+
+moe_status moe_softmax_hessian_free_direction(const moe_softmax_problem *problem,
+                                             const double *coefficients, double *direction,
+                                             double tolerance, size_t limit, size_t *products,
+                                             char *message)
+{
+    if (problem->curvature == NULL)
+        return moe_fail(message, MOE_ERR_INTERNAL, "a Hessian-free direction needs a curvature");
+    softmax_workspace w;
+    moe_status status = workspace_allocate(&w, problem, 1, message);
+    if (status != MOE_OK)
+        return status;
+    double ignored = 0.0;
+    status = softmax_pass(problem, coefficients, &w, 1, 1, &ignored, NULL, message);
+    int solved = 0;
+    *products = 0;
+    if (status == MOE_OK) {
+        for (size_t a = 0; a < w.free_params; ++a)
+            direction[a] = -w.gradient[a];
+        status = conjugate_gradients(problem, &w, direction, tolerance, limit, products,
+                                     &solved, message);
+    }
     workspace_free(&w);
     return status;
 }

@@ -42,6 +42,12 @@ typedef struct moe_softmax_problem {
     size_t threads;          /* for the passes (common/parallel.h; 0: automatic) */
     const unsigned char *inputs; /* NULL, or the inputs B's rows may use (common/inputs.h):
                                     the derivatives of held ones are made zero steps */
+    /* NULL, or moe_softmax_newton's directions are Hessian-free: truncated conjugate
+       gradients on Hessian-vector products (one pass each at stored probabilities),
+       preconditioned by (I - 11'/C) (x) curvature, curvature p x p symmetric positive
+       definite (the gate's fixed-curvature bound E_w[x x'] / 2 plus the penalty, restricted
+       to the inputs). No Hessian is formed, and there is no limit on the unknowns. */
+    const double *curvature;
 } moe_softmax_problem;
 
 /* The penalty term of Q at B (C x p; the intercept column is never penalised). */
@@ -65,6 +71,17 @@ moe_status moe_softmax_gradient(const moe_softmax_problem *problem, const double
 moe_status moe_softmax_newton(const moe_softmax_problem *problem, double *coefficients,
                               const moe_newton_options *options, moe_newton_report *report,
                               char *message);
+
+/*
+ * The Hessian-free direction at B (problem->curvature set): conjugate gradients on H d = -g
+ * from d = 0 until the preconditioned residual is `tolerance` times the gradient's, or
+ * after `limit` Hessian-vector products (*products: how many). What moe_softmax_newton's
+ * steps take with a forcing term; with a tight tolerance, the Newton direction.
+ */
+moe_status moe_softmax_hessian_free_direction(const moe_softmax_problem *problem,
+                                             const double *coefficients, double *direction,
+                                             double tolerance, size_t limit, size_t *products,
+                                             char *message);
 
 /*
  * The derivative kernel every softmax-regression pass shares (this file's passes and

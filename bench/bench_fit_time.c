@@ -1,0 +1,147 @@
+/*
+ * Time to a converged default em fit on bench_em's data (the same generator and seeds):
+ *
+ *   bench_fit_time --n 2e5 --d 50 --k 8 [--solver S] [--threads T] [--n-init R]
+ *
+ * Every option at its default unless given (gate_solver, threads, n_init). Prints the
+ * seconds of moe_fitter_fit, the iterations (all restarts), the gate's inner steps and the
+ * final log-likelihood, so that solvers can be compared at the same log-likelihood.
+ */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include "moe/moe.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64 + Box-Muller, as bench_em. */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static double uniform(rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static double normal(rng *r)
+{
+    double u = uniform(r), v = uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* bench_em's make_data. */
+static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
+{
+    rng r = {12345 + d * 100 + K};
+    size_t p = d + 1;
+    double *gate = calloc(K * p, sizeof(double)), *experts = calloc(K * p, sizeof(double));
+    double *logits = malloc(K * sizeof(double));
+    for (size_t k = 0; k < K; ++k)
+        for (size_t j = 0; j < p; ++j) {
+            experts[k * p + j] = (j == 0 ? 3.0 * (double)k : normal(&r));
+            if (k + 1 < K && j > 0)
+                gate[k * p + j] = normal(&r) / sqrt((double)d);
+        }
+    for (size_t i = 0; i < n; ++i) {
+        double *x = X + i * d;
+        for (size_t j = 0; j < d; ++j)
+            x[j] = normal(&r);
+        double top = -INFINITY, total = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            logits[k] = gate[k * p];
+            for (size_t j = 0; j < d; ++j)
+                logits[k] += gate[k * p + 1 + j] * x[j];
+            top = logits[k] > top ? logits[k] : top;
+        }
+        for (size_t k = 0; k < K; ++k)
+            total += logits[k] = exp(logits[k] - top);
+        double u = uniform(&r) * total;
+        size_t z = 0;
+        while (z + 1 < K && (u -= logits[z]) > 0.0)
+            ++z;
+        double mean = experts[z * p];
+        for (size_t j = 0; j < d; ++j)
+            mean += experts[z * p + 1 + j] * x[j];
+        y[i] = mean + 0.5 * normal(&r);
+    }
+    free(logits);
+    free(gate);
+    free(experts);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 200000, d = 50, K = 8;
+    long long threads = 1, n_init = 0;
+    const char *solver = NULL;
+    for (int a = 1; a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--n") == 0)
+            n = (size_t)strtod(argv[a + 1], NULL);
+        else if (strcmp(argv[a], "--d") == 0)
+            d = (size_t)strtod(argv[a + 1], NULL);
+        else if (strcmp(argv[a], "--k") == 0)
+            K = (size_t)strtod(argv[a + 1], NULL);
+        else if (strcmp(argv[a], "--solver") == 0)
+            solver = argv[a + 1];
+        else if (strcmp(argv[a], "--threads") == 0)
+            threads = atoll(argv[a + 1]);
+        else if (strcmp(argv[a], "--n-init") == 0)
+            n_init = atoll(argv[a + 1]);
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[a]);
+            return 2;
+        }
+    }
+    double *X = malloc(n * d * sizeof(double)), *y = malloc(n * sizeof(double));
+    if (X == NULL || y == NULL)
+        return 1;
+    make_data(n, d, K, X, y);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = K;
+    spec.n_features = d;
+    moe_model_t *model = NULL;
+    moe_fitter_t *fitter = NULL;
+    if (moe_model_create(&model, &spec) != MOE_OK || moe_fitter_create(&fitter, "em") != MOE_OK)
+        return 1;
+    if (moe_fitter_set_int(fitter, MOE_OPT_THREADS, threads) != MOE_OK ||
+        (n_init > 0 && moe_fitter_set_int(fitter, MOE_OPT_N_INIT, n_init) != MOE_OK) ||
+        (solver != NULL && moe_fitter_set_option(fitter, "gate_solver", solver) != MOE_OK)) {
+        fprintf(stderr, "%s\n", moe_fitter_last_error(fitter));
+        return 2;
+    }
+    double start = now();
+    moe_status status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
+    double seconds = now() - start;
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    if (status != MOE_OK || moe_fitter_get_report(fitter, &report) != MOE_OK) {
+        fprintf(stderr, "fit failed: %s\n", moe_fitter_last_error(fitter));
+        return 1;
+    }
+    printf("n=%zu d=%zu K=%zu solver=%s threads=%lld seconds=%.3f iterations=%zu total=%zu "
+           "inner=%zu search_runs=%zu search_iterations=%zu loglik=%.10f converged=%d "
+           "violations=%zu\n",
+           n, d, K, solver ? solver : "default", threads, seconds, (size_t)report.iterations, (size_t)report.total_iterations,
+           (size_t)report.inner_iterations, (size_t)report.search_runs,
+           (size_t)report.search_iterations, report.loglik, report.converged,
+           (size_t)report.monotonicity_violations);
+    moe_fitter_free(fitter);
+    moe_model_free(model);
+    free(X);
+    free(y);
+    return 0;
+}
