@@ -804,6 +804,12 @@ START_TEST(crafted_invalid_models_are_rejected)
                           "format version 4");
     RESET(); im.version = 3; /* version 3 promises an inputs section */
     expect_image_rejected(&im, "inputs and names sections", "format version 3 without inputs");
+    /* No experts and 2^64 - 2 features: no parameters, and an inputs section of 2 d bytes
+       whose size wraps to 0 in 64 bits (the fuzzer's input: the loader allocated 2 d + 1
+       bytes before it looked at the experts). */
+    RESET(); im.version = 3; im.n_experts = 0; im.n_features = UINT64_MAX - 1; im.intercept = 0;
+    im.n_values = 0;
+    expect_image_rejected(&im, "more than 2^64", "format version 3 with 2^64 - 2 features");
     RESET(); im.version = 2; /* version 2 promises a names section */
     expect_image_rejected(&im, "names section", "format version 2 without names");
     RESET(); im.version = UINT32_MAX;

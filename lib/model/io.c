@@ -606,7 +606,11 @@ static moe_status check_payload(const moe_model_spec *spec, uint32_t version, si
         int fits = add_u64(spec->n_features, (uint64_t)spec->intercept, &inputs) &&
                    payload_bytes(spec->n_experts, inputs, ops->uses_classes ? spec->n_classes : 1,
                                  per_expert_arrays(ops), &needed);
-        uint64_t sections = version == 3 ? 2 * inputs + 4 : version == 2 ? 4 : 0;
+        /* The inputs section is 2 bytes an input: bounded by the payload (checked without
+           overflow) before the loader allocates anything by the header's feature count. */
+        uint64_t sections = version == 2 ? 4 : 0;
+        if (version == 3)
+            fits = fits && mul_u64(inputs, 2, &sections) && add_u64(sections, 4, &sections);
         int exact = version == 1 ? needed == (uint64_t)payload
                                  : needed <= (uint64_t)payload && payload - needed >= sections;
         if (!fits || !exact) {
