@@ -7,37 +7,10 @@
 # latin1_model (tests/cli/latin1_model.c) writes a model whose names are not UTF-8;
 # without it the checks of such a model are skipped.
 set -uo pipefail
-export LC_ALL=C
 
 moe=${1:?usage: test_cli.sh PATH/TO/moe [PATH/TO/latin1_model]}
 latin1_model=${2:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# run EXPECTED_STATUS NAME COMMAND...: stdout in $work/out, stderr in $work/err
-run() {
-    local expected=$1 name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$@" >"$work/out" 2>"$work/err"
-    local status=$?
-    if [[ $status -ne $expected ]]; then
-        fail "$name: exit status $status, expected $expected"
-        sed 's/^/    stderr: /' "$work/err" | head -5
-    fi
-}
-
-contains() { # FILE TEXT NAME
-    checks=$((checks + 1))
-    grep -qF -- "$2" "$1" || { fail "$3: '$2' not in $(basename "$1")"; sed 's/^/    /' "$1" | head -8; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Two experts on one covariate: y = 1 + 2 x (x < 0 mostly), y = -3 - x (x > 0 mostly).
 awk 'BEGIN { srand(11); print "x,y";
@@ -882,5 +855,4 @@ checks=$((checks + 1))
 run 1 "plot: no such directory" "$moe" plot "$work/two.moe" "$work/two.csv" -o "$work/none/x.svg"
 contains "$work/err" "none/x.svg" "plot: no such directory"
 
-echo "$checks checks, $failures failures"
-[[ $failures -eq 0 ]]
+finish

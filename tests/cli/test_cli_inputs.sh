@@ -6,41 +6,9 @@
 #
 #   tests/cli/test_cli_inputs.sh PATH/TO/bin/moe
 set -uo pipefail
-export LC_ALL=C
 
 moe=${1:?usage: test_cli_inputs.sh PATH/TO/moe}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# run EXPECTED_STATUS NAME COMMAND...: stdout in $work/out, stderr in $work/err
-run() {
-    local expected=$1 name=$2
-    shift 2
-    checks=$((checks + 1))
-    "$@" >"$work/out" 2>"$work/err"
-    local status=$?
-    if [[ $status -ne $expected ]]; then
-        fail "$name: exit status $status, expected $expected"
-        sed 's/^/    stderr: /' "$work/err" | head -5
-    fi
-}
-
-contains() { # FILE TEXT NAME
-    checks=$((checks + 1))
-    grep -qF -- "$2" "$1" || { fail "$3: '$2' not in $(basename "$1")"; sed 's/^/    /' "$1" | head -8; }
-}
-
-lacks() { # FILE TEXT NAME
-    checks=$((checks + 1))
-    ! grep -qF -- "$2" "$1" || fail "$3: '$2' is in $(basename "$1")"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Experts y = 2 + 1.5 x and y = -1 - x, chosen by a gate on z alone.
 awk 'BEGIN { srand(11); print "x,z,y";
@@ -164,5 +132,4 @@ run 2 "an offset does not stream" "$moe" fit "$work/counts.csv" --response y \
     --offset logt --batch-size 100
 contains "$work/err" "does not stream" "offset streaming"
 
-echo "$checks checks, $failures failures"
-[[ $failures -eq 0 ]]
+finish

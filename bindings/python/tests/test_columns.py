@@ -10,24 +10,7 @@ import numpy as np
 import pytest
 
 import moe
-
-
-class Frame:
-    """The part of a data frame the estimators read: `columns` and the values as an array."""
-
-    def __init__(self, values, columns):
-        self.values = np.asarray(values, dtype=np.float64)
-        self.columns = list(columns)
-
-    def __array__(self, dtype=None, copy=None):
-        return self.values if dtype is None else self.values.astype(dtype)
-
-    def __len__(self):
-        return self.values.shape[0]
-
-    @property
-    def shape(self):
-        return self.values.shape
+from frames import Frame
 
 
 def pandas_frame(values, columns):

@@ -7,24 +7,7 @@ import numpy as np
 import pytest
 
 import moe
-
-
-class Frame:
-    """A data frame as the estimators read one: string `columns` and an __array__."""
-
-    def __init__(self, values, columns):
-        self.values = np.asarray(values, dtype=np.float64)
-        self.columns = list(columns)
-
-    def __array__(self, dtype=None, copy=None):
-        return self.values if dtype is None else self.values.astype(dtype)
-
-    def __len__(self):
-        return self.values.shape[0]
-
-    @property
-    def shape(self):
-        return self.values.shape
+from frames import Frame
 
 
 def gated_by_z(n=3000, seed=0):
