@@ -7,6 +7,8 @@
 #include "common/data.h"
 #include "common/inputs.h"
 #include "common/linalg.h"
+#include "model/gate.h"
+#include "moe/kernels.h"
 #include "model/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
@@ -146,12 +148,41 @@ START_TEST(truncated_steps_never_raise_the_objective)
 }
 END_TEST
 
+/* auto's documented rule (include/moe/fitter.h, gate_solver): the Hessian-free step when
+   K p > 104 or when the Newton system is over MOE_NEWTON_MAX_UNKNOWNS, else newton_step;
+   a named solver is kept whatever the shape. */
+START_TEST(auto_switches_where_documented)
+{
+    static const struct {
+        size_t experts, inputs;
+        int solver;
+    } shapes[] = {
+        {3, 6, MOE_GATE_SOLVER_NEWTON_STEP},   {4, 21, MOE_GATE_SOLVER_NEWTON_STEP},
+        {2, 51, MOE_GATE_SOLVER_NEWTON_STEP},  {8, 13, MOE_GATE_SOLVER_NEWTON_STEP},
+        {4, 31, MOE_GATE_SOLVER_HESSIAN_FREE}, {6, 21, MOE_GATE_SOLVER_HESSIAN_FREE},
+        {8, 51, MOE_GATE_SOLVER_HESSIAN_FREE}, {2, 105, MOE_GATE_SOLVER_HESSIAN_FREE},
+        /* (K - 1) p = 4097 unknowns, K p = 8194 */
+        {2, MOE_NEWTON_MAX_UNKNOWNS + 1, MOE_GATE_SOLVER_HESSIAN_FREE},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        size_t K = shapes[s].experts, p = shapes[s].inputs;
+        ck_assert_int_eq(moe_gate_solver_resolve(MOE_GATE_SOLVER_AUTO, K, p, 1000),
+                         shapes[s].solver);
+        ck_assert_int_eq(moe_gate_solver_resolve(MOE_GATE_SOLVER_NEWTON_STEP, K, p, 1000),
+                         MOE_GATE_SOLVER_NEWTON_STEP);
+        ck_assert_int_eq(moe_gate_solver_resolve(MOE_GATE_SOLVER_HESSIAN_FREE, K, p, 1000),
+                         MOE_GATE_SOLVER_HESSIAN_FREE);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("hessian_free");
     TCase *cases = tcase_create("gate step");
     tcase_add_test(cases, converged_direction_is_newtons);
     tcase_add_test(cases, truncated_steps_never_raise_the_objective);
+    tcase_add_test(cases, auto_switches_where_documented);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

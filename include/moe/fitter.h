@@ -84,9 +84,9 @@ typedef enum moe_option {
                                       Hessian is never formed, about 4 (K - 1) p flops a row
                                       per product instead of K^2 p^2 / 2 a row for the
                                       Hessian; no limit on the gate's size), 4 auto
-                                      (hessian_free when K p > 208, p the gate's inputs, where
-                                      the Hessian costs more than twice a Hessian-free step,
-                                      or when (K - 1) p exceeds MOE_NEWTON_MAX_UNKNOWNS; else
+                                      (hessian_free when K p > 104, p the gate's inputs, where
+                                      the Hessian costs more than a Hessian-free step, or
+                                      when (K - 1) p exceeds MOE_NEWTON_MAX_UNKNOWNS; else
                                       newton_step; the start search's and the starts' gate
                                       Newton steps follow the choice), default 4 */
     MOE_OPT_UPDATE_EXPERTS = 22,   /* [update_experts] 0 holds the experts (coefficients and

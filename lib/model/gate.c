@@ -72,11 +72,13 @@ int moe_gate_solver_resolve(int solver, size_t K, size_t p, size_t n)
     if (J * p > MOE_NEWTON_MAX_UNKNOWNS)
         return MOE_GATE_SOLVER_HESSIAN_FREE;
     /* A Hessian's Grams cost J (J + 1) / 2 p^2 per row; a Hessian-free step about 4 J p per
-       product, with some ten products and three passes a step (bench/RESULTS.md, "Hessian-free
-       gate steps"). Twice that, as K p > 208. */
+       product, with some ten products and three passes a step: the Hessian costs more from
+       K p > 104. Timed converged default fits agree (bench/RESULTS.md, "Where auto
+       switches"): no clear winner at K p = 84 to 102, the Hessian-free step 1.2 to 2.8
+       times faster from 124 up. */
     double formed = 0.5 * (double)(J * (J + 1)) * (double)(p * p);
     double products = 4.0 * (double)(J * p) * 13.0;
-    return formed > 2.0 * products ? MOE_GATE_SOLVER_HESSIAN_FREE : MOE_GATE_SOLVER_NEWTON_STEP;
+    return formed > products ? MOE_GATE_SOLVER_HESSIAN_FREE : MOE_GATE_SOLVER_NEWTON_STEP;
 }
 
 moe_status moe_gate_gradient_steps(struct moe_model *model, const moe_data *data,
