@@ -174,8 +174,7 @@ weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
  * would otherwise be calls; the parts it would split into share a dozen live arrays.
  */
 static inline __attribute__((always_inline)) size_t
-fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int unit,
-           double *sums)
+fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, double *sums)
 {
     size_t rows = b->rows, J = K - 1, pairs = b->gate_derivatives ? J * (J + 1) / 2 : 0;
     const double *w = b->weights, *logits = b->gate, *density = b->density;
@@ -204,8 +203,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
     for (size_t i = 0; i < rows; ++i) {
         double g[FUSED_EXPERTS], e[FUSED_EXPERTS], pi[FUSED_EXPERTS];
         double u[FUSED_EXPERTS], f[FUSED_EXPERTS], r[FUSED_EXPERTS], residual[FUSED_EXPERTS];
-        /* Unit weights are a constant of the copy: its multiplications by them go. */
-        double weight = unit ? 1.0 : w[i];
+        double weight = w[i];
         double largest = logits[i];
         UNROLL
         for (size_t k = 0; k < K; ++k) {
@@ -298,8 +296,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
     }
     double totals[3 + 2 * FUSED_EXPERTS + 1] = {0.0};
     moe_columns_sums(rows, term_count, terms, totals);
-    /* Copies without their own unit weights still sum logarithms as products. */
-    int unit_weights = unit || b->unit_weights;
+    int unit_weights = b->unit_weights;
     double log_gate = weighted_log_sum(rows, w, gate_sums, unit_weights);
     double log_posterior = weighted_log_sum(rows, w, posterior_sums, unit_weights);
     /* A row no expert gives a finite, positive density has no posterior: its largest term
@@ -328,31 +325,31 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, int
     return 0;
 }
 
-/* The one-loop body's copies: K, and whether there are previous targets, normal parts
-   and unit weights, are constants in each. Unit weights have a copy of their own only in
-   the EM iteration of Gaussian experts (previous targets and normal parts), where the
-   pass is most of the time; elsewhere they are multiplied like any weights, and the
-   file compiles in two thirds of the time. */
-#define FUSED_COPIES(previous, normal, unit)                                                 \
+/* The one-loop body's copies: K, and whether there are previous targets and normal parts,
+   are constants in each, 12 copies per instruction set. Each constant was kept because it
+   was measured to buy at least 5% on a path that runs it: K and the normal parts as
+   run-time values stop the loop's vectorisation (2.4 to 3.3 times slower), the previous
+   targets as a flag cost the posterior pass 8 to 55%. Unit weights have no copy of their
+   own: multiplying by them cost the EM iteration under 5% (bench/RESULTS.md, "Which
+   copies of the fused E-step pay"). */
+#define FUSED_COPIES(previous, normal)                                                       \
     switch (b->n_experts) {                                                                  \
-    case 2: return fused_body(b, 2, previous, normal, unit, sums);                          \
-    case 3: return fused_body(b, 3, previous, normal, unit, sums);                          \
-    default: return fused_body(b, 4, previous, normal, unit, sums);                         \
+    case 2: return fused_body(b, 2, previous, normal, sums);                                \
+    case 3: return fused_body(b, 3, previous, normal, sums);                                \
+    default: return fused_body(b, 4, previous, normal, sums);                               \
     }
 
 static inline __attribute__((always_inline)) size_t block_body(const moe_posterior_block *b,
                                                                double *sums)
 {
     int normal = b->means != NULL;
-    if (b->previous && normal && b->unit_weights)
-        FUSED_COPIES(1, 1, 1)
     if (b->previous && normal)
-        FUSED_COPIES(1, 1, 0)
+        FUSED_COPIES(1, 1)
     if (b->previous)
-        FUSED_COPIES(1, 0, 0)
+        FUSED_COPIES(1, 0)
     if (normal)
-        FUSED_COPIES(0, 1, 0)
-    FUSED_COPIES(0, 0, 0)
+        FUSED_COPIES(0, 1)
+    FUSED_COPIES(0, 0)
 }
 
 MOE_SIMD_FUNCTION(size_t, block_run, block_body,
