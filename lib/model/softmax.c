@@ -276,13 +276,13 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_data *data = problem->data;
     size_t C = problem->n_classes, p = moe_data_inputs(data), J = C - 1, m = J * p;
     size_t R = moe_block_rows_for(rows);
-    double *block = memory, *log_proba = block + R * p, *probability = log_proba + R * C;
+    double *copy = memory, *log_proba = copy + R * p, *probability = log_proba + R * C;
     double *residuals = probability + R * C, *weights = residuals + R * J;
     double *scratch = weights + R;
     double *gradient = sums + 2, *parts = gradient + m;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(data, first, count, block);
+        const double *block = moe_data_block(data, first, count, copy);
         moe_product_abt(count, C, p, block, context->coefficients, log_proba);
         moe_softmax_rows(count, C, log_proba, probability, NULL);
         if (context->probability != NULL)
@@ -412,10 +412,10 @@ static size_t product_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_softmax_problem *problem = context->problem;
     size_t C = problem->n_classes, J = C - 1, p = moe_data_inputs(problem->data);
     size_t R = moe_block_rows_for(rows);
-    double *block = memory, *projected = block + R * p;
+    double *copy = memory, *projected = copy + R * p;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(problem->data, first, count, block);
+        const double *block = moe_data_block(problem->data, first, count, copy);
         moe_product_abt(count, J, p, block, context->vector, projected);
         for (size_t i = 0; i < count; ++i) {
             const double *proba = context->probability + (first + i) * C;
@@ -655,11 +655,11 @@ static size_t stacked_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_softmax_problem *first = context->problems;
     size_t S = context->count, C = first->n_classes, J = C - 1;
     size_t p = moe_data_inputs(first->data), R = moe_block_rows_for(rows);
-    double *block = memory, *logits = block + R * p, *probability = logits + R * S * C;
+    double *copy = memory, *logits = copy + R * p, *probability = logits + R * S * C;
     double *residuals = probability + R * S * C;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t row0 = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(first->data, row0, count, block);
+        const double *block = moe_data_block(first->data, row0, count, copy);
         moe_product_abt(count, S * C, p, block, context->coefficients, logits);
         moe_softmax_rows(count * S, C, logits, probability, NULL);
         for (size_t i = 0; i < count; ++i) {
