@@ -42,6 +42,7 @@ static double normal(rng *r)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
+/* GFLOP/s of a 2000 x 2000 x 2000 dgemm, the best of four. */
 static double peak_dgemm_gflops(void)
 {
     const int size = 2000;
