@@ -50,6 +50,14 @@ void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double
     }
 }
 
+const double *moe_data_block(const moe_data *data, size_t start, size_t rows, double *block)
+{
+    if (!data->intercept && data->n_features > 0 && data->ldx == data->n_features)
+        return data->X + start * data->ldx;
+    moe_data_load_block(data, start, rows, block);
+    return block;
+}
+
 /* The same rows by columns. Eight rows at a time: each column receives one cache line per
    group while the rows are read in order. */
 static inline __attribute__((always_inline)) void copy_columns(size_t rows, size_t d, size_t ldx,

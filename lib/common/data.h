@@ -42,6 +42,13 @@ static inline double moe_data_total_weight(const moe_data *data)
  */
 void moe_data_load_block(const moe_data *data, size_t start, size_t rows, double *block);
 
+/*
+ * Rows [start, start + rows) as a contiguous rows x p design matrix: X itself when its rows
+ * already are the design's (no intercept, ldx = d), which spares a pass the copy, else
+ * `block` (room for rows x p) filled by moe_data_load_block.
+ */
+const double *moe_data_block(const moe_data *data, size_t start, size_t rows, double *block);
+
 /* Asks the cache for rows [start, start + rows) of X, y and the weights ahead of their use:
    a pass reads its next block while it computes the current one. */
 void moe_data_prefetch(const moe_data *data, size_t start, size_t rows);

@@ -60,10 +60,53 @@ static void store_expert(struct moe_model *model, size_t k, const double *buffer
            model->expert_rows * p * sizeof(double));
 }
 
+/*
+ * Inner gradient steps on every expert with weight at once: their problems share the rows
+ * and labels, so one pass per step serves them all (moe_softmax_gradient_steps_stacked), and
+ * each expert's steps are the ones it would take alone.
+ */
+static moe_status gradient_steps_m_step(struct moe_model *model, const moe_data *data,
+                                        const double *resp,
+                                        const moe_expert_mstep_options *options,
+                                        moe_expert_mstep_report *report, char *message)
+{
+    size_t K = model->n_experts, p = model->n_inputs, C = softmax_classes(model);
+    moe_softmax_problem *problems = moe_alloc_array(K, sizeof *problems, 1);
+    size_t *experts = moe_alloc_array(K, sizeof *experts, 1);
+    double *stacked = moe_alloc_array(K * C, p, sizeof(double));
+    moe_status status = MOE_OK;
+    if (problems == NULL || experts == NULL || stacked == NULL)
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
+    size_t count = 0;
+    for (size_t k = 0; k < K && status == MOE_OK; ++k) {
+        if (!moe_expert_has_weight(data, resp, K, k, options, report))
+            continue;
+        problems[count] =
+            expert_problem(model, data, resp, k, options->ridge, options->total_weight);
+        problems[count].threads = options->threads;
+        load_expert(model, k, stacked + count * C * p);
+        experts[count++] = k;
+    }
+    if (status == MOE_OK)
+        status = moe_softmax_gradient_steps_stacked(problems, count, stacked,
+                                                    options->inner_steps, options->step,
+                                                    message);
+    for (size_t e = 0; e < count && status == MOE_OK; ++e) {
+        store_expert(model, experts[e], stacked + e * C * p);
+        report->newton_steps += options->inner_steps;
+    }
+    free(problems);
+    free(experts);
+    free(stacked);
+    return status;
+}
+
 moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
                                   const double *resp, const moe_expert_mstep_options *options,
                                   moe_expert_mstep_report *report, char *message)
 {
+    if (options->inner_steps > 0)
+        return gradient_steps_m_step(model, data, resp, options, report, message);
     size_t K = model->n_experts, p = model->n_inputs, C = softmax_classes(model);
     double *buffer = moe_alloc_array(C, p, sizeof(double));
     if (buffer == NULL)
@@ -76,19 +119,13 @@ moe_status moe_categorical_m_step(struct moe_model *model, const moe_data *data,
             expert_problem(model, data, resp, k, options->ridge, options->total_weight);
         problem.threads = options->threads;
         load_expert(model, k, buffer);
-        if (options->inner_steps > 0) {
-            status = moe_softmax_gradient_steps(&problem, buffer, options->inner_steps,
-                                                options->step, message);
-            report->newton_steps += options->inner_steps;
-        } else {
-            moe_newton_options newton = {options->max_newton, options->tolerance};
-            moe_newton_report outcome = {0, 0, 0, 0};
-            status = moe_softmax_newton(&problem, buffer, &newton, &outcome, message);
-            report->newton_steps += outcome.steps;
-            report->ridge_fallbacks += outcome.ridge_fallbacks;
-            report->line_search_failures += outcome.line_search_failures;
-            report->separations += (size_t)outcome.separated;
-        }
+        moe_newton_options newton = {options->max_newton, options->tolerance};
+        moe_newton_report outcome = {0, 0, 0, 0};
+        status = moe_softmax_newton(&problem, buffer, &newton, &outcome, message);
+        report->newton_steps += outcome.steps;
+        report->ridge_fallbacks += outcome.ridge_fallbacks;
+        report->line_search_failures += outcome.line_search_failures;
+        report->separations += (size_t)outcome.separated;
         if (status == MOE_OK)
             store_expert(model, k, buffer);
     }

@@ -276,13 +276,13 @@ static size_t softmax_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_data *data = problem->data;
     size_t C = problem->n_classes, p = moe_data_inputs(data), J = C - 1, m = J * p;
     size_t R = moe_block_rows_for(rows);
-    double *block = memory, *log_proba = block + R * p, *probability = log_proba + R * C;
+    double *copy = memory, *log_proba = copy + R * p, *probability = log_proba + R * C;
     double *residuals = probability + R * C, *weights = residuals + R * J;
     double *scratch = weights + R;
     double *gradient = sums + 2, *parts = gradient + m;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(data, first, count, block);
+        const double *block = moe_data_block(data, first, count, copy);
         moe_product_abt(count, C, p, block, context->coefficients, log_proba);
         moe_softmax_rows(count, C, log_proba, probability, NULL);
         if (context->probability != NULL)
@@ -412,10 +412,10 @@ static size_t product_chunk(void *opaque, size_t start, size_t rows, double *sum
     const moe_softmax_problem *problem = context->problem;
     size_t C = problem->n_classes, J = C - 1, p = moe_data_inputs(problem->data);
     size_t R = moe_block_rows_for(rows);
-    double *block = memory, *projected = block + R * p;
+    double *copy = memory, *projected = copy + R * p;
     for (size_t offset = 0; offset < rows; offset += R) {
         size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(problem->data, first, count, block);
+        const double *block = moe_data_block(problem->data, first, count, copy);
         moe_product_abt(count, J, p, block, context->vector, projected);
         for (size_t i = 0; i < count; ++i) {
             const double *proba = context->probability + (first + i) * C;
@@ -623,6 +623,87 @@ moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double
             cblas_daxpy((int)w.free_params, -step_size, w.gradient, 1, coefficients, 1);
     }
     workspace_free(&w);
+    return status;
+}
+
+/* ---- Gradient steps on problems that share their rows ------------------------------------ */
+
+typedef struct stacked_context {
+    const moe_softmax_problem *problems; /* count problems, data and labels shared */
+    size_t count;
+    const double *coefficients; /* count C x p blocks, one after the other */
+} stacked_context;
+
+/* Per-thread scratch of a stacked pass, in doubles: the block, all problems' logits and
+   probabilities (R x count C each) and residuals (R x count (C - 1)). */
+static size_t stacked_workspace_size(size_t n, size_t count, size_t C, size_t p)
+{
+    size_t R = moe_block_rows_for(n);
+    return R * p + 2 * R * count * C + R * count * (C - 1);
+}
+
+/*
+ * The gradients of all problems over a chunk (sum scale, count (C - 1) x p in sums): per
+ * block, one product for every problem's logits and one for every problem's gradient. Row i's
+ * logits of problem e are columns e C .. e C + C - 1 of the block's logits, so the softmax
+ * runs on them as rows of their own. The arithmetic of each value is moe_softmax_gradient's.
+ */
+static size_t stacked_chunk(void *opaque, size_t start, size_t rows, double *sums,
+                            double *memory)
+{
+    const stacked_context *context = opaque;
+    const moe_softmax_problem *first = context->problems;
+    size_t S = context->count, C = first->n_classes, J = C - 1;
+    size_t p = moe_data_inputs(first->data), R = moe_block_rows_for(rows);
+    double *copy = memory, *logits = copy + R * p, *probability = logits + R * S * C;
+    double *residuals = probability + R * S * C;
+    for (size_t offset = 0; offset < rows; offset += R) {
+        size_t row0 = start + offset, count = rows - offset < R ? rows - offset : R;
+        const double *block = moe_data_block(first->data, row0, count, copy);
+        moe_product_abt(count, S * C, p, block, context->coefficients, logits);
+        moe_softmax_rows(count * S, C, logits, probability, NULL);
+        for (size_t i = 0; i < count; ++i) {
+            size_t row = row0 + i;
+            for (size_t e = 0; e < S; ++e) {
+                double weight = row_weight(&context->problems[e], row);
+                const double *proba = probability + (i * S + e) * C;
+                double *residual = residuals + (i * S + e) * J;
+                for (size_t c = 0; c < J; ++c)
+                    residual[c] = weight * (proba[c] - target(first, row, c));
+            }
+        }
+        moe_product_atb_add(count, S * J, p, residuals, block, sums);
+    }
+    return 0;
+}
+
+moe_status moe_softmax_gradient_steps_stacked(const moe_softmax_problem *problems, size_t count,
+                                              double *coefficients, size_t steps,
+                                              double step_size, char *message)
+{
+    if (count == 0)
+        return MOE_OK;
+    const moe_softmax_problem *first = problems;
+    size_t n = first->data->n, C = first->n_classes, p = moe_data_inputs(first->data);
+    size_t m = (C - 1) * p;
+    double *gradients = moe_alloc_array(count, m, sizeof(double));
+    if (gradients == NULL)
+        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                        "cannot allocate the gradients of %zu softmax problems", count);
+    stacked_context context = {problems, count, coefficients};
+    moe_chunk_job job = {n, count * m, stacked_workspace_size(n, count, C, p), stacked_chunk,
+                         &context};
+    moe_status status = MOE_OK;
+    for (size_t step = 0; step < steps && status == MOE_OK; ++step) {
+        size_t ignored = 0;
+        status = moe_run_chunks(&job, first->threads, gradients, &ignored, message);
+        for (size_t e = 0; e < count && status == MOE_OK; ++e) {
+            double *block = coefficients + e * C * p, *gradient = gradients + e * m;
+            moe_softmax_finish_gradient(&problems[e], block, gradient);
+            cblas_daxpy((int)m, -step_size, gradient, 1, block, 1);
+        }
+    }
+    free(gradients);
     return status;
 }
 

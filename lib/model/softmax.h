@@ -132,4 +132,16 @@ moe_status moe_softmax_hessian(const moe_softmax_problem *problem, const double 
 moe_status moe_softmax_gradient_steps(const moe_softmax_problem *problem, double *coefficients,
                                       size_t steps, double step_size, char *message);
 
+/*
+ * moe_softmax_gradient_steps on `count` problems at once, each from its own C x p block of
+ * `coefficients` (the blocks one after the other), in one pass over the rows per step
+ * instead of `count`: one product gives every problem's logits, one more every gradient.
+ * The problems must share their data, classes, labels (targets NULL) and label coding, and
+ * their threads; they differ in their row scales (EM's multinomial experts: s = r_k), total
+ * weights and penalties. Each problem's steps are those moe_softmax_gradient_steps takes.
+ */
+moe_status moe_softmax_gradient_steps_stacked(const moe_softmax_problem *problems, size_t count,
+                                              double *coefficients, size_t steps,
+                                              double step_size, char *message);
+
 #endif
