@@ -271,7 +271,7 @@ static size_t parse_list(const char *text, size_t *values)
 
 static int parse(int argc, char **argv, shape *s, size_t *threads, size_t *thread_count)
 {
-    for (int a = 1; a < argc; ++a) {
+    for (int a = 1; a < argc; a += 2) { /* every option takes a value */
         const char *name = argv[a], *value = a + 1 < argc ? argv[a + 1] : NULL;
         size_t *target = strcmp(name, "--n") == 0            ? &s->n
                          : strcmp(name, "--d") == 0          ? &s->d
@@ -288,7 +288,6 @@ static int parse(int argc, char **argv, shape *s, size_t *threads, size_t *threa
             *thread_count = parse_list(value, threads);
         else
             return -1;
-        ++a;
     }
     if (s->iterations < 2 || s->iterations > MAX_ITERATIONS || s->K < 2 || s->C < 2 ||
         s->n == 0 || s->d == 0 || s->inner == 0 || !(s->step > 0.0))
