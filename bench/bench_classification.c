@@ -54,7 +54,6 @@
 #include <string.h>
 
 #define MAX_LIST 8
-#define MAX_ITERATIONS 64
 
 typedef struct shape {
     size_t n, d, K, C, iterations, inner;
@@ -140,26 +139,6 @@ static moe_status make_start(const shape *s, moe_model_t **out)
     return status;
 }
 
-typedef struct timing {
-    double stamps[MAX_ITERATIONS + 1];
-    size_t count;
-} timing;
-
-static int record(const moe_progress *progress, void *data)
-{
-    timing *t = data;
-    (void)progress;
-    if (t->count <= MAX_ITERATIONS)
-        t->stamps[t->count++] = now();
-    return 0;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Seconds per iteration (median between callbacks), or NAN with the failure printed. */
 static double run(const shape *s, size_t threads, const double *X, const double *y,
                   double *loglik)
@@ -190,12 +169,7 @@ static double run(const shape *s, size_t threads, const double *X, const double 
         moe_fit_report report = MOE_FIT_REPORT_INIT;
         moe_fitter_get_report(fitter, &report);
         *loglik = report.loglik;
-        double intervals[MAX_ITERATIONS];
-        size_t count = stamps.count > 1 ? stamps.count - 1 : 0;
-        for (size_t i = 0; i < count; ++i)
-            intervals[i] = stamps.stamps[i + 1] - stamps.stamps[i];
-        qsort(intervals, count, sizeof(double), compare_doubles);
-        seconds = count > 0 ? intervals[count / 2] : NAN;
+        seconds = median_interval(&stamps);
     }
     moe_fitter_free(fitter);
     moe_model_free(model);

@@ -84,7 +84,6 @@
 #include <unistd.h>
 
 #define MAX_LIST 16
-#define MAX_ITERATIONS 64
 
 /*
  * GFLOP/s of the rank-k update the library runs per 256-row block for an order-`order`
@@ -208,26 +207,6 @@ typedef struct result {
     int status;
 } result;
 
-typedef struct timing {
-    double stamps[MAX_ITERATIONS + 1];
-    size_t count;
-} timing;
-
-static int record(const moe_progress *progress, void *data)
-{
-    timing *t = data;
-    (void)progress;
-    if (t->count <= MAX_ITERATIONS)
-        t->stamps[t->count++] = now();
-    return 0;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
 {
     rng r = {12345 + d * 100 + K};
@@ -301,12 +280,7 @@ static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
     out.status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
-    double intervals[MAX_ITERATIONS];
-    size_t count = stamps.count > 1 ? stamps.count - 1 : 0;
-    for (size_t i = 0; i < count; ++i)
-        intervals[i] = stamps.stamps[i + 1] - stamps.stamps[i];
-    qsort(intervals, count, sizeof(double), compare_doubles);
-    out.seconds_per_iteration = count > 0 ? intervals[count / 2] : NAN;
+    out.seconds_per_iteration = median_interval(&stamps);
     out.newton_steps_per_iteration =
         report.iterations > 0 ? (double)report.inner_iterations / (double)report.iterations : 0.0;
     out.fit_seconds = report.seconds;

@@ -20,21 +20,14 @@
 
 #include <moe/moe.h>
 
+#include "harness.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define MAX_ITERATIONS 64
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* xorshift64*, uniform in (0, 1), and Box-Muller normals. */
 typedef struct rng {
@@ -90,29 +83,9 @@ static void make_data(size_t n, size_t d, size_t K, int logistic, double *X, dou
     }
 }
 
-typedef struct timing {
-    double stamps[MAX_ITERATIONS + 1];
-    size_t count;
-} timing;
-
-static int record(const moe_progress *progress, void *data)
-{
-    timing *t = data;
-    (void)progress;
-    if (t->count <= MAX_ITERATIONS)
-        t->stamps[t->count++] = now();
-    return 0;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void print_times(const char *path, size_t K, double *seconds, size_t count)
 {
-    qsort(seconds, count, sizeof(double), compare_doubles);
+    sort_seconds(seconds, count);
     printf("%-19s K=%zu  min %.5f s  median %.5f s  (%zu)\n", path, K, seconds[0],
            seconds[count / 2], count);
 }
@@ -136,10 +109,7 @@ static size_t em_intervals(moe_model_t *model, size_t n, size_t d, const double 
     if (status != MOE_OK)
         fprintf(stderr, "fit: %s\n", moe_fitter_last_error(fitter));
     moe_fitter_free(fitter);
-    size_t count = 0;
-    for (size_t s = 2; s < stamps.count; ++s)
-        seconds[count++] = stamps.stamps[s] - stamps.stamps[s - 1];
-    return count;
+    return timing_intervals(&stamps, 1, seconds);
 }
 
 static size_t posterior_calls(moe_model_t *model, size_t n, size_t d, const double *X,

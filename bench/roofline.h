@@ -1,5 +1,5 @@
 /*
- * What the benchmarks share: a monotonic clock, a fixed-seed generator (the same data on
+ * What the benchmarks share: harness.h's clock, a fixed-seed generator (the same data on
  * every machine) and the two roofs measured in the run that uses them, the peak GFLOP/s of
  * a large dgemm (at OpenBLAS's own thread count, OPENBLAS_NUM_THREADS) and the streaming
  * read bandwidth. Included by one program each, hence static.
@@ -9,18 +9,12 @@
 
 #include <cblas.h>
 
+#include "harness.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* splitmix64 + Box-Muller: the same data on every machine. */
 typedef struct rng {

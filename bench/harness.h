@@ -1,0 +1,76 @@
+/*
+ * What the benchmark programs share besides the roofline (roofline.h): a monotonic clock,
+ * and the seconds of each EM iteration taken from the fitter's progress callbacks (the
+ * fitter's own report has only the whole fit's time, which includes the start-up). Each
+ * program uses a different part of it, hence static inline: no warning for the parts it
+ * leaves.
+ */
+#ifndef MOE_BENCH_HARNESS_H
+#define MOE_BENCH_HARNESS_H
+
+#include <moe/moe.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The progress callbacks one fit records: the programs' limit on --iterations. */
+#define MAX_ITERATIONS 64
+
+static inline double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* When each progress callback of a fit came, up to one per iteration. */
+typedef struct timing {
+    double stamps[MAX_ITERATIONS + 1];
+    size_t count;
+} timing;
+
+/* The progress callback that fills a `timing` (its data); it never stops the fit. */
+static inline int record(const moe_progress *progress, void *data)
+{
+    timing *t = data;
+    (void)progress;
+    if (t->count <= MAX_ITERATIONS)
+        t->stamps[t->count++] = now();
+    return 0;
+}
+
+/* The seconds between successive callbacks, leaving out the first `skip` intervals
+   (iterations whose time is not yet the steady one); returns how many. */
+static inline size_t timing_intervals(const timing *t, size_t skip, double *seconds)
+{
+    size_t count = 0;
+    for (size_t s = skip + 1; s < t->count; ++s)
+        seconds[count++] = t->stamps[s] - t->stamps[s - 1];
+    return count;
+}
+
+static inline int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* In increasing order, so that the minimum is first and the median at count / 2. */
+static inline void sort_seconds(double *seconds, size_t count)
+{
+    qsort(seconds, count, sizeof(double), compare_doubles);
+}
+
+/* Seconds per iteration: the median interval between callbacks, robust to the odd slow
+   iteration of a shared machine; NAN when the fit called back fewer than twice. */
+static inline double median_interval(const timing *t)
+{
+    double seconds[MAX_ITERATIONS];
+    size_t count = timing_intervals(t, 0, seconds);
+    sort_seconds(seconds, count);
+    return count > 0 ? seconds[count / 2] : NAN;
+}
+
+#endif
