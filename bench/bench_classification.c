@@ -232,17 +232,6 @@ static double iteration_flops(const shape *s)
     return estep + mstep;
 }
 
-static size_t parse_list(const char *text, size_t *values)
-{
-    size_t count = 0;
-    char *copy = strdup(text), *save = NULL;
-    for (char *token = strtok_r(copy, ",", &save); token && count < MAX_LIST;
-         token = strtok_r(NULL, ",", &save))
-        values[count++] = (size_t)strtod(token, NULL);
-    free(copy);
-    return count;
-}
-
 static int parse(int argc, char **argv, shape *s, size_t *threads, size_t *thread_count)
 {
     for (int a = 1; a < argc; a += 2) { /* every option takes a value */
@@ -259,7 +248,7 @@ static int parse(int argc, char **argv, shape *s, size_t *threads, size_t *threa
         else if (value != NULL && strcmp(name, "--step") == 0)
             s->step = strtod(value, NULL);
         else if (value != NULL && strcmp(name, "--threads") == 0)
-            *thread_count = parse_list(value, threads);
+            *thread_count = parse_list(value, threads, MAX_LIST);
         else
             return -1;
     }

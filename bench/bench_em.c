@@ -321,17 +321,6 @@ static result run_isolated(size_t n, size_t d, size_t K, size_t iterations, doub
 /* Command line                                                             */
 /* ------------------------------------------------------------------------ */
 
-static size_t parse_list(const char *text, size_t *values)
-{
-    size_t count = 0;
-    char *copy = strdup(text), *save = NULL;
-    for (char *token = strtok_r(copy, ",", &save); token && count < MAX_LIST;
-         token = strtok_r(NULL, ",", &save))
-        values[count++] = (size_t)strtod(token, NULL);
-    free(copy);
-    return count;
-}
-
 typedef struct machine {
     double peak, bandwidth, exp_seconds, log_seconds, bounded_seconds;
 } machine;
@@ -349,15 +338,15 @@ static int parse_options(int argc, char **argv, options *o)
     *o = defaults;
     for (int a = 1; a < argc; ++a) {
         if (a + 1 < argc && strcmp(argv[a], "--n") == 0)
-            o->n_count = parse_list(argv[++a], o->ns);
+            o->n_count = parse_list(argv[++a], o->ns, MAX_LIST);
         else if (a + 1 < argc && strcmp(argv[a], "--d") == 0)
-            o->d_count = parse_list(argv[++a], o->ds);
+            o->d_count = parse_list(argv[++a], o->ds, MAX_LIST);
         else if (a + 1 < argc && strcmp(argv[a], "--k") == 0)
-            o->k_count = parse_list(argv[++a], o->ks);
+            o->k_count = parse_list(argv[++a], o->ks, MAX_LIST);
         else if (a + 1 < argc && strcmp(argv[a], "--iterations") == 0)
             o->iterations = (size_t)atoi(argv[++a]);
         else if (a + 1 < argc && strcmp(argv[a], "--threads") == 0)
-            o->t_count = parse_list(argv[++a], o->thread_counts);
+            o->t_count = parse_list(argv[++a], o->thread_counts, MAX_LIST);
         else if (a + 1 < argc && strcmp(argv[a], "--solver") == 0)
             solver_option = argv[++a];
         else if (a + 1 < argc && strcmp(argv[a], "--repeat") == 0)

@@ -16,7 +16,7 @@
  * after the first); the posterior paths the seconds per call, over `iterations` calls at a
  * model fitted by five EM iterations. Both as the minimum and the median. One thread.
  */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime; strdup, strtok_r in harness.h */
 
 #include <moe/moe.h>
 

@@ -1,9 +1,12 @@
 /*
  * What the benchmark programs share besides the roofline (roofline.h): a monotonic clock,
- * and the seconds of each EM iteration taken from the fitter's progress callbacks (the
- * fitter's own report has only the whole fit's time, which includes the start-up). Each
- * program uses a different part of it, hence static inline: no warning for the parts it
- * leaves.
+ * the seconds of each EM iteration taken from the fitter's progress callbacks (the
+ * fitter's own report has only the whole fit's time, which includes the start-up), and the
+ * comma-separated lists of sizes and thread counts on their command lines. Each program
+ * uses a different part of it, hence static inline: no warning for the parts it leaves.
+ *
+ * strdup and strtok_r are POSIX: a program defines _POSIX_C_SOURCE 200809L or
+ * _DEFAULT_SOURCE before its first include.
  */
 #ifndef MOE_BENCH_HARNESS_H
 #define MOE_BENCH_HARNESS_H
@@ -71,6 +74,18 @@ static inline double median_interval(const timing *t)
     size_t count = timing_intervals(t, 0, seconds);
     sort_seconds(seconds, count);
     return count > 0 ? seconds[count / 2] : NAN;
+}
+
+/* "1e4,1e5" into at most `capacity` values (as strtod reads them, so 1e4 is a size). */
+static inline size_t parse_list(const char *text, size_t *values, size_t capacity)
+{
+    size_t count = 0;
+    char *copy = strdup(text), *save = NULL;
+    for (char *token = strtok_r(copy, ",", &save); token && count < capacity;
+         token = strtok_r(NULL, ",", &save))
+        values[count++] = (size_t)strtod(token, NULL);
+    free(copy);
+    return count;
 }
 
 #endif
