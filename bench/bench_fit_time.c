@@ -7,42 +7,16 @@
  * seconds of moe_fitter_fit, the iterations (all restarts), the gate's inner steps and the
  * final log-likelihood, so that solvers can be compared at the same log-likelihood.
  */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime; strdup, strtok_r in harness.h */
 #include "moe/moe.h"
+
+#include "roofline.h" /* now, and bench_em's generator: splitmix64 + Box-Muller */
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* splitmix64 + Box-Muller, as bench_em. */
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static double uniform(rng *r)
-{
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-
-static double normal(rng *r)
-{
-    double u = uniform(r), v = uniform(r);
-    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
 
 /* bench_em's make_data. */
 static void make_data(size_t n, size_t d, size_t K, double *X, double *y)

@@ -2,7 +2,8 @@
  * What the benchmarks share: harness.h's clock, a fixed-seed generator (the same data on
  * every machine) and the two roofs measured in the run that uses them, the peak GFLOP/s of
  * a large dgemm (at OpenBLAS's own thread count, OPENBLAS_NUM_THREADS) and the streaming
- * read bandwidth. Included by one program each, hence static.
+ * read bandwidth. Static inline: a program that needs only the generator (bench_fit_time)
+ * is not warned of the roofs it leaves.
  */
 #ifndef MOE_BENCH_ROOFLINE_H
 #define MOE_BENCH_ROOFLINE_H
@@ -21,7 +22,7 @@ typedef struct rng {
     uint64_t state;
 } rng;
 
-static double uniform(rng *r)
+static inline double uniform(rng *r)
 {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -30,14 +31,14 @@ static double uniform(rng *r)
     return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
 }
 
-static double normal(rng *r)
+static inline double normal(rng *r)
 {
     double u = uniform(r), v = uniform(r);
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
 /* GFLOP/s of a 2000 x 2000 x 2000 dgemm, the best of four. */
-static double peak_dgemm_gflops(void)
+static inline double peak_dgemm_gflops(void)
 {
     const int size = 2000;
     double *a = malloc((size_t)size * size * sizeof(double));
@@ -63,7 +64,7 @@ static double peak_dgemm_gflops(void)
     return best;
 }
 
-static double stream_read_gbytes(void)
+static inline double stream_read_gbytes(void)
 {
     const size_t count = (size_t)64 << 20; /* 512 MB of doubles */
     double *values = malloc(count * sizeof(double));
