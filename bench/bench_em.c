@@ -71,6 +71,7 @@
 #include <cblas.h>
 
 #include "common/linalg.h" /* moe_exp_array, moe_log_array: lib/common/exp_array.c */
+#include "gaussian_data.h"
 #include "roofline.h"
 
 #include <math.h>
@@ -207,45 +208,6 @@ typedef struct result {
     int status;
 } result;
 
-static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
-{
-    rng r = {12345 + d * 100 + K};
-    size_t p = d + 1;
-    double *gate = calloc(K * p, sizeof(double)), *experts = calloc(K * p, sizeof(double));
-    for (size_t k = 0; k < K; ++k)
-        for (size_t j = 0; j < p; ++j) {
-            experts[k * p + j] = (j == 0 ? 3.0 * (double)k : normal(&r));
-            if (k + 1 < K && j > 0)
-                gate[k * p + j] = normal(&r) / sqrt((double)d);
-        }
-    double *logits = malloc(K * sizeof(double));
-    for (size_t i = 0; i < n; ++i) {
-        double *x = X + i * d;
-        for (size_t j = 0; j < d; ++j)
-            x[j] = normal(&r);
-        double top = -INFINITY, total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            logits[k] = gate[k * p];
-            for (size_t j = 0; j < d; ++j)
-                logits[k] += gate[k * p + 1 + j] * x[j];
-            top = logits[k] > top ? logits[k] : top;
-        }
-        for (size_t k = 0; k < K; ++k)
-            total += logits[k] = exp(logits[k] - top);
-        double u = uniform(&r) * total;
-        size_t z = 0;
-        while (z + 1 < K && (u -= logits[z]) > 0.0)
-            ++z;
-        double mean = experts[z * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[z * p + 1 + j] * x[j];
-        y[i] = mean + 0.5 * normal(&r);
-    }
-    free(logits);
-    free(gate);
-    free(experts);
-}
-
 static size_t threads_option = 1;
 static const char *solver_option = NULL;
 
@@ -257,7 +219,7 @@ static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
         out.status = MOE_ERR_OUT_OF_MEMORY;
         return out;
     }
-    make_data(n, d, K, X, y);
+    make_gaussian_data(n, d, K, X, y);
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.n_experts = K;
     spec.n_features = d;

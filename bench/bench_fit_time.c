@@ -10,53 +10,14 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime; strdup, strtok_r in harness.h */
 #include "moe/moe.h"
 
-#include "roofline.h" /* now, and bench_em's generator: splitmix64 + Box-Muller */
+#include "gaussian_data.h" /* bench_em's data */
+#include "harness.h"       /* now */
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* bench_em's make_data. */
-static void make_data(size_t n, size_t d, size_t K, double *X, double *y)
-{
-    rng r = {12345 + d * 100 + K};
-    size_t p = d + 1;
-    double *gate = calloc(K * p, sizeof(double)), *experts = calloc(K * p, sizeof(double));
-    double *logits = malloc(K * sizeof(double));
-    for (size_t k = 0; k < K; ++k)
-        for (size_t j = 0; j < p; ++j) {
-            experts[k * p + j] = (j == 0 ? 3.0 * (double)k : normal(&r));
-            if (k + 1 < K && j > 0)
-                gate[k * p + j] = normal(&r) / sqrt((double)d);
-        }
-    for (size_t i = 0; i < n; ++i) {
-        double *x = X + i * d;
-        for (size_t j = 0; j < d; ++j)
-            x[j] = normal(&r);
-        double top = -INFINITY, total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            logits[k] = gate[k * p];
-            for (size_t j = 0; j < d; ++j)
-                logits[k] += gate[k * p + 1 + j] * x[j];
-            top = logits[k] > top ? logits[k] : top;
-        }
-        for (size_t k = 0; k < K; ++k)
-            total += logits[k] = exp(logits[k] - top);
-        double u = uniform(&r) * total;
-        size_t z = 0;
-        while (z + 1 < K && (u -= logits[z]) > 0.0)
-            ++z;
-        double mean = experts[z * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[z * p + 1 + j] * x[j];
-        y[i] = mean + 0.5 * normal(&r);
-    }
-    free(logits);
-    free(gate);
-    free(experts);
-}
 
 int main(int argc, char **argv)
 {
@@ -84,7 +45,7 @@ int main(int argc, char **argv)
     double *X = malloc(n * d * sizeof(double)), *y = malloc(n * sizeof(double));
     if (X == NULL || y == NULL)
         return 1;
-    make_data(n, d, K, X, y);
+    make_gaussian_data(n, d, K, X, y);
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
     spec.n_experts = K;
     spec.n_features = d;
