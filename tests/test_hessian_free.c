@@ -38,11 +38,7 @@ static void fixture_make(problem_fixture *f, uint64_t seed, double l2, int hold)
             f->X[i * FEATURES + j] = (1.0 + (double)j) * test_normal(&rng) + 0.5;
         f->weights[i] = 0.2 + test_uniform(&rng);
         total += f->weights[i];
-        double sum = 0.0;
-        for (size_t c = 0; c < CLASSES; ++c)
-            sum += f->targets[i * CLASSES + c] = test_uniform(&rng);
-        for (size_t c = 0; c < CLASSES; ++c)
-            f->targets[i * CLASSES + c] /= sum;
+        test_probabilities(&rng, CLASSES, f->targets + i * CLASSES);
     }
     memset(f->coefficients, 0, sizeof f->coefficients);
     for (size_t a = 0; a < M; ++a)

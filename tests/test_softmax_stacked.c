@@ -44,11 +44,7 @@ static void fixture_make(fixture *f, size_t classes, int intercept, double l2, s
             f->X[i * FEATURES + j] = test_normal(&rng) + 0.3 * (double)j;
         f->weights[i] = i % 17 == 0 ? 0.0 : 0.5 + test_uniform(&rng);
         f->labels[i] = (double)((size_t)(test_uniform(&rng) * (double)classes) % classes);
-        double sum = 0.0;
-        for (size_t k = 0; k < PROBLEMS; ++k)
-            sum += f->resp[i * PROBLEMS + k] = test_uniform(&rng);
-        for (size_t k = 0; k < PROBLEMS; ++k)
-            f->resp[i * PROBLEMS + k] /= sum;
+        test_probabilities(&rng, PROBLEMS, f->resp + i * PROBLEMS);
     }
     memset(f->coefficients, 0, sizeof f->coefficients);
     for (size_t e = 0; e < PROBLEMS; ++e)

@@ -23,6 +23,15 @@ double test_normal(test_rng *rng)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
+void test_probabilities(test_rng *rng, size_t count, double *out)
+{
+    double sum = 0.0;
+    for (size_t c = 0; c < count; ++c)
+        sum += out[c] = test_uniform(rng);
+    for (size_t c = 0; c < count; ++c)
+        out[c] /= sum;
+}
+
 void synthetic_truth_make(synthetic_truth *truth, size_t K, size_t d, double separation,
                           double gate_scale, uint64_t seed)
 {

@@ -29,6 +29,9 @@ double test_uniform(test_rng *rng);
 double test_normal(test_rng *rng);
 /* A Poisson count of mean mu by Knuth's product of uniforms (mu below a few hundred). */
 double test_poisson(test_rng *rng, double mu);
+/* `count` uniform draws scaled to sum to one, in that order: a row of soft targets or of
+   responsibilities, none of them zero. */
+void test_probabilities(test_rng *rng, size_t count, double *out);
 
 /*
  * Well-separated truth: expert intercepts spread by `separation`, slopes
