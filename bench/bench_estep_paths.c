@@ -60,24 +60,10 @@ static void make_data(size_t n, size_t d, size_t K, int logistic, double *X, dou
             gate[k * p + j] = k + 1 < K && j > 0 ? normal(&r) / sqrt((double)d) : 0.0;
         }
     for (size_t i = 0; i < n; ++i) {
-        double *x = X + i * d, top = -INFINITY, total = 0.0;
+        double *x = X + i * d;
         for (size_t j = 0; j < d; ++j)
             x[j] = normal(&r);
-        for (size_t k = 0; k < K; ++k) {
-            logits[k] = gate[k * p];
-            for (size_t j = 0; j < d; ++j)
-                logits[k] += gate[k * p + 1 + j] * x[j];
-            top = logits[k] > top ? logits[k] : top;
-        }
-        for (size_t k = 0; k < K; ++k)
-            total += logits[k] = exp(logits[k] - top);
-        double u = uniform(&r) * total;
-        size_t z = 0;
-        while (z + 1 < K && (u -= logits[z]) > 0.0)
-            ++z;
-        double mean = experts[z * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[z * p + 1 + j] * x[j];
+        double mean = gated_mean(gate, experts, K, d, x, uniform(&r), logits);
         y[i] = logistic ? (mean + normal(&r) > 0.0) : mean + 0.5 * normal(&r);
         weights[i] = 0.5 + uniform(&r);
     }

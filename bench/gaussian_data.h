@@ -5,6 +5,7 @@
 #ifndef MOE_BENCH_GAUSSIAN_DATA_H
 #define MOE_BENCH_GAUSSIAN_DATA_H
 
+#include "harness.h"
 #include "roofline.h"
 
 #include <math.h>
@@ -32,22 +33,7 @@ static inline void make_gaussian_data(size_t n, size_t d, size_t K, double *X, d
         double *x = X + i * d;
         for (size_t j = 0; j < d; ++j)
             x[j] = normal(&r);
-        double top = -INFINITY, total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            logits[k] = gate[k * p];
-            for (size_t j = 0; j < d; ++j)
-                logits[k] += gate[k * p + 1 + j] * x[j];
-            top = logits[k] > top ? logits[k] : top;
-        }
-        for (size_t k = 0; k < K; ++k)
-            total += logits[k] = exp(logits[k] - top);
-        double u = uniform(&r) * total;
-        size_t z = 0;
-        while (z + 1 < K && (u -= logits[z]) > 0.0)
-            ++z;
-        double mean = experts[z * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[z * p + 1 + j] * x[j];
+        double mean = gated_mean(gate, experts, K, d, x, uniform(&r), logits);
         y[i] = mean + 0.5 * normal(&r);
     }
     free(logits);

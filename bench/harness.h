@@ -1,9 +1,10 @@
 /*
- * What the benchmark programs share besides the roofline (roofline.h): a monotonic clock,
+ * What the benchmark programs share besides the roofline (roofline.h): a monotonic clock;
  * the seconds of each EM iteration taken from the fitter's progress callbacks (the
- * fitter's own report has only the whole fit's time, which includes the start-up), and the
- * comma-separated lists of sizes and thread counts on their command lines. Each program
- * uses a different part of it, hence static inline: no warning for the parts it leaves.
+ * fitter's own report has only the whole fit's time, which includes the start-up); the
+ * comma-separated lists of sizes and thread counts on their command lines; the draw of a
+ * row's expert in their synthetic data. Each program uses a different part of it, hence
+ * static inline: no warning for the parts it leaves.
  *
  * strdup and strtok_r are POSIX: a program defines _POSIX_C_SOURCE 200809L or
  * _DEFAULT_SOURCE before its first include.
@@ -86,6 +87,35 @@ static inline size_t parse_list(const char *text, size_t *values, size_t capacit
         values[count++] = (size_t)strtod(token, NULL);
     free(copy);
     return count;
+}
+
+/*
+ * The linear predictor of the expert that a softmax gate draws for the row x (gate and
+ * experts K x (d + 1), intercept first; `logits` K values of scratch). The uniform `draw`
+ * in (0, 1) comes from the caller, so that each program keeps its own generator and its
+ * order of draws, hence its data.
+ */
+static inline double gated_mean(const double *gate, const double *experts, size_t K,
+                                size_t d, const double *x, double draw, double *logits)
+{
+    size_t p = d + 1;
+    double top = -INFINITY, total = 0.0;
+    for (size_t k = 0; k < K; ++k) {
+        logits[k] = gate[k * p];
+        for (size_t j = 0; j < d; ++j)
+            logits[k] += gate[k * p + 1 + j] * x[j];
+        top = logits[k] > top ? logits[k] : top;
+    }
+    for (size_t k = 0; k < K; ++k)
+        total += logits[k] = exp(logits[k] - top);
+    double u = draw * total;
+    size_t z = 0;
+    while (z + 1 < K && (u -= logits[z]) > 0.0)
+        ++z;
+    double mean = experts[z * p];
+    for (size_t j = 0; j < d; ++j)
+        mean += experts[z * p + 1 + j] * x[j];
+    return mean;
 }
 
 #endif
