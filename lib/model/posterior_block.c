@@ -325,13 +325,15 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     return 0;
 }
 
-/* The one-loop body's copies: K, and whether there are previous targets and normal parts,
-   are constants in each, 12 copies per instruction set. Each constant was kept because it
-   was measured to buy at least 5% on a path that runs it: K and the normal parts as
-   run-time values stop the loop's vectorisation (2.4 to 3.3 times slower), the previous
-   targets as a flag cost the posterior pass 8 to 55%. Unit weights have no copy of their
-   own: multiplying by them cost the EM iteration under 5% (bench/RESULTS.md, "Which
-   copies of the fused E-step pay"). */
+/* The one-loop body's copies: K and whether there are normal parts are constants in each,
+   and so is whether there are previous targets when there are normal parts: 9 copies per
+   instruction set. Each constant was kept because it was measured to buy at least 5% on a
+   path that runs it: K and the normal parts as run-time values stop the loop's
+   vectorisation (2.4 to 3.3 times slower), and with normal parts the previous targets as
+   a flag cost the posterior pass 8 to 55%. Without normal parts (logistic, multinomial and
+   the other experts) the flag cost nothing measurable on either path, and unit weights
+   have no copy of their own: multiplying by them cost the EM iteration under 5%
+   (bench/RESULTS.md, "Which copies of the fused E-step pay"). */
 #define FUSED_COPIES(previous, normal)                                                       \
     switch (b->n_experts) {                                                                  \
     case 2: return fused_body(b, 2, previous, normal, sums);                                \
@@ -342,14 +344,12 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
 static inline __attribute__((always_inline)) size_t block_body(const moe_posterior_block *b,
                                                                double *sums)
 {
-    int normal = b->means != NULL;
-    if (b->previous && normal)
+    int normal = b->means != NULL, previous = b->previous;
+    if (previous && normal)
         FUSED_COPIES(1, 1)
-    if (b->previous)
-        FUSED_COPIES(1, 0)
     if (normal)
         FUSED_COPIES(0, 1)
-    FUSED_COPIES(0, 0)
+    FUSED_COPIES(previous, 0)
 }
 
 MOE_SIMD_FUNCTION(size_t, block_run, block_body,
