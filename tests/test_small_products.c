@@ -1,9 +1,12 @@
 /*
  * The small products' kernels (common/small_products.h) against the BLAS path they replace
- * (common/linalg.h's _blas forms): every copy this CPU runs, every p up to the threshold,
- * row counts around the vectors' eight lanes, weights with zeros. The bound is relative to
+ * (common/linalg.h's _blas forms): every copy this CPU runs, every p up to 17 and some up to
+ * the largest threshold, row counts around the vectors' eight lanes, weights with zeros; and
+ * the threshold the products are sent here by, which follows the BLAS's kernels (CTest runs
+ * this program under OpenBLAS's own choice and under its forced Haswell kernels). The bound is relative to
  * the same sums of absolute values, so cancellation in a sum does not loosen or break it.
  */
+#define _POSIX_C_SOURCE 200809L /* strcasecmp */
 #include "common/linalg.h"
 #include "common/small_products.h"
 #include "support/runner.h"
@@ -13,23 +16,29 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const moe_small_copy copies[] = {MOE_SMALL_GENERIC, MOE_SMALL_AVX2, MOE_SMALL_AVX512};
 static const char *const copy_names[] = {"generic", "avx2", "avx512"};
 #define COPIES (sizeof copies / sizeof copies[0])
+/* Every p up to 17, then a few up to the largest threshold of the products (the
+   predictors' and gradients' inputs). */
+static const size_t product_inputs[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                        14, 15, 16, 17, 21, 33, 51, MOE_SMALL_PRODUCT_INPUTS_MOST};
+#define PRODUCT_INPUTS (sizeof product_inputs / sizeof product_inputs[0])
 static const size_t lengths[] = {1, 3, 7, 8, 9, 15, 17, 61, 456};
 #define LENGTHS (sizeof lengths / sizeof lengths[0])
 
 /* |got - expected| within 1e-12 of the sums' scale (the same sums of absolute values). */
 static void assert_close(const double *got, const double *expected, const double *scale,
-                         size_t count, const char *what, size_t copy, size_t p, size_t length)
+                         size_t count, const char *what, const char *copy, size_t p, size_t length)
 {
     /* Check records every assertion it passes: only a failure reaches it. */
     for (size_t index = 0; index < count; ++index)
         if (!(fabs(got[index] - expected[index]) <= 1e-12 * scale[index]))
             ck_abort_msg(
                 "%s, %s copy, p = %zu, %zu rows, entry %zu: %.17g against BLAS's %.17g", what,
-                copy_names[copy], p, length, index, got[index], expected[index]);
+                copy, p, length, index, got[index], expected[index]);
 }
 
 static double *filled(size_t count, test_rng *rng, int absolute)
@@ -58,9 +67,9 @@ START_TEST(product_ab_matches_blas)
         if (!moe_small_copy_available(copies[copy]))
             continue;
         for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; ++r)
-            for (size_t p = 1; p <= MOE_SMALL_PRODUCT_INPUTS; ++p)
+            for (size_t q = 0; q < PRODUCT_INPUTS; ++q)
                 for (size_t s = 0; s < LENGTHS; ++s) {
-                    size_t rows = row_counts[r], length = lengths[s];
+                    size_t p = product_inputs[q], rows = row_counts[r], length = lengths[s];
                     double *a = filled(rows * p, &rng, 0), *b = filled(p * length, &rng, 0);
                     double *absolute_a = malloc(rows * p * sizeof(double));
                     double *absolute_b = malloc(p * length * sizeof(double));
@@ -72,7 +81,7 @@ START_TEST(product_ab_matches_blas)
                     moe_small_product_ab(copies[copy], rows, length, p, a, b, got);
                     moe_product_ab_blas(rows, length, p, a, b, expected);
                     moe_product_ab_blas(rows, length, p, absolute_a, absolute_b, scale);
-                    assert_close(got, expected, scale, rows * length, "ab", copy, p, length);
+                    assert_close(got, expected, scale, rows * length, "ab", copy_names[copy], p, length);
                     free(a);
                     free(b);
                     free(absolute_a);
@@ -95,9 +104,9 @@ START_TEST(product_abt_add_matches_blas)
         if (!moe_small_copy_available(copies[copy]))
             continue;
         for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; ++r)
-            for (size_t p = 1; p <= MOE_SMALL_PRODUCT_INPUTS; ++p)
+            for (size_t q = 0; q < PRODUCT_INPUTS; ++q)
                 for (size_t s = 0; s < LENGTHS; ++s) {
-                    size_t rows = row_counts[r], length = lengths[s];
+                    size_t p = product_inputs[q], rows = row_counts[r], length = lengths[s];
                     double *a = filled(rows * length, &rng, 0), *b = filled(p * length, &rng, 0);
                     double *got = filled(rows * p, &rng, 0);
                     double *expected = malloc(rows * p * sizeof(double));
@@ -111,7 +120,7 @@ START_TEST(product_abt_add_matches_blas)
                     moe_small_product_abt_add(copies[copy], rows, p, length, a, b, got);
                     moe_product_abt_add_blas(rows, p, length, a, b, expected);
                     moe_product_abt_add_blas(rows, p, length, absolute_a, absolute_b, scale);
-                    assert_close(got, expected, scale, rows * p, "abt_add", copy, p, length);
+                    assert_close(got, expected, scale, rows * p, "abt_add", copy_names[copy], p, length);
                     free(a);
                     free(b);
                     free(got);
@@ -171,7 +180,7 @@ START_TEST(grams_match_blas)
                             for (size_t b = a; b < p; ++b) {
                                 size_t at = c * p * p + a * p + b;
                                 assert_close(got + at, expected + at, scale + at, 1, "grams",
-                                             copy, p, length);
+                                             copy_names[copy], p, length);
                             }
                     free(columns);
                     free(weights);
@@ -196,11 +205,96 @@ START_TEST(best_copy_is_available)
 }
 END_TEST
 
+#if defined(__GNUC__) && defined(__ELF__) && defined(__x86_64__)
+char *openblas_get_corename(void) __attribute__((weak));
+#define TEST_CAN_ASK_OPENBLAS 1
+#endif
+
+/* The kernels OpenBLAS runs, or NULL when the BLAS is not OpenBLAS (or not asked). */
+static const char *blas_kernels(void)
+{
+#ifdef TEST_CAN_ASK_OPENBLAS
+    if (openblas_get_corename)
+        return openblas_get_corename();
+#endif
+    return NULL;
+}
+
+/* Above p = 16 the products come here only where BLAS has no small-matrix kernels and the
+   CPU runs a wide copy: under OpenBLAS's Haswell or Zen kernels, never under its AVX-512
+   ones (which beat these above p = 16), nor under a BLAS that cannot be asked. */
+START_TEST(threshold_follows_blas_kernels)
+{
+    size_t threshold = moe_small_product_inputs();
+    const char *kernels = blas_kernels();
+    int wide = moe_small_copy_best() != MOE_SMALL_GENERIC;
+    if (!kernels || !*kernels || !strcasecmp(kernels, "Unknown") || !wide ||
+        !strcasecmp(kernels, "SkylakeX") || !strcasecmp(kernels, "Cooperlake") ||
+        !strcasecmp(kernels, "SapphireRapids"))
+        ck_assert_uint_eq(threshold, MOE_SMALL_PRODUCT_INPUTS);
+    else
+        ck_assert_uint_eq(threshold, MOE_SMALL_PRODUCT_INPUTS_MOST);
+    if (kernels && (!strcasecmp(kernels, "Haswell") || !strcasecmp(kernels, "Zen")) && wide)
+        ck_assert_uint_eq(threshold, MOE_SMALL_PRODUCT_INPUTS_MOST);
+    /* Fixed for the process: the same products at the same shapes every call. */
+    for (int call = 0; call < 100; ++call)
+        ck_assert_uint_eq(moe_small_product_inputs(), threshold);
+}
+END_TEST
+
+/* Whatever the threshold, moe_product_ab and moe_product_abt_add give BLAS's products at
+   p = 21 and 33 (the first shapes it moves) within the kernels' bound. */
+START_TEST(products_above_sixteen_match_blas)
+{
+    const size_t inputs[] = {21, 33};
+    test_rng rng = {83};
+    for (size_t q = 0; q < 2; ++q) {
+        size_t p = inputs[q], rows = 8, length = 456;
+        double *a = filled(rows * p, &rng, 0), *b = filled(p * length, &rng, 0);
+        double *absolute_a = malloc(rows * p * sizeof(double));
+        double *absolute_b = malloc(p * length * sizeof(double));
+        double *got = malloc(rows * length * sizeof(double));
+        double *expected = malloc(rows * length * sizeof(double));
+        double *scale = malloc(rows * length * sizeof(double));
+        absolute_copy(rows * p, a, absolute_a);
+        absolute_copy(p * length, b, absolute_b);
+        moe_product_ab(rows, length, p, a, b, got);
+        moe_product_ab_blas(rows, length, p, a, b, expected);
+        moe_product_ab_blas(rows, length, p, absolute_a, absolute_b, scale);
+        assert_close(got, expected, scale, rows * length, "product_ab", "chosen", p, length);
+        double *gradient = filled(rows * p, &rng, 0);
+        double *gradient_blas = malloc(rows * p * sizeof(double));
+        memcpy(gradient_blas, gradient, rows * p * sizeof(double));
+        absolute_copy(rows * p, gradient, scale);
+        double *residual = filled(rows * length, &rng, 0);
+        double *absolute_residual = malloc(rows * length * sizeof(double));
+        absolute_copy(rows * length, residual, absolute_residual);
+        moe_product_abt_add(rows, p, length, residual, b, gradient);
+        moe_product_abt_add_blas(rows, p, length, residual, b, gradient_blas);
+        moe_product_abt_add_blas(rows, p, length, absolute_residual, absolute_b, scale);
+        assert_close(gradient, gradient_blas, scale, rows * p, "product_abt_add", "chosen", p, length);
+        free(a);
+        free(b);
+        free(absolute_a);
+        free(absolute_b);
+        free(got);
+        free(expected);
+        free(scale);
+        free(gradient);
+        free(gradient_blas);
+        free(residual);
+        free(absolute_residual);
+    }
+}
+END_TEST
+
 static Suite *small_products_suite(void)
 {
     Suite *suite = suite_create("small_products");
     TCase *core = tcase_create("core");
     tcase_add_test(core, best_copy_is_available);
+    tcase_add_test(core, threshold_follows_blas_kernels);
+    tcase_add_test(core, products_above_sixteen_match_blas);
     tcase_add_test(core, product_ab_matches_blas);
     tcase_add_test(core, product_abt_add_matches_blas);
     tcase_add_test(core, grams_match_blas);

@@ -341,7 +341,7 @@ void moe_weighted_grams_add_columns_blas(size_t rows, size_t p, size_t count,
    dimension of ab, the columns of abt_add: p) and few output rows. */
 static int small_product(size_t rows, size_t inputs)
 {
-    return inputs <= MOE_SMALL_PRODUCT_INPUTS && rows <= MOE_SMALL_PRODUCT_ROWS;
+    return inputs <= moe_small_product_inputs() && rows <= MOE_SMALL_PRODUCT_ROWS;
 }
 
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,

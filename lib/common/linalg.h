@@ -76,9 +76,9 @@ void moe_rank_update(size_t rows, size_t order, double alpha, const double *a, d
  * The products of blocks by columns (common/columns.h):
  *   moe_product_ab:       c (rows x columns)  = a (rows x inner) b (b: inner x columns)
  *   moe_product_abt_add:  c (rows x columns) += a (rows x inner) b' (b: columns x inner)
- * With few inputs (inner for ab, columns for abt_add, at most MOE_SMALL_PRODUCT_INPUTS) and
- * at most MOE_SMALL_PRODUCT_ROWS rows, through the register-blocked kernels of
- * common/small_products.h; else, and always in the _blas forms (the kernels' oracle),
+ * With few inputs (inner for ab, columns for abt_add, at most moe_small_product_inputs(): 16,
+ * or 64 where the BLAS has no small-matrix kernels) and at most MOE_SMALL_PRODUCT_ROWS rows,
+ * through the register-blocked kernels of common/small_products.h; else, and always in the _blas forms (the kernels' oracle),
  * through BLAS.
  */
 void moe_product_ab(size_t rows, size_t columns, size_t inner, const double *a, const double *b,

@@ -11,6 +11,7 @@
  * missing ones and drops those sums: one body per copy instead of one per edge size.
  */
 #include "common/small_products.h"
+#include "common/blas_kernels.h"
 #include "common/simd.h"
 
 #include <string.h>
@@ -258,6 +259,15 @@ moe_small_copy moe_small_copy_best(void)
     if (moe_small_copy_available(MOE_SMALL_AVX512))
         return MOE_SMALL_AVX512;
     return moe_small_copy_available(MOE_SMALL_AVX2) ? MOE_SMALL_AVX2 : MOE_SMALL_GENERIC;
+}
+
+/* The generic copy against a BLAS without small kernels above p = 16 was not measured, so
+   it keeps the threshold that holds against every BLAS measured. */
+size_t moe_small_product_inputs(void)
+{
+    if (moe_small_copy_best() != MOE_SMALL_GENERIC && moe_blas_lacks_small_kernels())
+        return MOE_SMALL_PRODUCT_INPUTS_MOST;
+    return MOE_SMALL_PRODUCT_INPUTS;
 }
 
 static void run_dots(moe_small_copy copy, const dots_job *job)

@@ -19,10 +19,14 @@
 #include <stddef.h>
 
 /* The largest p whose logits, gradients and right-hand sides go through these kernels
-   (linalg.c). Measured (bench/RESULTS.md, "Small products by hand"): up to it they are 3 to
-   10 times faster than OpenBLAS's Haswell kernels and within 20% of its SkylakeX and
-   Cooperlake small-matrix kernels; above it those are up to 1.7 times faster. */
+   (linalg.c), chosen by the BLAS underneath (moe_small_product_inputs). Measured
+   (bench/RESULTS.md, "Small products by hand" and "The small products' threshold by the
+   BLAS's kernels"): up to p = 16 they are 3 to 10 times faster than OpenBLAS's Haswell
+   kernels and within 20% of its SkylakeX and Cooperlake small-matrix kernels; above it
+   those are up to 1.7 times faster, while the Haswell kernels stay 3 to 8 times slower up
+   to p = 64. */
 #define MOE_SMALL_PRODUCT_INPUTS 16
+#define MOE_SMALL_PRODUCT_INPUTS_MOST 64
 /* The largest p whose weighted Gram matrices go through these kernels: from p = 6 to 64
    they were 1.5 to 5 times faster than the BLAS path under either kernel choice (the
    rank-k updates of blocks of a few hundred rows run far from OpenBLAS's peak). */
@@ -42,6 +46,11 @@ int moe_small_copy_available(moe_small_copy copy);
 
 /* The widest copy available: what the library runs. */
 moe_small_copy moe_small_copy_best(void);
+
+/* The largest p the products go through these kernels at: MOE_SMALL_PRODUCT_INPUTS_MOST
+   when the BLAS lacks small-matrix kernels (common/blas_kernels.h) and the CPU runs the
+   AVX2 or AVX-512 copy, else MOE_SMALL_PRODUCT_INPUTS. Fixed for the process. */
+size_t moe_small_product_inputs(void);
 
 /* c (rows x columns) = a (rows x inner) b (inner x columns), all row-major. */
 void moe_small_product_ab(moe_small_copy copy, size_t rows, size_t columns, size_t inner,
