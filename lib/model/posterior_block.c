@@ -120,14 +120,16 @@ static inline __attribute__((always_inline)) size_t steps_body(const moe_posteri
 /*
  * The sum of w log v over a block's rows, for values v in [1, 4]: the sums of a softmax's
  * exponentials over K <= 4 experts, whose largest term is 1. With unit weights it is the
- * log of their product: 8 lanes multiply 16 rows each (at most 4^16 = 2^32, far from
- * overflow) and one logarithm serves 128 rows instead of one. The lanes are added in a
- * fixed order, so the result does not depend on the vector width. v is overwritten.
+ * log of their product: 8 lanes multiply up to 128 rows each (at most 4^128 = 2^256, far
+ * from overflow), so that a block of the pass (at most 512 rows) takes 8 logarithms, not
+ * one per row. Groups of 128 rows took 13% of the one-loop body in its eight scalar
+ * logarithms per group. The lanes are added in a fixed order, so the result does not
+ * depend on the vector width. v is overwritten.
  */
 static inline __attribute__((always_inline)) double
 weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
 {
-    enum { LANES = 8, GROUP = 128 };
+    enum { LANES = 8, GROUP = 1024 };
     if (!unit_weights) {
         for (size_t i = 0; i < rows; ++i)
             v[i] = moe_log_lane(v[i]);
@@ -163,8 +165,9 @@ weighted_log_sum(size_t rows, const double *w, double *v, int unit_weights)
  * (responsibilities sum to one, and so do the previous targets: an E-step's, as
  * MOE_ESTEP_PREVIOUS_TARGETS documents; the exact term for targets summing to anything
  * else needs a logarithm per row, and checking for them cost 3% of an iteration). The
- * terms without logarithms go to rows arrays, S and T too, and weighted_log_sum turns the
- * last two into their sums of logarithms after the loop. One division per row gives both
+ * terms without logarithms are summed in the loop (stored in arrays and summed after it,
+ * they cost 5% more at K = 3); S and T go to rows arrays, which weighted_log_sum turns
+ * into their sums of logarithms after the loop. One division per row gives both
  * reciprocals: 1 / S = T / (S T), 1 / T = S / (S T). The exponentials' arguments are never
  * above 0, so they need no overflow handling (moe_exp_bounded_lane).
  *
@@ -180,14 +183,12 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     const double *w = b->weights, *logits = b->gate, *density = b->density;
     double *resp = b->resp, *residuals = b->residuals;
     double *previous_residuals = b->residuals + J * rows, *gram_weights = b->gram_weights;
-    /* The rows' terms of the sums, weighted, one after the other so that one pass sums
-       them: log-likelihood, entropy and gate data terms without their logarithms, the
-       Gaussian experts' w r e^2, the previous responsibilities' gate data term. */
-    size_t term_count = 3 + (normal ? K : 0) + (previous ? 1 : 0);
-    double *terms = b->scratch, *likelihood_terms = terms, *entropy_terms = terms + rows;
-    double *gate_terms = terms + 2 * rows, *square_terms = terms + 3 * rows;
-    double *previous_terms = terms + (term_count - 1) * rows;
-    double *gate_sums = terms + term_count * rows, *posterior_sums = gate_sums + rows;
+    /* The rows' terms of the sums, weighted: log-likelihood, entropy and gate data terms
+       without their logarithms, the previous responsibilities' gate data term and the
+       Gaussian experts' w r e^2 (one sum per expert, up to FUSED_EXPERTS). */
+    double likelihood_total = 0.0, entropy_total = 0.0, gate_total = 0.0;
+    double previous_total = 0.0, square_0 = 0.0, square_1 = 0.0, square_2 = 0.0, square_3 = 0.0;
+    double *gate_sums = b->scratch, *posterior_sums = gate_sums + rows;
     const double *y = b->y, *means = b->means, *constants = b->constants;
     const double *inverses = b->inverses;
     double *scaled = b->scaled;
@@ -198,7 +199,8 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
     /* GCC vectorises this loop when told it may; clang cannot, and says so (an error under
        -Werror), so it is left to clang's own judgement there. */
 #if defined(_OPENMP) && !defined(__clang__)
-#pragma omp simd
+#pragma omp simd reduction(+ : likelihood_total, entropy_total, gate_total, previous_total,   \
+                               square_0, square_1, square_2, square_3)
 #endif
     for (size_t i = 0; i < rows; ++i) {
         double g[FUSED_EXPERTS], e[FUSED_EXPERTS], pi[FUSED_EXPERTS];
@@ -253,7 +255,7 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
                 if (k < J)
                     previous_residuals[k * rows + i] = weight * (pi[k] - old);
             }
-            previous_terms[i] = weight * term;
+            previous_total += weight * term;
         }
         double entropy = 0.0, gate_term = 0.0;
         UNROLL
@@ -263,11 +265,11 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
             entropy -= r[k] > 0.0 ? r[k] * u[k] : 0.0;
             gate_term -= r[k] > 0.0 ? r[k] * g[k] : 0.0;
         }
-        likelihood_terms[i] = weight * top;
+        likelihood_total += weight * top;
         gate_sums[i] = sum;
         posterior_sums[i] = total;
-        entropy_terms[i] = weight * entropy;
-        gate_terms[i] = weight * gate_term;
+        entropy_total += weight * entropy;
+        gate_total += weight * gate_term;
         UNROLL
         for (size_t a = 0; a < J; ++a) {
             residuals[a * rows + i] = weight * (pi[a] - r[a]);
@@ -290,12 +292,17 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
             for (size_t k = 0; k < K; ++k) {
                 double weighted = weight * r[k] * residual[k];
                 scaled[k * rows + i] = weighted;
-                square_terms[k * rows + i] = weighted * residual[k];
             }
+            square_0 += weight * r[0] * residual[0] * residual[0];
+            square_1 += weight * r[1] * residual[1] * residual[1];
+            if (K > 2)
+                square_2 += weight * r[2] * residual[2] * residual[2];
+            if (K > 3)
+                square_3 += weight * r[3] * residual[3] * residual[3];
         }
     }
-    double totals[3 + 2 * FUSED_EXPERTS + 1] = {0.0};
-    moe_columns_sums(rows, term_count, terms, totals);
+    _Static_assert(FUSED_EXPERTS == 4, "one sum of squares per expert of the one loop");
+    double squares[FUSED_EXPERTS] = {square_0, square_1, square_2, square_3};
     int unit_weights = b->unit_weights;
     double log_gate = weighted_log_sum(rows, w, gate_sums, unit_weights);
     double log_posterior = weighted_log_sum(rows, w, posterior_sums, unit_weights);
@@ -303,23 +310,23 @@ fused_body(const moe_posterior_block *b, size_t K, int previous, int normal, dou
        or its sums are not finite (NaN and infinities propagate through the row), and so
        are these totals. They may also overflow from finite rows: then no row is found
        here, and the caller's check of the total log-likelihood reports it. */
-    if (!isfinite(totals[0] + log_gate + log_posterior))
+    if (!isfinite(likelihood_total + log_gate + log_posterior))
         for (size_t i = 0; i < rows; ++i)
-            if (!isfinite(likelihood_terms[i] + gate_sums[i] + posterior_sums[i]))
+            if (!isfinite(gate_sums[i] + posterior_sums[i]))
                 return 1 + i;
     if (previous)
-        sums[3] += totals[term_count - 1] + log_gate;
-    sums[0] += totals[0] + (log_posterior - log_gate);
-    sums[1] += totals[1] + log_posterior;
+        sums[3] += previous_total + log_gate;
+    sums[0] += likelihood_total + (log_posterior - log_gate);
+    sums[1] += entropy_total + log_posterior;
     if (b->gate_derivatives)
-        sums[2] += totals[2] + log_gate;
+        sums[2] += gate_total + log_gate;
     sums[4] += unit_weights ? (double)rows : moe_columns_sum(rows, w);
     if (normal) {
         double expert_totals[FUSED_EXPERTS] = {0.0};
         moe_columns_sums(rows, K, gram_weights + expert_at * rows, expert_totals);
         for (size_t k = 0; k < K; ++k) {
             b->normal_sums[k] += expert_totals[k];
-            b->normal_sums[K + k] += totals[3 + k];
+            b->normal_sums[K + k] += squares[k];
         }
     }
     return 0;
