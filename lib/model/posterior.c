@@ -160,6 +160,16 @@ static void prefetch_slice(const pass_context *context, size_t next, size_t bloc
             __builtin_prefetch(context->resp + from * K + value, 1, 2);
 }
 
+/* Weights that are all 1 take the sums for unit weights (a logarithm per lane's product of
+   rows instead of one per row), so that weights of ones give the same bits as none. */
+static int all_ones(const double *weights, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (weights[i] != 1.0)
+            return 0;
+    return 1;
+}
+
 static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, double *memory)
 {
     const pass_context *context = opaque;
@@ -210,7 +220,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_posterior_block posterior = {
             count,        K,         weights, w.combined,   w.gate_proba, w.density,
             resp,         w.resp,    w.row_loglik, w.residuals, w.gram_weights, w.scratch,
-            gate,         previous,  experts, data->weights == NULL,
+            gate,         previous,  experts, data->weights == NULL || all_ones(weights, count),
             NULL,         NULL,      NULL,    NULL,         NULL,         NULL};
         double normal_sums[2 * MOE_POSTERIOR_FUSED_EXPERTS] = {0.0};
         if (normal) {
