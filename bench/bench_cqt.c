@@ -17,15 +17,14 @@
  */
 #define _DEFAULT_SOURCE
 
+#include "isolated.h"
+
 #include <moe/moe.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,29 +155,24 @@ static result run(size_t n, size_t d, size_t K, int threads)
     return out;
 }
 
-/* The configuration in a child; its peak RSS through wait4. */
+typedef struct configuration {
+    size_t n, d, K;
+    int threads;
+} configuration;
+
+static void run_configuration(const void *arguments, void *out)
+{
+    const configuration *c = arguments;
+    *(result *)out = run(c->n, c->d, c->K, c->threads);
+}
+
+/* The configuration in a child (bench/isolated.h), with its own peak RSS. */
 static result run_isolated(size_t n, size_t d, size_t K, int threads, double *rss)
 {
-    int pipes[2];
+    configuration c = {n, d, K, threads};
     result out = {0.0, 0.0, 0.0, 2};
-    if (pipe(pipes) != 0)
-        return out;
-    pid_t child = fork();
-    if (child == 0) {
-        close(pipes[0]);
-        result r = run(n, d, K, threads);
-        ssize_t ignored = write(pipes[1], &r, sizeof r);
-        (void)ignored;
-        _exit(0);
-    }
-    close(pipes[1]);
-    if (read(pipes[0], &out, sizeof out) != (ssize_t)sizeof out)
+    if (run_isolated_child(run_configuration, &c, &out, sizeof out, rss) != 0)
         out.status = 2;
-    close(pipes[0]);
-    int status = 0;
-    struct rusage usage;
-    wait4(child, &status, 0, &usage);
-    *rss = (double)usage.ru_maxrss * 1024.0;
     return out;
 }
 

@@ -72,6 +72,7 @@
 
 #include "common/linalg.h" /* moe_exp_array, moe_log_array: lib/common/exp_array.c */
 #include "gaussian_data.h"
+#include "isolated.h"
 #include "roofline.h"
 
 #include <math.h>
@@ -79,7 +80,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -253,28 +253,22 @@ static result run_configuration(size_t n, size_t d, size_t K, size_t iterations)
     return out;
 }
 
-/* Run in a child so that the peak RSS is this configuration's alone. */
+typedef struct configuration {
+    size_t n, d, K, iterations;
+} configuration;
+
+static void run_configuration_work(const void *arguments, void *out)
+{
+    const configuration *c = arguments;
+    *(result *)out = run_configuration(c->n, c->d, c->K, c->iterations);
+}
+
+/* Run in a child (bench/isolated.h) so that the peak RSS is this configuration's alone. */
 static result run_isolated(size_t n, size_t d, size_t K, size_t iterations, double *peak_rss)
 {
-    int pipe_fds[2];
+    configuration c = {n, d, K, iterations};
     result out = {NAN, NAN, NAN, -1};
-    if (pipe(pipe_fds) != 0)
-        return out;
-    pid_t child = fork();
-    if (child == 0) {
-        close(pipe_fds[0]);
-        result r = run_configuration(n, d, K, iterations);
-        ssize_t written = write(pipe_fds[1], &r, sizeof r);
-        _exit(written == (ssize_t)sizeof r ? 0 : 1);
-    }
-    close(pipe_fds[1]);
-    ssize_t got = read(pipe_fds[0], &out, sizeof out);
-    close(pipe_fds[0]);
-    int wstatus = 0;
-    struct rusage usage;
-    wait4(child, &wstatus, 0, &usage);
-    *peak_rss = (double)usage.ru_maxrss * 1024.0;
-    if (got != (ssize_t)sizeof out)
+    if (run_isolated_child(run_configuration_work, &c, &out, sizeof out, peak_rss) != 0)
         out.status = -1;
     return out;
 }

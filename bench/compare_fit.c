@@ -32,6 +32,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "harness.h"
+
 #include <moe/moe.h>
 
 #include <errno.h>
@@ -41,13 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------------------ */
 /* PRNG: splitmix64 for uniforms, Marsaglia's polar method for normals.      */
@@ -182,24 +177,8 @@ static int run_generate(size_t n, size_t d, size_t K, uint64_t seed, const char 
         double *x = X + i * d;
         for (size_t j = 0; j < d; ++j)
             x[j] = prng_normal(&r);
-        double top = -INFINITY, total = 0.0;
-        for (size_t k = 0; k < K; ++k) {
-            double eta = gate[k * p];
-            for (size_t j = 0; j < d; ++j)
-                eta += gate[k * p + 1 + j] * x[j];
-            logits[k] = eta;
-            top = eta > top ? eta : top;
-        }
-        for (size_t k = 0; k < K; ++k)
-            total += logits[k] = exp(logits[k] - top);
-        double u = prng_uniform(&r) * total;
-        size_t z = 0;
-        while (z + 1 < K && (u -= logits[z]) > 0.0)
-            ++z;
-        double mean = experts[z * p];
-        for (size_t j = 0; j < d; ++j)
-            mean += experts[z * p + 1 + j] * x[j];
-        y[i] = mean + sqrt(variances[z]) * prng_normal(&r);
+        size_t z = gated_expert(gate, K, d, x, prng_uniform(&r), logits);
+        y[i] = expert_mean(experts, z, d, x) + sqrt(variances[z]) * prng_normal(&r);
     }
 
     out = fopen(path, "w");
@@ -424,9 +403,9 @@ static int run_fit(const char *path, size_t K, size_t n_init, double tol, size_t
         !apply_settings(fitter))
         goto done;
 
-    double start = wall_now();
+    double start = now();
     moe_status status = moe_fitter_fit(fitter, model, n, X, d, y, NULL);
-    double seconds = wall_now() - start;
+    double seconds = now() - start;
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
     if (status != MOE_OK) {

@@ -90,13 +90,12 @@ static inline size_t parse_list(const char *text, size_t *values, size_t capacit
 }
 
 /*
- * The linear predictor of the expert that a softmax gate draws for the row x (gate and
- * experts K x (d + 1), intercept first; `logits` K values of scratch). The uniform `draw`
- * in (0, 1) comes from the caller, so that each program keeps its own generator and its
- * order of draws, hence its data.
+ * The expert that a softmax gate draws for the row x (gate K x (d + 1), intercept first;
+ * `logits` K values of scratch). The uniform `draw` in (0, 1) comes from the caller, so
+ * that each program keeps its own generator and its order of draws, hence its data.
  */
-static inline double gated_mean(const double *gate, const double *experts, size_t K,
-                                size_t d, const double *x, double draw, double *logits)
+static inline size_t gated_expert(const double *gate, size_t K, size_t d, const double *x,
+                                  double draw, double *logits)
 {
     size_t p = d + 1;
     double top = -INFINITY, total = 0.0;
@@ -112,10 +111,24 @@ static inline double gated_mean(const double *gate, const double *experts, size_
     size_t z = 0;
     while (z + 1 < K && (u -= logits[z]) > 0.0)
         ++z;
+    return z;
+}
+
+/* Expert z's linear predictor at x (experts K x (d + 1), intercept first). */
+static inline double expert_mean(const double *experts, size_t z, size_t d, const double *x)
+{
+    size_t p = d + 1;
     double mean = experts[z * p];
     for (size_t j = 0; j < d; ++j)
         mean += experts[z * p + 1 + j] * x[j];
     return mean;
+}
+
+/* The linear predictor of the expert that the gate draws for x (gated_expert). */
+static inline double gated_mean(const double *gate, const double *experts, size_t K,
+                                size_t d, const double *x, double draw, double *logits)
+{
+    return expert_mean(experts, gated_expert(gate, K, d, x, draw, logits), d, x);
 }
 
 #endif

@@ -414,7 +414,9 @@ static int kronecker_solve(size_t rows, size_t p, double a1, double a2, double e
                            const double *gram, const double *vector, double *out,
                            size_t *ridge_fallbacks)
 {
-    double *matrix = malloc(p * p * sizeof(double)), *rhs = malloc(p * (rows + 1) * sizeof(double));
+    /* calloc, not malloc: gcc's -Wmaybe-uninitialized (RelWithDebInfo) cannot see that the
+       loops below fill every entry before solve_spd reads it. */
+    double *matrix = calloc(p * p, sizeof(double)), *rhs = malloc(p * (rows + 1) * sizeof(double));
     int failed = matrix == NULL || rhs == NULL;
     if (!failed) {
         /* Columns 0..rows-1: the rows' deviations from their mean (for a1); column rows:
