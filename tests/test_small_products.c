@@ -58,7 +58,69 @@ static void absolute_copy(size_t count, const double *from, double *to)
         to[index] = fabs(from[index]);
 }
 
+/* Which path a check runs: copy >= 0 is that entry of `copies`; CHOSEN is linalg.h's
+   moe_product_ab / moe_product_abt_add, which pick the kernels or BLAS by shape. */
+enum { CHOSEN = -1 };
+
 /* c (rows x length) = a (rows x p) b (p x length): the gate's logits and experts' means. */
+static void check_ab(int copy, size_t rows, size_t p, size_t length, test_rng *rng)
+{
+    double *a = filled(rows * p, rng, 0), *b = filled(p * length, rng, 0);
+    double *absolute_a = malloc(rows * p * sizeof(double));
+    double *absolute_b = malloc(p * length * sizeof(double));
+    double *got = malloc(rows * length * sizeof(double));
+    double *expected = malloc(rows * length * sizeof(double));
+    double *scale = malloc(rows * length * sizeof(double));
+    absolute_copy(rows * p, a, absolute_a);
+    absolute_copy(p * length, b, absolute_b);
+    if (copy == CHOSEN)
+        moe_product_ab(rows, length, p, a, b, got);
+    else
+        moe_small_product_ab(copies[copy], rows, length, p, a, b, got);
+    moe_product_ab_blas(rows, length, p, a, b, expected);
+    moe_product_ab_blas(rows, length, p, absolute_a, absolute_b, scale);
+    assert_close(got, expected, scale, rows * length, "ab",
+                 copy == CHOSEN ? "chosen" : copy_names[copy], p, length);
+    free(a);
+    free(b);
+    free(absolute_a);
+    free(absolute_b);
+    free(got);
+    free(expected);
+    free(scale);
+}
+
+/* c (rows x p) += a (rows x length) b' (b: p x length): the gradients and right-hand sides,
+   added to what c holds. */
+static void check_abt_add(int copy, size_t rows, size_t p, size_t length, test_rng *rng)
+{
+    double *a = filled(rows * length, rng, 0), *b = filled(p * length, rng, 0);
+    double *got = filled(rows * p, rng, 0);
+    double *expected = malloc(rows * p * sizeof(double));
+    double *scale = malloc(rows * p * sizeof(double));
+    double *absolute_a = malloc(rows * length * sizeof(double));
+    double *absolute_b = malloc(p * length * sizeof(double));
+    memcpy(expected, got, rows * p * sizeof(double));
+    absolute_copy(rows * p, got, scale);
+    absolute_copy(rows * length, a, absolute_a);
+    absolute_copy(p * length, b, absolute_b);
+    if (copy == CHOSEN)
+        moe_product_abt_add(rows, p, length, a, b, got);
+    else
+        moe_small_product_abt_add(copies[copy], rows, p, length, a, b, got);
+    moe_product_abt_add_blas(rows, p, length, a, b, expected);
+    moe_product_abt_add_blas(rows, p, length, absolute_a, absolute_b, scale);
+    assert_close(got, expected, scale, rows * p, "abt_add",
+                 copy == CHOSEN ? "chosen" : copy_names[copy], p, length);
+    free(a);
+    free(b);
+    free(got);
+    free(expected);
+    free(scale);
+    free(absolute_a);
+    free(absolute_b);
+}
+
 START_TEST(product_ab_matches_blas)
 {
     const size_t row_counts[] = {1, 2, 5, 6, 7, 13, 16, 64};
@@ -68,34 +130,12 @@ START_TEST(product_ab_matches_blas)
             continue;
         for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; ++r)
             for (size_t q = 0; q < PRODUCT_INPUTS; ++q)
-                for (size_t s = 0; s < LENGTHS; ++s) {
-                    size_t p = product_inputs[q], rows = row_counts[r], length = lengths[s];
-                    double *a = filled(rows * p, &rng, 0), *b = filled(p * length, &rng, 0);
-                    double *absolute_a = malloc(rows * p * sizeof(double));
-                    double *absolute_b = malloc(p * length * sizeof(double));
-                    double *got = malloc(rows * length * sizeof(double));
-                    double *expected = malloc(rows * length * sizeof(double));
-                    double *scale = malloc(rows * length * sizeof(double));
-                    absolute_copy(rows * p, a, absolute_a);
-                    absolute_copy(p * length, b, absolute_b);
-                    moe_small_product_ab(copies[copy], rows, length, p, a, b, got);
-                    moe_product_ab_blas(rows, length, p, a, b, expected);
-                    moe_product_ab_blas(rows, length, p, absolute_a, absolute_b, scale);
-                    assert_close(got, expected, scale, rows * length, "ab", copy_names[copy], p, length);
-                    free(a);
-                    free(b);
-                    free(absolute_a);
-                    free(absolute_b);
-                    free(got);
-                    free(expected);
-                    free(scale);
-                }
+                for (size_t s = 0; s < LENGTHS; ++s)
+                    check_ab((int)copy, row_counts[r], product_inputs[q], lengths[s], &rng);
     }
 }
 END_TEST
 
-/* c (rows x p) += a (rows x length) b' (b: p x length): the gradients and right-hand sides,
-   added to what c holds. */
 START_TEST(product_abt_add_matches_blas)
 {
     const size_t row_counts[] = {1, 2, 3, 4, 6, 7, 16};
@@ -105,30 +145,8 @@ START_TEST(product_abt_add_matches_blas)
             continue;
         for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; ++r)
             for (size_t q = 0; q < PRODUCT_INPUTS; ++q)
-                for (size_t s = 0; s < LENGTHS; ++s) {
-                    size_t p = product_inputs[q], rows = row_counts[r], length = lengths[s];
-                    double *a = filled(rows * length, &rng, 0), *b = filled(p * length, &rng, 0);
-                    double *got = filled(rows * p, &rng, 0);
-                    double *expected = malloc(rows * p * sizeof(double));
-                    double *scale = malloc(rows * p * sizeof(double));
-                    double *absolute_a = malloc(rows * length * sizeof(double));
-                    double *absolute_b = malloc(p * length * sizeof(double));
-                    memcpy(expected, got, rows * p * sizeof(double));
-                    absolute_copy(rows * p, got, scale);
-                    absolute_copy(rows * length, a, absolute_a);
-                    absolute_copy(p * length, b, absolute_b);
-                    moe_small_product_abt_add(copies[copy], rows, p, length, a, b, got);
-                    moe_product_abt_add_blas(rows, p, length, a, b, expected);
-                    moe_product_abt_add_blas(rows, p, length, absolute_a, absolute_b, scale);
-                    assert_close(got, expected, scale, rows * p, "abt_add", copy_names[copy], p, length);
-                    free(a);
-                    free(b);
-                    free(got);
-                    free(expected);
-                    free(scale);
-                    free(absolute_a);
-                    free(absolute_b);
-                }
+                for (size_t s = 0; s < LENGTHS; ++s)
+                    check_abt_add((int)copy, row_counts[r], product_inputs[q], lengths[s], &rng);
     }
 }
 END_TEST
@@ -249,41 +267,8 @@ START_TEST(products_above_sixteen_match_blas)
     const size_t inputs[] = {21, 33};
     test_rng rng = {83};
     for (size_t q = 0; q < 2; ++q) {
-        size_t p = inputs[q], rows = 8, length = 456;
-        double *a = filled(rows * p, &rng, 0), *b = filled(p * length, &rng, 0);
-        double *absolute_a = malloc(rows * p * sizeof(double));
-        double *absolute_b = malloc(p * length * sizeof(double));
-        double *got = malloc(rows * length * sizeof(double));
-        double *expected = malloc(rows * length * sizeof(double));
-        double *scale = malloc(rows * length * sizeof(double));
-        absolute_copy(rows * p, a, absolute_a);
-        absolute_copy(p * length, b, absolute_b);
-        moe_product_ab(rows, length, p, a, b, got);
-        moe_product_ab_blas(rows, length, p, a, b, expected);
-        moe_product_ab_blas(rows, length, p, absolute_a, absolute_b, scale);
-        assert_close(got, expected, scale, rows * length, "product_ab", "chosen", p, length);
-        double *gradient = filled(rows * p, &rng, 0);
-        double *gradient_blas = malloc(rows * p * sizeof(double));
-        memcpy(gradient_blas, gradient, rows * p * sizeof(double));
-        absolute_copy(rows * p, gradient, scale);
-        double *residual = filled(rows * length, &rng, 0);
-        double *absolute_residual = malloc(rows * length * sizeof(double));
-        absolute_copy(rows * length, residual, absolute_residual);
-        moe_product_abt_add(rows, p, length, residual, b, gradient);
-        moe_product_abt_add_blas(rows, p, length, residual, b, gradient_blas);
-        moe_product_abt_add_blas(rows, p, length, absolute_residual, absolute_b, scale);
-        assert_close(gradient, gradient_blas, scale, rows * p, "product_abt_add", "chosen", p, length);
-        free(a);
-        free(b);
-        free(absolute_a);
-        free(absolute_b);
-        free(got);
-        free(expected);
-        free(scale);
-        free(gradient);
-        free(gradient_blas);
-        free(residual);
-        free(absolute_residual);
+        check_ab(CHOSEN, 8, inputs[q], 456, &rng);
+        check_abt_add(CHOSEN, 8, inputs[q], 456, &rng);
     }
 }
 END_TEST
