@@ -142,7 +142,10 @@ static size_t carve(const struct moe_model *model, size_t R, double *base, pass_
  * each block waits for its own. The next block's rows (those after the chunk too: a
  * thread's next chunk usually follows) are asked for in PREFETCH_SLICES parts spread over
  * the current block's work, so that the misses overlap computation without filling the
- * core's queue of outstanding misses at once.
+ * core's queue of outstanding misses at once. The responsibilities are read before they
+ * are written (the previous targets), and asked for as reads: a prefetch for writing made
+ * the iteration at d = 5 4 to 7% slower on this project's machine (bench/RESULTS.md), and
+ * a line read by one core alone is already its to write.
  */
 #define PREFETCH_SLICES 4
 
@@ -157,7 +160,7 @@ static void prefetch_slice(const pass_context *context, size_t next, size_t bloc
     moe_data_prefetch(context->data, from, count);
     if (context->resp != NULL)
         for (size_t value = 0; value < count * K; value += 8)
-            __builtin_prefetch(context->resp + from * K + value, 1, 2);
+            __builtin_prefetch(context->resp + from * K + value, 0, 2);
 }
 
 /* Weights that are all 1 take the sums for unit weights (a logarithm per lane's product of
