@@ -142,10 +142,10 @@ static size_t carve(const struct moe_model *model, size_t R, double *base, pass_
  * each block waits for its own. The next block's rows (those after the chunk too: a
  * thread's next chunk usually follows) are asked for in PREFETCH_SLICES parts spread over
  * the current block's work, so that the misses overlap computation without filling the
- * core's queue of outstanding misses at once. The responsibilities are read before they
- * are written (the previous targets), and asked for as reads: a prefetch for writing made
- * the iteration at d = 5 4 to 7% slower on this project's machine (bench/RESULTS.md), and
- * a line read by one core alone is already its to write.
+ * core's queue of outstanding misses at once. The responsibilities are asked for as
+ * reads even where they will be written: a prefetch for writing made the iteration at
+ * d = 5 1 to 7% slower on this project's machine (bench/RESULTS.md), and a line read by
+ * one core alone is already its to write.
  */
 #define PREFETCH_SLICES 4
 
