@@ -170,13 +170,45 @@ static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
    go by their bits, so any difference counts. */
 enum {
     FAILING_RANK, /* the smallest rank whose arguments are unusable, else the size */
-    FEATURES, EXPERTS, FAMILY, CLASSES, INTERCEPT, LINK, SUPPORT, ROOT, FIRST_OPTION,
+    FEATURES, EXPERTS, FAMILY, CLASSES, INTERCEPT, LINK, GATE_INTERCEPT, EXPERT_INTERCEPT,
+    OFFSET, GATE_FEATURES, EXPERT_FEATURES, SUPPORT, ROOT, FIRST_OPTION,
     SETTINGS = FIRST_OPTION + AGREED_OPTIONS
 };
 
 static const char *const setting_names[FIRST_OPTION] = {
     "", "the number of features d", "the number of experts K", "the family",
-    "the number of classes", "the intercept", "the link", "support", "root"};
+    "the number of classes", "the intercept", "the link", "the gate's intercept",
+    "the experts' intercept", "the offset feature", "the gate's features",
+    "the experts' features", "support", "root"};
+
+/* A part's inputs as one number: FNV-1a over the features it sees (1 each) and does not
+   (0), so that two masks agree exactly when their numbers do (up to a 2^-64 chance). The
+   offset feature's expert byte is ignored by the model, so it is left out here too. */
+static uint64_t mask_fingerprint(const unsigned char *mask, size_t d, long ignored)
+{
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (size_t a = 0; a < d; ++a) {
+        unsigned char seen = (long)a == ignored ? 2 : (mask == NULL || mask[a] != 0);
+        hash = (hash ^ seen) * 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+/* The parts of a model's structure beyond its shape: which inputs the gate and the experts
+   see, and the offset. Two models that differ here have parameter arrays of one size but
+   other meanings, so the ranks must compare these too. */
+static void describe_inputs(uint64_t *values, const moe_model_t *model)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    if (moe_model_get_spec(model, &spec) != MOE_OK)
+        return;
+    size_t d = moe_model_n_features(model);
+    values[GATE_INTERCEPT] = (uint64_t)(spec.intercept && spec.gate_intercept);
+    values[EXPERT_INTERCEPT] = (uint64_t)(spec.intercept && spec.expert_intercept);
+    values[OFFSET] = (uint64_t)(int64_t)spec.offset_feature;
+    values[GATE_FEATURES] = mask_fingerprint(spec.gate_features, d, -1);
+    values[EXPERT_FEATURES] = mask_fingerprint(spec.expert_features, d, spec.offset_feature);
+}
 
 static uint64_t option_bits(const moe_fitter_t *fitter, moe_option option)
 {
@@ -201,6 +233,7 @@ static void describe_settings(uint64_t *values, int rank, int size, int root,
     values[CLASSES] = moe_model_n_classes(model);
     values[INTERCEPT] = (uint64_t)(moe_model_has_intercept(model) != 0);
     values[LINK] = (uint64_t)moe_model_link(model);
+    describe_inputs(values, model);
     values[SUPPORT] = support;
     values[ROOT] = (uint64_t)(int64_t)root;
     for (size_t o = 0; o < AGREED_OPTIONS; ++o)
@@ -210,9 +243,12 @@ static void describe_settings(uint64_t *values, int rank, int size, int root,
 /* The name and two of the values of setting `index`, for the message. */
 static void name_setting(size_t index, uint64_t low, uint64_t high, char *text, size_t size)
 {
-    if (index == ROOT) { /* by their bits: a negative root is a large number */
+    if (index == ROOT || index == OFFSET) { /* by their bits: a negative one is large */
         int64_t first = (int64_t)low, second = (int64_t)high;
-        snprintf(text, size, "root (%lld and %lld)", (long long)first, (long long)second);
+        snprintf(text, size, "%s (%lld and %lld)", setting_names[index], (long long)first,
+                 (long long)second);
+    } else if (index == GATE_FEATURES || index == EXPERT_FEATURES) { /* fingerprints */
+        snprintf(text, size, "%s (the masks of moe_model_spec)", setting_names[index]);
     } else if (index < FIRST_OPTION) {
         snprintf(text, size, "%s (%llu and %llu)", setting_names[index],
                  (unsigned long long)low, (unsigned long long)high);
@@ -642,13 +678,29 @@ static moe_status agree_on_statistics(MPI_Comm comm, moe_status status, const ch
     status = agree(comm, rank, status, message);
     if (status != MOE_OK)
         return status;
-    unsigned long long P = moe_model_n_free_params(model), extremes[2] = {P, ~P};
-    MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
-    if (extremes[0] != ~extremes[1])
+    /* the free parameters, then the inputs' description (describe_inputs' slots) */
+    enum { COUNT = EXPERT_FEATURES - GATE_INTERCEPT + 2 };
+    uint64_t settings[SETTINGS] = {0}, extremes[2 * COUNT];
+    describe_inputs(settings, model);
+    extremes[0] = moe_model_n_free_params(model);
+    memcpy(extremes + 1, settings + GATE_INTERCEPT, (COUNT - 1) * sizeof *extremes);
+    for (size_t i = 0; i < COUNT; ++i)
+        extremes[COUNT + i] = ~extremes[i];
+    MPI_Allreduce(MPI_IN_PLACE, extremes, 2 * COUNT, MPI_UINT64_T, MPI_MAX, comm);
+    if (extremes[0] != ~extremes[COUNT])
         return fail(MOE_ERR_INVALID_ARGUMENT,
                     "the ranks' models differ in their free parameters (%llu and %llu): every "
                     "rank must pass the same model",
-                    ~extremes[1], extremes[0]);
+                    (unsigned long long)~extremes[COUNT], (unsigned long long)extremes[0]);
+    for (size_t i = 1; i < COUNT; ++i)
+        if (extremes[i] != ~extremes[COUNT + i]) {
+            char text[256];
+            name_setting(GATE_INTERCEPT + i - 1, ~extremes[COUNT + i], extremes[i], text,
+                         sizeof text);
+            return fail(MOE_ERR_INVALID_ARGUMENT,
+                        "the ranks' models differ in %s: every rank must pass the same model",
+                        text);
+        }
     return MOE_OK;
 }
 

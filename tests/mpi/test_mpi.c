@@ -6,11 +6,13 @@
  *         gets the same model, bit for bit.
  *   bad   the last rank's rows hold a NaN: every rank returns the same error status, names
  *         that rank, and nobody hangs.
- *   features, experts, support, root, null (mismatch: all five in turn)
+ *   features, experts, support, root, null, gate_features, expert_features, offset
+ *         (mismatch: all eight in turn)
  *         the last rank alone calls with another d, another K, another support, another
- *         root, or a NULL fitter: every rank returns the same error status and the same
- *         message, which names what differs (the rank, for the NULL fitter); nobody hangs
- *         or aborts.
+ *         root, a NULL fitter, a gate or experts that see other columns, or an offset:
+ *         every rank returns the same error status and the same message, which names what
+ *         differs (the rank, for the NULL fitter); nobody hangs or aborts, and every rank's
+ *         model is left as it was.
  *   statistics  moe_mpi_fit's report, moe_mpi_criteria, moe_mpi_information and moe_mpi_vcov
  *         equal the single-process values on all rows (1e-9), for rows in random order
  *         (no shard warning) and sorted by a covariate (the warning).
@@ -139,7 +141,22 @@ static void mismatch(const char *mode, int rank, int size, const double *X, cons
     size_t support = odd && strcmp(mode, "support") == 0 ? 100 : 0;
     int root = odd && strcmp(mode, "root") == 0 ? 1 : 0;
     moe_fitter_t *fitter = ot_fitter();
-    moe_model_t *model = gaussian_of(experts, features);
+    /* The inputs' modes: the odd rank's gate or experts see other columns, or it has an
+       offset; the parameter arrays keep their size, so only the inputs tell them apart. */
+    static const unsigned char without_first[D] = {0, 1, 1};
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = experts;
+    spec.n_features = features;
+    if (odd && strcmp(mode, "gate_features") == 0)
+        spec.gate_features = without_first;
+    if (odd && strcmp(mode, "expert_features") == 0)
+        spec.expert_features = without_first;
+    if (odd && strcmp(mode, "offset") == 0)
+        spec.offset_feature = 0;
+    moe_model_t *model = NULL;
+    EXPECT_OK(moe_model_create(&model, &spec));
+    unsigned char before[4096], after[4096];
+    size_t before_size = model_bytes(model, before);
     moe_fitter_t *given = odd && strcmp(mode, "null") == 0 ? NULL : fitter;
     moe_status status = moe_mpi_fit(MPI_COMM_WORLD, root, given, model, count, X + first * D, D,
                                      y + first, NULL, support);
@@ -151,11 +168,17 @@ static void mismatch(const char *mode, int rank, int size, const double *X, cons
                  strcmp(mode, "features") == 0  ? "the number of features d (2 and 3)"
                  : strcmp(mode, "experts") == 0 ? "the number of experts K (2 and 3)"
                  : strcmp(mode, "support") == 0 ? "support (0 and 100)"
-                                                : "root (0 and 1)");
+                 : strcmp(mode, "gate_features") == 0   ? "the gate's features"
+                 : strcmp(mode, "expert_features") == 0 ? "the experts' features"
+                 : strcmp(mode, "offset") == 0          ? "the offset feature (0 and -1)"
+                                                        : "root (0 and 1)");
     expect_same_failure(rank, status,
                         strcmp(mode, "null") == 0 ? MOE_ERR_NULL_POINTER
                                                   : MOE_ERR_INVALID_ARGUMENT,
                         fragment);
+    size_t after_size = model_bytes(model, after);
+    expect(rank, before_size == after_size && memcmp(before, after, before_size) == 0,
+           "a refused call leaves every rank's model as it was");
     moe_model_free(model);
     moe_fitter_free(fitter);
 }
@@ -420,6 +443,17 @@ static void statistics_errors(int rank, int size, const double *X, const double 
                                  last ? Q * Q : P * P);
     free(wider);
     expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "differ in their free parameters");
+    /* as many free parameters, but the last rank's gate sees other columns */
+    static const unsigned char first_two[D] = {1, 1, 0}, last_two[D] = {0, 1, 1};
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_features = D;
+    spec.gate_features = last ? last_two : first_two;
+    moe_model_t *masked = NULL;
+    EXPECT_OK(moe_model_create(&masked, &spec));
+    status = moe_mpi_criteria(MPI_COMM_WORLD, masked, rows, X + first * D, D, y + first, NULL,
+                              &criteria);
+    expect_same_failure(rank, status, MOE_ERR_INVALID_ARGUMENT, "differ in the gate's features");
+    moe_model_free(masked);
     status = moe_mpi_vcov(MPI_COMM_WORLD, model, rows, X + first * D, D, y + first, NULL, 0.0,
                           0.0, NULL, P * P);
     expect_same_failure(rank, status, MOE_ERR_NULL_POINTER, "is NULL");
@@ -549,7 +583,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "fit";
     double *X = malloc(N * D * sizeof(double)), *y = malloc(N * sizeof(double));
     generate(X, y);
-    static const char *const mismatches[] = {"features", "experts", "support", "root", "null"};
+    static const char *const mismatches[] = {"features",      "experts",         "support",
+                                              "root",          "null",            "gate_features",
+                                              "expert_features", "offset"};
     if (strcmp(mode, "statistics") == 0)
         statistics_case(rank, size, X, y);
     else if (strcmp(mode, "shuffle") == 0)
