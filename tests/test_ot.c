@@ -84,6 +84,53 @@ static double expert_error(const moe_model_t *model)
     return sqrt(same < swapped ? same : swapped);
 }
 
+/* The report's log-likelihood is the returned model's on the call's rows for every method
+   (the trace is the negated transport cost, a few nats, not that): a fit on its rows, an
+   aggregation on its support rows with responses; without responses there is none (NaN). */
+START_TEST(report_gives_the_model_loglik)
+{
+    double *X, *y;
+    sample(4000, 11, &X, &y);
+    static const char *const methods[] = {"transport", "middle", "average"};
+    for (size_t m = 0; m < 3; ++m) {
+        const char *const options[] = {"seed", "3", "shards", "4", "reduction", methods[m], NULL};
+        moe_fitter_t *fitter = ot_fitter(options);
+        moe_model_t *model = gaussian(2);
+        ck_assert_msg(moe_fitter_fit(fitter, model, 4000, X, D, y, NULL) == MOE_OK, "%s: %s",
+                      methods[m], moe_fitter_last_error(fitter));
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+        double loglik = 0.0;
+        EXPECT_STATUS(moe_model_loglik(model, 4000, X, D, y, NULL, &loglik), MOE_OK);
+        ck_assert_msg(fabs(report.loglik - loglik) <= 1e-9 * fabs(loglik),
+                      "%s fit: the report says %.10g, the model's log-likelihood is %.10g",
+                      methods[m], report.loglik, loglik);
+        /* the fitted model reduced with itself, judged on 1000 rows */
+        const moe_model_t *const locals[2] = {model, model};
+        moe_model_t *target = gaussian(2);
+        ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 1000, X, D, y,
+                                              NULL),
+                         MOE_OK);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+        EXPECT_STATUS(moe_model_loglik(target, 1000, X, D, y, NULL, &loglik), MOE_OK);
+        ck_assert_msg(fabs(report.loglik - loglik) <= 1e-9 * fabs(loglik),
+                      "%s aggregation: the report says %.10g, the model's is %.10g", methods[m],
+                      report.loglik, loglik);
+        ck_assert_int_eq(moe_fitter_aggregate(fitter, target, 2, locals, NULL, 1000, X, D, NULL,
+                                              NULL),
+                         MOE_OK);
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+        ck_assert_msg(isnan(report.loglik), "%s aggregation without y: the report says %g",
+                      methods[m], report.loglik);
+        moe_model_free(target);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
+    free(X);
+    free(y);
+}
+END_TEST
+
 /* Reducing random local models (three experts each) to two: the transport objective never
    increases, whatever the start. */
 START_TEST(transport_objective_never_increases)
@@ -483,6 +530,7 @@ int main(void)
     TCase *cases = tcase_create("reduction");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, transport_objective_never_increases);
+    tcase_add_test(cases, report_gives_the_model_loglik);
     tcase_add_test(cases, a_model_is_its_own_reduction);
     tcase_add_test(cases, fits_approach_the_truth);
     tcase_add_test(cases, baselines);

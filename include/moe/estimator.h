@@ -53,6 +53,12 @@ extern "C" {
    is not put in canonical order between calls, so per-expert statistics the
    estimator carries from call to call stay with their expert. */
 #define MOE_ESTIMATOR_KEEPS_ORDER 0x2u
+/* Since 1.2. The values the estimator records (moe_context_iteration) are its own
+   objective, not the log-likelihood (ot records the negated transport cost): the trace
+   keeps them, and the fitter evaluates the returned model's log-likelihood on the call's
+   rows for moe_fit_report.loglik (NaN when the rows have no responses, as in an
+   aggregation without y). */
+#define MOE_ESTIMATOR_OWN_OBJECTIVE 0x4u
 
 typedef struct moe_fit_context moe_fit_context;
 

@@ -442,7 +442,10 @@ typedef struct moe_fit_report {
     moe_status status;             /* what moe_fitter_fit returned */
     size_t iterations;             /* of the winning restart */
     size_t total_iterations;       /* over all restarts */
-    double loglik;                 /* final log-likelihood (unpenalised) of the winning restart */
+    double loglik;                 /* final log-likelihood (unpenalised) of the winning restart:
+                                      the returned model's on the fit's rows (ot: evaluated
+                                      after the reduction, whose trace is the negated
+                                      transport cost; NaN for an aggregation without y) */
     int converged;                 /* winning restart met the tolerance */
     size_t n_restarts;             /* restarts run */
     size_t best_restart;           /* 0-based index of the winner */

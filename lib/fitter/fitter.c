@@ -94,7 +94,8 @@ moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops 
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
                         "estimator '%s' has one of save_state and load_state without the other",
                         ops->name);
-    const unsigned int known = MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER;
+    const unsigned int known =
+        MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER | MOE_ESTIMATOR_OWN_OBJECTIVE;
     if (ops->flags & ~known)
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator '%s' has unknown flags 0x%x",
                         ops->name, ops->flags & ~known);

@@ -164,14 +164,14 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
             total += context->traces[r].length - 1;
     report->total_iterations = (continuing ? before->total_iterations : 0) + total;
     report->iterations = continuing ? before->iterations : 0;
-    if (status == MOE_OK && context->loglik_evaluated)
-        report->loglik = context->unrecorded_loglik;
     int kept = status == MOE_OK || (status == MOE_ERR_CANCELLED && context->result_set);
     if (!continuing) {
         free(fitter->trace);
         fitter->trace = NULL;
         fitter->trace_length = 0;
     }
+    if (status == MOE_OK && context->loglik_evaluated) /* the trace's values do not say it */
+        report->loglik = context->unrecorded_loglik;
     if (!context->result_set || context->best_restart >= context->n_traces)
         return;
     moe_trace *best = &context->traces[context->best_restart];
@@ -179,7 +179,8 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
     report->converged = status == MOE_OK && context->converged;
     if (best->length > 0) {
         report->iterations += best->length - 1;
-        report->loglik = best->values[best->length - 1];
+        if (!(status == MOE_OK && context->loglik_evaluated))
+            report->loglik = best->values[best->length - 1];
     }
     if (!continuing) {
         fitter->trace = best->values;
@@ -198,9 +199,10 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
 
 /*
  * What a successful estimator hands back must be finite: its parameters (however it wrote
- * them) and the log-likelihood the report will carry. An estimator that named no result
- * gets the log-likelihood of its model evaluated here, on the call's rows when they have
- * responses (an aggregation without responses has none: NaN).
+ * them) and the log-likelihood the report will carry. An estimator that named no result, or
+ * whose trace is its own objective (MOE_ESTIMATOR_OWN_OBJECTIVE), gets the log-likelihood of
+ * its model evaluated here, on the call's rows when they have responses (an aggregation
+ * without responses has none: NaN).
  */
 static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_context *context)
 {
@@ -215,8 +217,13 @@ static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_contex
                 return moe_fail(fitter->message, MOE_ERR_NUMERICAL,
                                 "estimator '%s' produced %s parameter %zu = %g",
                                 fitter->ops.name, names[a], i, arrays[a][i]);
-    if (!context->result_set && context->n_traces != 1 && context->data.n > 0 &&
-        context->data.y != NULL) {
+    int own_objective = (fitter->ops.flags & MOE_ESTIMATOR_OWN_OBJECTIVE) != 0;
+    if (own_objective) { /* the trace holds no log-likelihood to report */
+        context->unrecorded_loglik = NAN;
+        context->loglik_evaluated = 1;
+    }
+    if ((own_objective || (!context->result_set && context->n_traces != 1)) &&
+        context->data.n > 0 && context->data.y != NULL) {
         moe_posterior_result result;
         moe_status status = moe_posterior_pass(model, &context->data, NULL, 1, &result,
                                                fitter->message);

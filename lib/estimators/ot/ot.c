@@ -429,7 +429,7 @@ const moe_estimator_ops moe_estimator_ot = {
                MOE_OPTION_BIT(MOE_OPT_EXPERT_RIDGE) | MOE_OPTION_BIT(MOE_OPT_VARIANCE_FLOOR) |
                MOE_OPTION_BIT(MOE_OPT_GATE_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_GATE_TOLERANCE) |
                MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_THREADS),
-    .flags = 0,
+    .flags = MOE_ESTIMATOR_OWN_OBJECTIVE, /* the trace is the negated transport cost */
     .reset = NULL,
     .aggregate = ot_aggregate,
     .save_state = NULL,
