@@ -211,6 +211,60 @@ START_TEST(m_step_refuses_overflowing_rates)
 }
 END_TEST
 
+/* Counts up to 2^53 are in the documented range. One count of 8e15 or 2^53 among counts
+   of a few: a model whose rate at that row misses it by a factor of 2 loses about 0.19 y
+   (1.5e15 nats), so a log-likelihood above -1e4 says some expert took the count. Before,
+   em's M-step from the starting zeros overshot (a Newton step of about y / n in the log
+   rate, beyond 40 halvings), kept the zeros and called that converged (-2.8e17), and gem
+   and gd failed. Each estimator here; and the M-step itself from zeros. */
+START_TEST(one_huge_count_is_fitted)
+{
+    static const double huge[] = {8e15, 9007199254740992.0};
+    static const char *const estimators[] = {"em", "gem", "gd"};
+    for (size_t h = 0; h < 2; ++h) {
+        make_data(SMALL, 21);
+        Y[3] = huge[h];
+        for (size_t e = 0; e < 3; ++e) {
+            moe_model_t *model = new_model(2);
+            moe_fitter_t *fitter = NULL;
+            EXPECT_STATUS(moe_fitter_create(&fitter, estimators[e]), MOE_OK);
+            ck_assert_msg(moe_fitter_fit(fitter, model, SMALL, X, 1, Y, NULL) == MOE_OK,
+                          "%s, y = %g: %s", estimators[e], huge[h],
+                          moe_fitter_last_error(fitter));
+            double loglik = 0.0;
+            EXPECT_STATUS(moe_model_loglik(model, SMALL, X, 1, Y, NULL, &loglik), MOE_OK);
+            ck_assert_msg(loglik > -1e4, "%s, y = %g: log-likelihood %g", estimators[e], huge[h],
+                          loglik);
+            moe_fitter_free(fitter);
+            moe_model_free(model);
+        }
+        /* one expert, every responsibility 1, from zeros: the exact M-step reaches the
+           optimum, where the intercept's gradient (sum mu - sum y) / n vanishes */
+        moe_model_t *model = new_model(1);
+        double resp[SMALL];
+        for (size_t i = 0; i < SMALL; ++i)
+            resp[i] = 1.0;
+        moe_data data = {SMALL, 1, 1, 1, X, Y, NULL};
+        moe_expert_mstep_options options = {0.0, SMALL, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1, 0};
+        moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
+        char message[256] = "";
+        EXPECT_STATUS(model->family_ops->m_step(model, &data, resp, &options, &report, message),
+                      MOE_OK);
+        double gradient[2];
+        EXPECT_STATUS(model->family_ops->gradient(model, &data, resp, 0.0, SMALL, 1, gradient,
+                                                  NULL, NULL),
+                      MOE_OK);
+        double counts = 0.0;
+        for (size_t i = 0; i < SMALL; ++i)
+            counts += Y[i];
+        ck_assert_msg(fabs(gradient[0]) * SMALL <= 1e-6 * counts,
+                      "y = %g: the intercept's gradient is %g of counts %g", huge[h],
+                      gradient[0] * SMALL, counts);
+        moe_model_free(model);
+    }
+}
+END_TEST
+
 START_TEST(em_is_monotone)
 {
     make_data(N, 21);
@@ -580,6 +634,7 @@ static Suite *poisson_suite(void)
     tcase_add_test(unit, gradient_matches_differences);
     tcase_add_test(unit, m_step_is_exact_and_never_lowers_the_objective);
     tcase_add_test(unit, m_step_refuses_overflowing_rates);
+    tcase_add_test(unit, one_huge_count_is_fitted);
     tcase_add_test(unit, em_is_monotone);
     tcase_add_test(unit, recovers_known_experts);
     tcase_add_test(unit, gem_and_gd_fit_poisson_experts);

@@ -132,6 +132,7 @@ typedef struct poisson_newton {
     const moe_expert_mstep_options *options;
     size_t k, p;
     double *beta, *saved, *direction, *sums, *work;
+    double *warm_end; /* where Newton from the warm start ended (newton_steps) */
 } poisson_newton;
 
 static double ridge_norm(const poisson_newton *s, const double *beta)
@@ -209,15 +210,72 @@ static moe_newton_problem newton_problem(poisson_newton *s)
     return problem;
 }
 
-/* Newton (IRLS) with step halving; the objective never increases. */
-static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *report,
-                               char *message)
+/* Newton (IRLS) with step halving from s->beta; the objective never increases. */
+static moe_status newton_from(poisson_newton *s, moe_newton_report *outcome, double *objective,
+                              char *message)
 {
     moe_newton_problem problem = newton_problem(s);
     moe_newton_options options = {s->options->max_newton, s->options->tolerance};
+    *objective = INFINITY;
+    return moe_newton_minimise(&problem, &options, outcome, objective, message);
+}
+
+/*
+ * The start a GLM fit takes (a constant rate, the weighted mean count): the free slopes at
+ * zero, the held coefficients at their values, the intercept solving its own equation,
+ * log(sum s y / sum s exp(eta without it)). Into s->beta; 0 when there is none (no free
+ * intercept, or no counts).
+ */
+static int constant_rate_start(poisson_newton *s, char *message)
+{
+    const struct moe_model *model = s->model;
+    size_t p = s->p, K = model->n_experts;
+    if (!model->intercept || !moe_input_free(model->expert_inputs, 0))
+        return 0;
+    for (size_t a = 0; a < p; ++a)
+        s->beta[a] = moe_input_free(model->expert_inputs, a)
+                         ? 0.0
+                         : moe_input_held_value(model->expert_inputs, a);
+    double counts = 0.0;
+    for (size_t i = 0; i < s->data->n; ++i)
+        counts += moe_data_weight(s->data, i) * s->resp[i * K + s->k] * s->data->y[i];
+    size_t failed = 0;
+    double objective = 0.0;
+    if (!(counts > 0.0) || evaluate(s, 1, &failed, &objective, message) != MOE_OK)
+        return 0;
+    /* the intercept's gradient, mean scale: (sum s mu - sum s y) / N */
+    double rates = s->sums[1] * s->options->total_weight + counts;
+    s->beta[0] = log(counts) - log(rates);
+    return rates > 0.0 && isfinite(s->beta[0]);
+}
+
+/*
+ * Newton from the current coefficients, the warm start that makes EM's M-steps short. Far
+ * from the optimum (a count of 8e15 among counts of 4, an expert at the starting zeros) the
+ * log link's Newton step overshoots by orders of magnitude, and 40 halvings do not bring it
+ * back: the step fails and the expert would stay where it was. Then the minimisation runs
+ * again from the constant rate, which puts every row's expected count at the mean, and the
+ * better of the two ends is kept (the problem is convex: both head for one minimum).
+ */
+static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *report,
+                               char *message)
+{
     moe_newton_report outcome = {0, 0, 0, 0};
     double objective = INFINITY;
-    moe_status status = moe_newton_minimise(&problem, &options, &outcome, &objective, message);
+    moe_status status = newton_from(s, &outcome, &objective, message);
+    if (status == MOE_OK && outcome.line_search_failures > 0) {
+        memcpy(s->warm_end, s->beta, s->p * sizeof(double));
+        moe_newton_report again = {0, 0, 0, 0};
+        double other = INFINITY;
+        if (constant_rate_start(s, message))
+            status = newton_from(s, &again, &other, message);
+        outcome.steps += again.steps;
+        outcome.ridge_fallbacks += again.ridge_fallbacks;
+        if (status == MOE_OK && other < objective)
+            outcome.line_search_failures = again.line_search_failures;
+        else
+            memcpy(s->beta, s->warm_end, s->p * sizeof(double));
+    }
     report->newton_steps += outcome.steps;
     report->ridge_fallbacks += outcome.ridge_fallbacks;
     report->line_search_failures += outcome.line_search_failures;
@@ -273,13 +331,14 @@ static moe_status poisson_m_step(struct moe_model *model, const moe_data *data, 
                                  moe_expert_mstep_report *report, char *message)
 {
     size_t K = model->n_experts, p = model->n_inputs;
-    /* beta, saved, direction (p each), sums (1 + p + p^2), solver work (p (p + 1)) */
-    double *memory = moe_alloc_array(3 * p + 1 + p + p * p + p * (p + 1), 1, sizeof(double));
+    /* beta, saved, direction, warm_end (p each), sums (1 + p + p^2), solver work
+       (p (p + 1)) */
+    double *memory = moe_alloc_array(4 * p + 1 + p + p * p + p * (p + 1), 1, sizeof(double));
     if (memory == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
-    double *sums = memory + 3 * p;
-    poisson_newton s = {model, data, resp, options, 0, p, memory, memory + p, memory + 2 * p,
-                        sums, sums + 1 + p + p * p};
+    double *sums = memory + 4 * p;
+    poisson_newton s = {model, data,           resp, options,   0, p, memory, memory + p,
+                        memory + 2 * p, sums, sums + 1 + p + p * p, memory + 3 * p};
     moe_status status = MOE_OK;
     for (size_t k = 0; k < K && status == MOE_OK; ++k) {
         if (!moe_expert_has_weight(data, resp, K, k, options, report))
