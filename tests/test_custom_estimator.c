@@ -821,7 +821,17 @@ START_TEST(create_custom_rejects_bad_option_tables)
     ops.option_table = table;
     ops.option_count = 2;
     const char *const no_keywords[] = {NULL};
-    for (int bad = 0; bad < 11; ++bad) {
+    /* names and keywords a command line could never set, or that read as something else */
+    static const char *const bad_names[] = {"a=b", "two words", "line\nbreak", "\xff", "12",
+                                            "_leading", "tab\t"};
+    const char *const twice[] = {"plain", "weighted", "plain", NULL};
+    const char *const empty_keyword[] = {"plain", "", NULL};
+    const char *const digit_keyword[] = {"plain", "2", NULL};
+    const char *const spaced_keyword[] = {"plain", "very weighted", NULL};
+    const char *const *const bad_keywords[] = {twice, empty_keyword, digit_keyword,
+                                               spaced_keyword};
+    enum { NAMES = sizeof bad_names / sizeof bad_names[0] };
+    for (int bad = 0; bad < 11 + NAMES + 4; ++bad) {
         table[0] = ols_option_table[0];
         table[1] = ols_option_table[1];
         switch (bad) {
@@ -835,7 +845,13 @@ START_TEST(create_custom_rejects_bad_option_tables)
         case 7: table[1].lower = 0.5; break; /* integer bounds not integral */
         case 8: table[1] = ols_option_table[2], table[1].keywords = no_keywords; break;
         case 9: table[0].default_value = 10.0; break; /* on the open upper bound */
-        default: table[1].description = NULL; break;
+        case 10: table[1].description = NULL; break;
+        default:
+            if (bad < 11 + NAMES)
+                table[1].name = bad_names[bad - 11];
+            else
+                table[1] = ols_option_table[2], table[1].keywords = bad_keywords[bad - 11 - NAMES];
+            break;
         }
         char what[32];
         snprintf(what, sizeof what, "bad table %d", bad);

@@ -97,7 +97,10 @@ typedef struct moe_estimator_ops {
      * The estimator's own options, declared once: option_count entries (version
      * MOE_OPTION_INFO_VERSION, number 0, names unlike the pinned options' and each
      * other's, the default within the bounds; keyword options list their keywords,
-     * their bounds and flags are ignored). The table must outlive the fitters.
+     * their bounds and flags are ignored). A name is a letter followed by letters,
+     * digits or '_', a keyword the same or '-' (ASCII, at most 63 bytes, each keyword
+     * once), so that `name=value` on a command line can set it (since 1.2; other tables
+     * are refused with MOE_ERR_INVALID_ARGUMENT). The table must outlive the fitters.
      * The fitter parses moe_fitter_set_option's text against the entry (type,
      * bounds, keywords) and passes the value to set_option: entry `index`, the value
      * integral for integer and keyword options. At creation it sets every default

@@ -369,6 +369,46 @@ moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
     return MOE_OK;
 }
 
+/* A name a command line, a keyword argument of R or Python and a state file can all carry:
+   a letter, then letters, digits or '_' (at most 63 bytes). A keyword may also hold '-'.
+   Spaces, '=', control bytes or bytes above 127 could never be set by `name=value`, and a
+   keyword of digits alone would read as the keyword's number. */
+static int ascii_letter(unsigned char c) /* not isalpha: that follows the locale */
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int settable_word(const char *text, int keyword)
+{
+    size_t length = 0;
+    if (text == NULL || !ascii_letter((unsigned char)text[0]))
+        return 0;
+    for (; text[length] != '\0'; ++length) {
+        unsigned char c = (unsigned char)text[length];
+        if (!(ascii_letter(c) || (c >= '0' && c <= '9') || c == '_' || (keyword && c == '-')))
+            return 0;
+    }
+    return length <= 63;
+}
+
+/* The keywords of a keyword option: settable words, each once. */
+static moe_status check_keywords(const moe_estimator_ops *ops, const moe_option_info *entry)
+{
+    for (size_t k = 0; entry->keywords[k] != NULL; ++k) {
+        if (!settable_word(entry->keywords[k], 1))
+            return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                            "estimator '%s': option '%s': keyword %zu is not a letter followed "
+                            "by letters, digits, '_' or '-' (at most 63)",
+                            ops->name, entry->name, k);
+        for (size_t j = 0; j < k; ++j)
+            if (strcmp(entry->keywords[j], entry->keywords[k]) == 0)
+                return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                                "estimator '%s': option '%s' lists keyword '%s' twice",
+                                ops->name, entry->name, entry->keywords[k]);
+    }
+    return MOE_OK;
+}
+
 /* One entry of an estimator's table: a name of its own, a known type, bounds that hold the
    default (integer bounds within 2^53, where doubles still count every integer). */
 static moe_status check_entry(const moe_estimator_ops *ops, size_t index)
@@ -379,6 +419,11 @@ static moe_status check_entry(const moe_estimator_ops *ops, size_t index)
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
                         "estimator '%s': option %zu needs version MOE_OPTION_INFO_VERSION, a "
                         "name, a description and number 0",
+                        ops->name, index);
+    if (!settable_word(entry->name, 0))
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                        "estimator '%s': the name of option %zu is not a letter followed by "
+                        "letters, digits or '_' (at most 63)",
                         ops->name, index);
     if (moe_option_info_find(entry->name) != NULL)
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
@@ -396,6 +441,11 @@ static moe_status check_entry(const moe_estimator_ops *ops, size_t index)
                         "estimator '%s': option '%s' has an unknown type or flags, or keywords "
                         "that do not fit its type",
                         ops->name, entry->name);
+    if (keyword) {
+        moe_status status = check_keywords(ops, entry);
+        if (status != MOE_OK)
+            return status;
+    }
     double limit = 9007199254740992.0;
     if (entry->type == MOE_OPTION_INTEGER &&
         !(entry->lower >= -limit && entry->upper <= limit && entry->lower == floor(entry->lower) &&
