@@ -205,7 +205,8 @@ int run_stream_fit(const fit_arguments *a)
 {
     if (strcmp(a->family, "gaussian") != 0)
         return usage_error("streaming (--batch-size, --checkpoint, --resume) fits Gaussian "
-                           "experts; fit classification data in memory");
+                           "experts only; fit %s experts in memory (without those options)",
+                           a->family);
     if (a->batch_size == NULL)
         return usage_error("--checkpoint and --resume stream the data: give --batch-size");
     stream s;

@@ -6,6 +6,7 @@
  * unrestricted model's, save/load (format version 3) and Poisson exposure.
  */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -87,6 +88,17 @@ START_TEST(spec_checks)
     spec.expert_intercept = 1;
     spec.offset_feature = D;
     EXPECT_STATUS(moe_model_create(&model, &spec), MOE_ERR_INVALID_ARGUMENT);
+    /* the range names the last feature, D - 1 */
+    ck_assert_msg(strstr(moe_last_error(), "a feature in 0..1, got 2") != NULL, "%s",
+                  moe_last_error());
+    spec.n_features = 0; /* an intercept alone: no feature can be the offset */
+    spec.gate_features = spec.expert_features = NULL;
+    spec.offset_feature = 0;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_last_error(), "no features") != NULL &&
+                      strstr(moe_last_error(), "0..") == NULL,
+                  "%s", moe_last_error());
+    spec = split_spec(MOE_FAMILY_GAUSSIAN);
     spec.offset_feature = -2;
     EXPECT_STATUS(moe_model_create(&model, &spec), MOE_ERR_INVALID_ARGUMENT);
     spec.offset_feature = 1;
@@ -170,6 +182,20 @@ START_TEST(setters_guard_held_coefficients)
     ck_assert_ptr_nonnull(strstr(moe_model_last_error(model), "gate does not see"));
     experts[5] = 1e-300;
     EXPECT_STATUS(moe_model_set_experts(model, experts, 6), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_model_last_error(model), "is 1e-300, but it must "
+                                                      "be 0") != NULL,
+                  "%s", moe_model_last_error(model));
+    /* a value one ulp from the held one reads as itself, not as "1, but it must be 1" */
+    moe_model_spec offset = split_spec(MOE_FAMILY_GAUSSIAN);
+    offset.offset_feature = 1;
+    moe_model_t *with_offset = NULL;
+    EXPECT_STATUS(moe_model_create(&with_offset, &offset), MOE_OK);
+    double shifted[6] = {0, 0, 1.0 + DBL_EPSILON, 0, 0, 1};
+    EXPECT_STATUS(moe_model_set_experts(with_offset, shifted, 6), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_model_last_error(with_offset), "is 1.0000000000000002, but it must "
+                                                            "be 1") != NULL,
+                  "%s", moe_model_last_error(with_offset));
+    moe_model_free(with_offset);
     double back[6];
     EXPECT_STATUS(moe_model_get_gate(model, back, 6), MOE_OK);
     ck_assert(back[1] == 0.0 && back[0] == 0.5);

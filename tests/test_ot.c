@@ -131,6 +131,51 @@ START_TEST(report_gives_the_model_loglik)
 }
 END_TEST
 
+/* Refusals say why in the caller's terms: a model of another family names that family
+   and the estimator to use (not the paper's logistic update for t experts), and models
+   whose inputs differ from the target's (an offset on one, none on another) are named, not
+   "invalid argument". */
+START_TEST(refusals_name_the_reason)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_STUDENT_T;
+    spec.n_features = D;
+    moe_model_t *student = NULL;
+    ck_assert_int_eq(moe_model_create(&student, &spec), MOE_OK);
+    double *X, *y;
+    sample(400, 5, &X, &y);
+    moe_fitter_t *fitter = ot_fitter(NULL);
+    EXPECT_STATUS(moe_fitter_fit(fitter, student, 400, X, D, y, NULL), MOE_ERR_UNSUPPORTED);
+    const char *message = moe_fitter_last_error(fitter);
+    ck_assert_msg(strstr(message, "not t experts") != NULL && strstr(message, "em") != NULL &&
+                      strstr(message, "logistic") == NULL,
+                  "%s", message);
+    spec.family = MOE_FAMILY_POISSON;
+    moe_model_t *plain = NULL, *exposed = NULL;
+    ck_assert_int_eq(moe_model_create(&plain, &spec), MOE_OK);
+    spec.offset_feature = 2;
+    ck_assert_int_eq(moe_model_create(&exposed, &spec), MOE_OK);
+    for (size_t i = 0; i < 400; ++i)
+        y[i] = (double)(i % 5);
+    const moe_model_t *const mixed[2] = {plain, exposed};
+    for (int target = 0; target < 2; ++target) {
+        EXPECT_STATUS(moe_fitter_aggregate(fitter, target ? exposed : plain, 2, mixed, NULL, 400,
+                                           X, D, y, NULL),
+                      MOE_ERR_DIMENSION);
+        message = moe_fitter_last_error(fitter);
+        ck_assert_msg(strstr(message, target ? "model 0" : "model 1") != NULL &&
+                          strstr(message, "offset") != NULL,
+                      "%s", message);
+    }
+    moe_fitter_free(fitter);
+    moe_model_free(student);
+    moe_model_free(plain);
+    moe_model_free(exposed);
+    free(X);
+    free(y);
+}
+END_TEST
+
 /* Reducing random local models (three experts each) to two: the transport objective never
    increases, whatever the start. */
 START_TEST(transport_objective_never_increases)
@@ -531,6 +576,7 @@ int main(void)
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, transport_objective_never_increases);
     tcase_add_test(cases, report_gives_the_model_loglik);
+    tcase_add_test(cases, refusals_name_the_reason);
     tcase_add_test(cases, a_model_is_its_own_reduction);
     tcase_add_test(cases, fits_approach_the_truth);
     tcase_add_test(cases, baselines);

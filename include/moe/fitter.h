@@ -395,8 +395,9 @@ MOE_API moe_status moe_fitter_reset(moe_fitter_t *fitter);
 /*
  * Combine `count` fitted models into `model` (estimators that support it,
  * such as a distributed reduction; others: MOE_ERR_UNSUPPORTED). The models
- * must have model's family, features, intercept and classes, each with any
- * number of experts; model_weights (count values >= 0, not all 0) weigh
+ * must have model's family, link, features, intercept, classes and the inputs
+ * its gate and experts see (masks and offset; MOE_ERR_DIMENSION otherwise),
+ * each with any number of experts; model_weights (count values >= 0, not all 0) weigh
  * them, NULL for equal weights. Optional support rows (n may be 0, then X,
  * y and weights are ignored; y may be NULL) are the data the combination is
  * judged on. model receives the result as from moe_fitter_fit.

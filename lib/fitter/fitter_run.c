@@ -130,6 +130,12 @@ static moe_status validate_models(char *message, const struct moe_model *target,
                             "model %zu differs from the target in family, link, features, "
                             "intercept or classes",
                             m);
+        if (!moe_model_same_inputs(model, target))
+            return moe_fail(message, MOE_ERR_DIMENSION,
+                            "model %zu differs from the target in the inputs its gate or its "
+                            "experts see, or in the offset (moe_model_spec's masks and "
+                            "offset_feature)",
+                            m);
         if (weights != NULL) {
             if (!isfinite(weights[m]))
                 return moe_fail(message, MOE_ERR_NON_FINITE, "weight of model %zu is %g", m,

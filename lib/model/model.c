@@ -106,10 +106,16 @@ static moe_status check_parts(const moe_model_spec *spec, const struct moe_famil
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
                         "gate_intercept and expert_intercept must be 0 or 1, got %d and %d",
                         spec->gate_intercept, spec->expert_intercept);
-    if (spec->offset_feature < -1 || spec->offset_feature >= (long)spec->n_features)
+    if (spec->offset_feature < -1 || spec->offset_feature >= (long)spec->n_features) {
+        if (spec->n_features == 0)
+            return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                            "offset_feature must be -1 (none): the model has no features, "
+                            "got %ld",
+                            spec->offset_feature);
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
                         "offset_feature must be -1 (none) or a feature in 0..%zu, got %ld",
-                        spec->n_features, spec->offset_feature);
+                        spec->n_features - 1, spec->offset_feature);
+    }
     if (spec->offset_feature >= 0 && spec->link != MOE_LINK_IDENTITY)
         return moe_fail(message, MOE_ERR_UNSUPPORTED,
                         "an offset needs the identity link (got %s)", moe_link_name(spec->link));
@@ -312,13 +318,17 @@ static int same_inputs(size_t p, const unsigned char *a, const unsigned char *b)
     return memcmp(a, b, p) == 0;
 }
 
+int moe_model_same_inputs(const struct moe_model *a, const struct moe_model *b)
+{
+    return a->n_inputs == b->n_inputs && same_inputs(a->n_inputs, a->gate_inputs, b->gate_inputs) &&
+           same_inputs(a->n_inputs, a->expert_inputs, b->expert_inputs);
+}
+
 static int same_structure(const struct moe_model *a, const struct moe_model *b)
 {
     return a->family == b->family && a->link == b->link && a->n_experts == b->n_experts &&
            a->n_features == b->n_features && a->n_classes == b->n_classes &&
-           a->intercept == b->intercept &&
-           same_inputs(a->n_inputs, a->gate_inputs, b->gate_inputs) &&
-           same_inputs(a->n_inputs, a->expert_inputs, b->expert_inputs);
+           a->intercept == b->intercept && moe_model_same_inputs(a, b);
 }
 
 moe_status moe_model_copy_parameters(moe_model_t *target, const moe_model_t *source)
@@ -482,7 +492,7 @@ static moe_status check_held(char *message, const struct moe_model *model,
         return MOE_OK;
     size_t a = index % p;
     return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
-                    "%s value %zu is %g, but it must be %g: %s input %zu%s", what,
+                    "%s value %zu is %.17g, but it must be %g: %s input %zu%s", what,
                     index, values[index], moe_input_held_value(inputs, a),
                     inputs[a] == MOE_INPUT_OFFSET ? "the experts take as an offset"
                     : inputs == model->gate_inputs ? "the gate does not see"

@@ -38,6 +38,8 @@ size_t moe_name_slots(const struct moe_model *model);
 size_t moe_name_slot(const struct moe_model *model, int kind, size_t index);
 /* Copy every name of source into target (same structure); 0 when out of memory. */
 int moe_model_copy_names(struct moe_model *target, const struct moe_model *source);
+/* Whether two models' gates see the same inputs and their experts too (offset included). */
+int moe_model_same_inputs(const struct moe_model *a, const struct moe_model *b);
 
 /* A new Student-t expert's degrees of freedom. */
 #define MOE_DEGREES_DEFAULT 4.0

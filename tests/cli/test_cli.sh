@@ -465,6 +465,11 @@ contains "$work/out" "poisson" "info poisson"
 run 2 "predict --proba poisson" "$moe" predict "$work/counts.moe" "$work/counts.csv" --proba
 run 2 "--link sigmoid with --family poisson" "$moe" fit "$work/counts.csv" --response visits \
     --family poisson --link sigmoid
+# streaming counts: the refusal names the family the user asked for, not "classification"
+run 2 "--batch-size with --family poisson" "$moe" fit "$work/counts.csv" --response visits \
+    --family poisson --batch-size 10
+contains "$work/err" "fit poisson experts in memory" "streaming poisson: the family is named"
+lacks "$work/err" "classification" "streaming poisson: not called classification data"
 awk 'BEGIN { print "x,visits"; print "0.5,3"; print "1.0,2.5"; print "1.5,4" }' \
     >"$work/not_counts.csv"
 run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --response visits \

@@ -1084,13 +1084,27 @@ static moe_status screen(moe_fit_context *context, size_t count,
 moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model)
 {
     moe_family family = moe_model_family(model);
-    if (!(family == MOE_FAMILY_GAUSSIAN && moe_model_link(model) == MOE_LINK_IDENTITY) &&
-        family != MOE_FAMILY_POISSON)
-        return fail(context, MOE_ERR_UNSUPPORTED,
-                    "the transport reduction is derived for Gaussian experts with the identity "
-                    "link and Poisson experts (the paper's logistic update is not an exact "
-                    "minimiser)");
-    return MOE_OK;
+    if ((family == MOE_FAMILY_GAUSSIAN && moe_model_link(model) == MOE_LINK_IDENTITY) ||
+        family == MOE_FAMILY_POISSON)
+        return MOE_OK;
+    /* Why, by family: a user of t or logistic experts asks what to do instead. */
+    const char *why =
+        family == MOE_FAMILY_LOGISTIC || family == MOE_FAMILY_MULTINOMIAL
+            ? "the paper's logistic update is not an exact minimiser of the transport cost"
+        : family == MOE_FAMILY_STUDENT_T
+            ? "the transport cost between t experts has no closed-form minimiser"
+            : "the transport cost's expert update is derived for the identity link";
+    char kind[64], text[320];
+    if (family == MOE_FAMILY_GAUSSIAN)
+        snprintf(kind, sizeof kind, "gaussian experts with the %s link",
+                 moe_link_name(moe_model_link(model)));
+    else
+        snprintf(kind, sizeof kind, "%s experts", moe_family_name(family));
+    snprintf(text, sizeof text,
+             "ot reduces gaussian experts with the identity link and poisson experts, not %s: "
+             "%s; fit them with em",
+             kind, why);
+    return fail(context, MOE_ERR_UNSUPPORTED, text);
 }
 
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
