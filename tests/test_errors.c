@@ -1011,19 +1011,51 @@ static moe_model_t *fit_expect_ok(size_t d, size_t n, const double *X, size_t ld
     return m;
 }
 
+/* A constant response is refused (every front end passes the message on): Gaussian
+   experts' variances would shrink to zero, and the fit "converged" at the variance floor
+   with a positive log-likelihood. Rows of zero weight do not count; the model is left as
+   it was; counts that never vary still fit (a Poisson rate has no scale to lose). */
+static void expect_constant_refused(size_t d, size_t n, const double *X, const double *y,
+                                    const double *weights, const char *what)
+{
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_features = d;
+    moe_model_t *m = NULL;
+    ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
+    double experts[6] = {0.5, -0.5, 1.0, 2.0, 0.25, -0.25}, after[6];
+    ck_assert_int_eq(moe_model_set_experts(m, experts, 2 * (d + 1)), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(fitter, m, n, X, d, y, weights), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(moe_fitter_last_error(fitter), "the response is constant") != NULL,
+                  "%s: %s", what, moe_fitter_last_error(fitter));
+    ck_assert_int_eq(moe_model_get_experts(m, after, 2 * (d + 1)), MOE_OK);
+    ck_assert(memcmp(experts, after, 2 * (d + 1) * sizeof(double)) == 0);
+    moe_model_free(m);
+}
+
 START_TEST(degenerate_constant_y)
 {
-    double X[60], y[60], out[60];
+    double X[60], y[60], weights[60];
     test_rng rng = {5};
     for (size_t i = 0; i < 60; ++i) {
         X[i] = test_normal(&rng);
         y[i] = 2.5;
+        weights[i] = 1.0;
     }
-    moe_model_t *m = fit_expect_ok(1, 60, X, 1, y, "constant y");
-    /* Every expert reproduces the constant, so the prediction is the constant. */
-    ck_assert_int_eq(moe_model_predict(m, 60, X, 1, out, 60), MOE_OK);
+    expect_constant_refused(1, 60, X, y, NULL, "constant y");
+    y[7] = 3.0; /* varies only on a row without weight */
+    weights[7] = 0.0;
+    expect_constant_refused(1, 60, X, y, weights, "constant y where the weight is positive");
+    weights[7] = 1e-3;
+    moe_model_t *m = fit_expect_ok(1, 60, X, 1, y, "one other value");
+    moe_model_free(m);
+    /* constant counts: a rate, nothing degenerate */
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_POISSON;
+    ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
     for (size_t i = 0; i < 60; ++i)
-        ck_assert_msg(fabs(out[i] - 2.5) < 1e-6, "prediction %zu is %.17g", i, out[i]);
+        y[i] = 3.0;
+    ck_assert_msg(moe_fitter_fit(fitter, m, 60, X, 1, y, NULL) == MOE_OK, "constant counts: %s",
+                  moe_fitter_last_error(fitter));
     moe_model_free(m);
 }
 END_TEST
@@ -1042,12 +1074,7 @@ START_TEST(degenerate_constant_x)
     /* Constant X and constant y at once. */
     for (size_t i = 0; i < 60; ++i)
         y[i] = -1.0;
-    m = fit_expect_ok(2, 60, X, 2, y, "constant X and y");
-    double out[60];
-    ck_assert_int_eq(moe_model_predict(m, 60, X, 2, out, 60), MOE_OK);
-    for (size_t i = 0; i < 60; ++i)
-        ck_assert_msg(fabs(out[i] + 1.0) < 1e-6, "prediction %zu is %.17g", i, out[i]);
-    moe_model_free(m);
+    expect_constant_refused(2, 60, X, y, NULL, "constant X and y");
 }
 END_TEST
 

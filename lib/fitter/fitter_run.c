@@ -360,6 +360,31 @@ typedef struct call_input {
     const double *model_weights;
 } call_input;
 
+/* A fit of experts with a scale (Gaussian, t) to a response that never varies: every
+   expert's variance goes to zero and the likelihood without bound (on a constant column
+   the variances stop at their floor and the log-likelihood is positive and meaningless).
+   Refused, as a regression on a constant is. Partial fits are not checked: one batch of a
+   stream may well be constant. */
+static moe_status refuse_constant_response(char *message, const struct moe_model *model,
+                                           const call_input *input)
+{
+    if (model->variances == NULL || input->y == NULL)
+        return MOE_OK;
+    size_t first = 0;
+    while (first < input->n && input->weights != NULL && !(input->weights[first] > 0.0))
+        ++first;
+    for (size_t i = first; i < input->n; ++i)
+        if (input->y[i] != input->y[first] && (input->weights == NULL || input->weights[i] > 0.0))
+            return MOE_OK;
+    return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                    "the response is constant (y = %.17g on every row%s): %s experts' variances "
+                    "would shrink to zero and the likelihood grow without bound, so there is "
+                    "nothing to fit",
+                    first < input->n ? input->y[first] : 0.0,
+                    input->weights != NULL ? " of positive weight" : "",
+                    moe_family_name(model->family));
+}
+
 static moe_status validate_call(struct moe_fitter *fitter, const struct moe_model *model,
                                 const call_input *input)
 {
@@ -386,6 +411,8 @@ static moe_status validate_call(struct moe_fitter *fitter, const struct moe_mode
                         (fitter->ops.flags & MOE_ESTIMATOR_SMALL_BATCHES);
     if (status == MOE_OK && !small_batches)
         status = check_sample_count(message, model, input->n, input->weights);
+    if (status == MOE_OK && input->call == MOE_CALL_FIT)
+        status = refuse_constant_response(message, model, input);
     return status;
 }
 
