@@ -5,7 +5,9 @@
  * The bytes go to a fitter of the estimator they name (ismm when the name is none the
  * library knows). A rejected state must come back with a message and leave the fitter as it
  * was. An accepted one must save again to bytes that load back to the same bytes, and the
- * session it holds must go on: a partial fit on a few fixed rows of each family's model must
+ * session it holds must go on: a partial fit on a few fixed rows of each family's model, with
+ * every input seen, with the gate and the experts restricted to other columns, and with an
+ * offset (state_rows.h), must
  * either succeed with a finite log-likelihood, or fail with a message and leave the session
  * exactly as before the call (include/moe/fitter.h promises both). A broken promise traps,
  * which the fuzzer reports as a crash.
@@ -78,7 +80,7 @@ static moe_fitter_t *fitter_for(const uint8_t *data, size_t size)
 static void continue_session(const unsigned char *state, size_t size)
 {
     double X[STATE_ROWS * STATE_FEATURES], y[STATE_ROWS];
-    for (size_t f = 0; f < 3; ++f) {
+    for (size_t f = 0; f < STATE_SHAPES; ++f) {
         moe_fitter_t *fitter = fitter_for(state, size);
         REQUIRE(moe_fitter_load_state_buffer(fitter, state, size) == MOE_OK);
         long long value = 0;
@@ -90,9 +92,9 @@ static void continue_session(const unsigned char *state, size_t size)
         /* The default start's search runs some 1e6 row-iterations on a warm start of a few
            rows (8 s an input under the sanitizers); k-means starts the same session code. */
         require_set(moe_fitter_set_int(fitter, MOE_OPT_INIT, MOE_INIT_KMEANS));
-        moe_model_t *model = state_model(state_families[f]);
+        moe_model_t *model = state_model_of(&state_shapes[f]);
         REQUIRE(model != NULL);
-        state_rows(state_families[f], 0, X, y);
+        state_rows(state_shapes[f].family, 0, X, y);
         size_t before_size = 0;
         unsigned char *before = state_of(fitter, &before_size);
         moe_status status =

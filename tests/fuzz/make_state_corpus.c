@@ -3,7 +3,8 @@
  * the state of every estimator with its defaults and with options set, and ismm sessions of
  * every family at each stage (before the first call, inside the warm start, started with
  * rows waiting in an unfinished batch, with the other bound and Polyak averaging), on the
- * shapes the harness continues them with (state_rows.h). Run by hand when the format
+ * shapes the harness continues them with (state_rows.h: restricted inputs and offsets
+ * too). Run by hand when the format
  * changes:
  *
  *   build/tests/fuzz/make_state_corpus tests/fuzz/corpus/state
@@ -46,16 +47,17 @@ static moe_fitter_t *make(const char *estimator)
 }
 
 /* One ismm session of a family fed `calls` calls of STATE_ROWS rows, saved. */
-static int ismm_session(const char *directory, const char *name, moe_family family,
+static int ismm_session(const char *directory, const char *name, const state_shape *shape,
                         const char *const *options, size_t calls)
 {
+    moe_family family = shape->family;
     moe_fitter_t *fitter = make("ismm");
     for (size_t o = 0; options[o] != NULL; o += 2)
         if (moe_fitter_set_option(fitter, options[o], options[o + 1]) != MOE_OK) {
             fprintf(stderr, "%s: %s\n", name, moe_fitter_last_error(fitter));
             exit(1);
         }
-    moe_model_t *model = state_model(family);
+    moe_model_t *model = state_model_of(shape);
     double X[STATE_ROWS * STATE_FEATURES], y[STATE_ROWS];
     int failures = 0;
     for (size_t c = 0; c < calls; ++c) {
@@ -95,19 +97,21 @@ int main(int argc, char **argv)
         failures += save(fitter, directory, name);
         moe_fitter_free(fitter);
     }
-    const char *family_names[3] = {"gaussian", "logistic", "multinomial"};
     const char *warm[] = {"warm_start", "40", "batch_size", "7", NULL};
     const char *started[] = {"warm_start", "30", "batch_size", "7", NULL};
     const char *other[] = {"warm_start", "20", "batch_size", "0", "bound", "bohning",
                            "polyak", "1", NULL};
-    for (size_t f = 0; f < 3; ++f) {
-        char name[64];
-        snprintf(name, sizeof name, "ismm_%s_warm.state", family_names[f]);
-        failures += ismm_session(directory, name, state_families[f], warm, 1);
-        snprintf(name, sizeof name, "ismm_%s_waiting.state", family_names[f]);
-        failures += ismm_session(directory, name, state_families[f], started, 2);
-        snprintf(name, sizeof name, "ismm_%s_bohning_polyak.state", family_names[f]);
-        failures += ismm_session(directory, name, state_families[f], other, 3);
+    for (size_t f = 0; f < STATE_SHAPES; ++f) {
+        char name[96];
+        const state_shape *shape = &state_shapes[f];
+        if (shape->inputs == STATE_OFFSET) /* ismm takes no offset: no session to save */
+            continue;
+        snprintf(name, sizeof name, "ismm_%s_warm.state", shape->name);
+        failures += ismm_session(directory, name, shape, warm, 1);
+        snprintf(name, sizeof name, "ismm_%s_waiting.state", shape->name);
+        failures += ismm_session(directory, name, shape, started, 2);
+        snprintf(name, sizeof name, "ismm_%s_bohning_polyak.state", shape->name);
+        failures += ismm_session(directory, name, shape, other, 3);
     }
     return failures == 0 ? 0 : 1;
 }
