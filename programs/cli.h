@@ -33,6 +33,13 @@ int usage_error(const char *format, ...)
 #endif
     ;
 
+/* A fit the library did not complete: its message, and the exit status moe.1 documents.
+   The library refusing the data or an option's value before fitting (a response the family
+   cannot take, too few rows for the parameters) is an input error (EXIT_USAGE, "input
+   error: ..."); anything else is a failed fit (EXIT_FIT_PROBLEM, "the fit failed: ...").
+   `context` starts the message after the program's name ("" or "rank 2: "). */
+int fit_failure(moe_status status, const char *context, const char *message);
+
 /* The value of an option: argv[*at + 1], advancing *at; NULL (and a message) if absent. */
 const char *option_value(int argc, char **argv, int *at);
 

@@ -17,9 +17,9 @@ static const char fit_help[] =
     "\n"
     "  --response NAME        the response column (required)\n"
     "  --features A,B,...     the feature columns (default: every other column)\n"
-    "  --family F             gaussian (default), logistic, multinomial, poisson or t\n"
-    "                         (counts, log link); class labels of logistic and\n"
-    "                         multinomial may be any text\n"
+    "  --family F             gaussian (default), logistic, multinomial, poisson\n"
+    "                         (counts, log link) or t (robust regression); class\n"
+    "                         labels of logistic and multinomial may be any text\n"
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
     "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
@@ -59,7 +59,8 @@ static const char fit_help[] =
     "  --json                 print the summary as JSON\n"
     "\n"
     "Exit status: 0 fitted (a fit that did not converge is a warning), 1 the fit\n"
-    "failed or was interrupted, 2 usage or input error.\n";
+    "failed or was interrupted, 2 usage or input error (also data the library\n"
+    "refuses before fitting: \"input error: ...\").\n";
 
 static const char select_help[] =
     "usage: moe select DATA.csv --response NAME -k FROM:TO [options]\n"
@@ -470,13 +471,8 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
         fprintf(stderr, "moe: fit interrupted; nothing saved\n");
         return EXIT_FIT_PROBLEM;
     }
-    if (status != MOE_OK) {
-        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
-        return status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
-                       status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_ARGUMENT
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
-    }
+    if (status != MOE_OK)
+        return fit_failure(status, "", moe_fitter_last_error(fitter));
     if (fit_name_model(model, data, t->classes, t->n_classes) != 0)
         return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;

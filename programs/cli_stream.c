@@ -73,12 +73,9 @@ static int consume(stream *s)
         return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
-        fprintf(stderr, "moe: the fit failed after %zu rows: %s\n", s->rows,
-                moe_fitter_last_error(s->fitter));
-        return status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
-                       status == MOE_ERR_DIMENSION
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
+        char context[64];
+        snprintf(context, sizeof context, "after %zu rows, ", s->rows);
+        return fit_failure(status, context, moe_fitter_last_error(s->fitter));
     }
     s->rows += t->n;
     return checkpoint(s);

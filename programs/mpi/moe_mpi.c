@@ -313,11 +313,9 @@ static int run(int rank, int size, const fit_arguments *a, int shuffle)
         status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model, rows.n, rows.X,
                              rows.d, rows.y, NULL, 0);
     if (ready && status != MOE_OK) {
-        fprintf(stderr, "moe-mpi: rank %d: the fit failed: %s\n", rank, moe_mpi_last_error());
-        code = status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
-                       status == MOE_ERR_NULL_POINTER
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
+        char context[32];
+        snprintf(context, sizeof context, "rank %d: ", rank);
+        code = fit_failure(status, context, moe_mpi_last_error());
     }
     if (code == 0)
         code = summarize(rank, a, model, fitter, data, &rows);

@@ -38,6 +38,11 @@ for command in fit predict info select plot options; do
     run 0 "moe $command --help" "$moe" "$command" --help
     contains "$work/out" "usage: moe $command" "moe $command --help"
 done
+# The family list: "(counts, log link)" describes poisson, not t.
+run 0 "moe fit --help" "$moe" fit --help
+tr '\n' ' ' <"$work/out" | tr -s ' ' >"$work/help_line"
+contains "$work/help_line" "poisson (counts, log link)" "moe fit --help: poisson's description"
+lacks "$work/help_line" "t (counts, log link)" "moe fit --help: poisson's description on t"
 run 0 "moe --version" "$moe" --version
 contains "$work/out" "moe (libmoe)" "moe --version"
 run 2 "no command" "$moe"
@@ -111,6 +116,17 @@ run 0 "fit --option init=kmeans" "$moe" fit "$work/two.csv" --response y -k 2 --
 contains "$work/out" "iterations: " "fit --option init=kmeans"
 checks=$((checks + 1))
 ! grep -q "start search" "$work/out" || fail "fit --option init=kmeans: a start search reported"
+
+# Data the library refuses before fitting are an input error, status 2 as moe.1 says, and
+# the message says so rather than "the fit failed" (status 1's).
+run 2 "poisson experts of a continuous response" "$moe" fit "$work/two.csv" --response y \
+    --family poisson
+contains "$work/err" "moe: input error: " "a response poisson cannot take: an input error"
+lacks "$work/err" "the fit failed" "a response poisson cannot take: not a failed fit"
+head -4 "$work/two.csv" >"$work/three_rows.csv"
+run 2 "fewer rows than parameters" "$moe" fit "$work/three_rows.csv" --response y -k 3
+contains "$work/err" "moe: input error: " "three rows for K = 3: an input error"
+lacks "$work/err" "the fit failed" "three rows for K = 3: not a failed fit"
 
 # --- a separated gate (mcycle, K = 3 and 4) -----------------------------------
 mcycle="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../data/mcycle.csv"
@@ -253,6 +269,7 @@ run 0 "fit --estimator cqt --json" "$moe" fit "$work/tensor.csv" --response y \
 contains "$work/out" '"stages": ["tensor", "gate", "joint"]' "cqt's stages in JSON"
 run 1 "cqt with an intercept" "$moe" fit "$work/tensor.csv" --response y --estimator cqt
 contains "$work/err" "cqt fits models without intercepts" "cqt says why it refuses an intercept"
+contains "$work/err" "moe: the fit failed: " "a failed fit (status 1) says so"
 run 1 "cqt with too many experts" "$moe" fit "$work/tensor.csv" --response y --estimator cqt \
     --no-intercept -k 5
 # cqt's model does not depend on OpenBLAS's threads (nor on the tool's): n = 20000 rows of
