@@ -102,6 +102,14 @@ typedef struct model_inputs {
     long offset;
 } model_inputs;
 
+/* The columns to read as features when --features is not given and both --gate-features
+   and --expert-features are: the columns either names (in that order, the response left
+   out, so that its use is refused by name), then the --offset column. NULL (every column
+   but the response is then a feature, as before) when those options are not all given,
+   when an item is a position (it counts among every column but the response), or out of
+   memory. The result ("a,b", or "" when both parts see none) is the caller's to free. */
+char *model_columns(const fit_arguments *a);
+
 /* The inputs the arguments ask for, over the data's features; 0 or an exit code (message
    printed). The caller frees them with free_model_inputs. */
 int resolve_model_inputs(const fit_arguments *a, const table *data, model_inputs *out);

@@ -16,7 +16,9 @@ static const char fit_help[] =
     "and print a summary.\n"
     "\n"
     "  --response NAME        the response column (required)\n"
-    "  --features A,B,...     the feature columns (default: every other column)\n"
+    "  --features A,B,...     the feature columns (default: every other column, or\n"
+    "                         when --gate-features and --expert-features both name\n"
+    "                         columns, those and the --offset column)\n"
     "  --family F             gaussian (default), logistic, multinomial, poisson\n"
     "                         (counts, log link) or t (robust regression); class\n"
     "                         labels of logistic and multinomial may be any text\n"
@@ -391,11 +393,15 @@ int prepare_data(const fit_arguments *a, training_data *out)
     if (out->family != MOE_FAMILY_GAUSSIAN && out->link != MOE_LINK_IDENTITY)
         return usage_error("--link %s: only Gaussian experts take a link (--family %s)",
                            a->link, a->family);
-    char *feature_list = a->features != NULL ? feature_columns(a) : NULL;
+    /* Without --features, the columns the two parts name, when both are given: a column
+       the model does not use (an identifier, a text column) is then not read. */
+    char *feature_list = a->features != NULL ? feature_columns(a) : model_columns(a);
     if (a->features != NULL && feature_list == NULL)
         return usage_error("out of memory");
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
+    if (a->features == NULL && feature_list != NULL && feature_list[0] == '\0')
+        n_features = 0; /* both parts see none: no feature */
     table_request request = {a->response, classification, features, n_features, a->delimiter,
                              1};
     char error[512];

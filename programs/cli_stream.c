@@ -228,12 +228,12 @@ int run_stream_fit(const fit_arguments *a)
     }
     table_request request = {a->response, 0, NULL, 0, a->delimiter, 1};
     const char **features = NULL;
-    char *feature_list = NULL;
-    if (a->features != NULL) {
-        feature_list = strdup(a->features);
+    /* As moe fit without streaming: without --features, the columns the parts name. */
+    char *feature_list = a->features != NULL ? strdup(a->features) : model_columns(a);
+    if (feature_list != NULL) {
         size_t count = 0;
-        char *token = feature_list != NULL ? strtok(feature_list, ",") : NULL;
-        features = calloc(strlen(a->features) + 1, sizeof *features);
+        features = calloc(strlen(feature_list) + 1, sizeof *features);
+        char *token = strtok(feature_list, ",");
         while (token != NULL && features != NULL) {
             features[count++] = token;
             token = strtok(NULL, ",");

@@ -13,31 +13,26 @@ typedef struct parameters {
     double *degrees; /* t experts' nu, else NULL */
     /* What each input (intercept first) is to the gate and to the experts: */
     unsigned char *gate_roles, *expert_roles;
-    int restricted; /* some input is held */
 } parameters;
 
 enum { INPUT_HELD = 0, INPUT_FREE = 1, INPUT_OFFSET = 2 };
 
 /* The roles of one part's p inputs, from a version-2 spec (moe/model.h): features seen
    (nonzero byte, or NULL for every one), the intercept when its flag is set, and the
-   experts' offset; returns whether any input is not free. */
-static int part_roles(const moe_model_spec *spec, int gate, unsigned char *roles)
+   experts' offset. */
+static void part_roles(const moe_model_spec *spec, int gate, unsigned char *roles)
 {
     const unsigned char *features = gate ? spec->gate_features : spec->expert_features;
     size_t first = (size_t)(spec->intercept != 0);
-    int held = 0;
     if (first) {
         int seen = gate ? spec->gate_intercept : spec->expert_intercept;
         roles[0] = seen ? INPUT_FREE : INPUT_HELD;
-        held |= !seen;
     }
     for (size_t j = 0; j < spec->n_features; ++j) {
         roles[first + j] = features == NULL || features[j] ? INPUT_FREE : INPUT_HELD;
         if (!gate && (long)j == spec->offset_feature)
             roles[first + j] = INPUT_OFFSET;
-        held |= roles[first + j] != INPUT_FREE;
     }
-    return held;
 }
 
 static int load_parameters(const moe_model_t *model, parameters *out)
@@ -57,8 +52,8 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     if (out->gate_roles == NULL || out->expert_roles == NULL ||
         moe_model_get_spec(model, &spec) != MOE_OK)
         return -1;
-    out->restricted = part_roles(&spec, 1, out->gate_roles);
-    out->restricted |= part_roles(&spec, 0, out->expert_roles);
+    part_roles(&spec, 1, out->gate_roles);
+    part_roles(&spec, 0, out->expert_roles);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
     int scales = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T;
@@ -97,7 +92,7 @@ static const char *input_label(const moe_model_t *model, const parameters *p, si
     return feature_label(model, a - (size_t)p->intercept, buffer, size);
 }
 
-/* "gate sees: (intercept), z" (part: "gate sees") for a model whose parts see some inputs only. */
+/* "gate sees: (intercept), z" (part: "gate sees"): the inputs a part estimates. */
 static void print_part_inputs(FILE *out, const moe_model_t *model, const parameters *p,
                               const char *part, const unsigned char *roles)
 {
@@ -304,10 +299,14 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
     moe_link link = moe_model_link(model);
     if (family == MOE_FAMILY_GAUSSIAN)
         fprintf(out, "link: %s\n", moe_link_name(link));
-    if (p.restricted) {
-        print_part_inputs(out, model, &p, "gate sees", p.gate_roles);
-        print_part_inputs(out, model, &p, "experts see", p.expert_roles);
-    }
+    /* Which columns the model took, always: without --features every other column is
+       one, and an identifier column among them would otherwise pass unnoticed. */
+    fputs("covariates:", out);
+    for (size_t j = 0; j < p.d; ++j)
+        fprintf(out, "%s%s", j > 0 ? ", " : " ", feature_label(model, j, buffer, sizeof buffer));
+    fputs(p.d == 0 ? " none\n" : "\n", out);
+    print_part_inputs(out, model, &p, "gate sees", p.gate_roles);
+    print_part_inputs(out, model, &p, "experts see", p.expert_roles);
     if (p.classes > 0) {
         fputs("classes:", out);
         for (size_t c = 0; c < p.classes; ++c)
