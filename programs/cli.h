@@ -174,6 +174,7 @@ typedef struct fit_summary {
     int intervals;                 /* also 95% Wald intervals */
     double gate_l2, expert_ridge;  /* the fit's penalties: above 0, the standard errors are
                                       from the penalised information, and say so */
+    size_t n_init;                 /* the restarts asked for (0: not said) */
 } fit_summary;
 
 /* A readable summary of the model (and of the fit, when `fit` is not NULL). */

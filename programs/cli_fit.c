@@ -537,9 +537,13 @@ static int run_fit(const fit_arguments *a)
             standard_errors = NULL;
         }
         free(covariance);
+        long long n_init = 0;
+        if (moe_fitter_get_int(fitter, MOE_OPT_N_INIT, &n_init) != MOE_OK || n_init < 0)
+            n_init = 0; /* an estimator without restarts: not said */
         fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
                                &report, moe_fitter_estimator_name(fitter), data->n,
-                               standard_errors, a->intervals, gate_l2, expert_ridge};
+                               standard_errors, a->intervals, gate_l2, expert_ridge,
+                               (size_t)n_init};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else

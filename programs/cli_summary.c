@@ -249,6 +249,46 @@ static void print_separation(FILE *out, const fit_summary *fit)
             fit->report->gate_transition);
 }
 
+/* "1st", "2nd", ...: which restart won. */
+static const char *ordinal(size_t number, char *buffer, size_t size)
+{
+    size_t tens = number % 100, units = number % 10;
+    const char *suffix = tens >= 11 && tens <= 13 ? "th"
+                         : units == 1             ? "st"
+                         : units == 2             ? "nd"
+                         : units == 3             ? "rd"
+                                                  : "th";
+    snprintf(buffer, size, "%zu%s", number, suffix);
+    return buffer;
+}
+
+/* How the returned fit was started, in the words of a flexmix user (its nrep repetitions):
+   the restarts run and n_init, which the default start search can leave fewer of (the
+   distinct end points it found), and the search's own short runs, which iterations above
+   do not count: after a search that already converged, the returned fit may need 1. */
+static void print_starts(FILE *out, const fit_summary *fit)
+{
+    const moe_fit_report *r = fit->report;
+    char asked[48] = "", best[32];
+    if (fit->n_init > 0)
+        snprintf(asked, sizeof asked, r->search_runs > 0 ? " (n_init %zu: up to %zu)"
+                                                         : " (n_init %zu)",
+                 fit->n_init, fit->n_init);
+    const char *plural = r->n_restarts == 1 ? "" : "s";
+    if (r->search_runs > 0)
+        fprintf(out, "starts: a search of %zu short EM runs (%zu iterations) kept %zu distinct "
+                     "end point%s%s, ",
+                r->search_runs, r->search_iterations, r->n_restarts, plural, asked);
+    else
+        fprintf(out, "starts: %zu restart%s%s, ", r->n_restarts, plural, asked);
+    if (r->n_restarts == 1)
+        fputs(r->search_runs > 0 ? "iterated to the fit above\n" : "the fit above\n", out);
+    else
+        fprintf(out, "each iterated (%zu iterations in all); the best, the %s, is the fit "
+                     "above\n",
+                r->total_iterations, ordinal(r->best_restart + 1, best, sizeof best));
+}
+
 /* The fit's line: iterations of the start search and of the restarts apart, or a streaming
    session's steps and prequential log-likelihood (it has no convergence to report). */
 static void print_fit_report(FILE *out, const fit_summary *fit)
@@ -265,15 +305,10 @@ static void print_fit_report(FILE *out, const fit_summary *fit)
             fputs("not yet known (no step after the warm start)\n", out);
         return;
     }
-    fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %s, %.3f s\n", fit->estimator,
-            r->n_restarts, r->n_restarts == 1 ? "" : "s", r->best_restart + 1,
-            r->converged ? "converged" : "NOT converged", r->seconds);
-    fputs("iterations: ", out);
-    if (r->search_runs > 0)
-        fprintf(out, "%zu in the start search (%zu EM run%s), then ", r->search_iterations,
-                r->search_runs, r->search_runs == 1 ? "" : "s");
-    fprintf(out, "%zu in the best restart (%zu in all restarts)\n", r->iterations,
-            r->total_iterations);
+    fprintf(out, "\nfit: %s, %s after %zu iteration%s, %.3f s\n", fit->estimator,
+            r->converged ? "converged" : "NOT converged", r->iterations,
+            r->iterations == 1 ? "" : "s", r->seconds);
+    print_starts(out, fit);
     if (r->stages & MOE_STAGE_TENSOR)
         fprintf(out, "stages: experts from the tensor, gate with the experts held%s\n",
                 r->stages & MOE_STAGE_JOINT ? ", then every parameter" : "");
