@@ -33,6 +33,13 @@ int usage_error(const char *format, ...)
 #endif
     ;
 
+/* A fit the library did not complete: its message, and the exit status moe.1 documents.
+   The library refusing the data or an option's value before fitting (a response the family
+   cannot take, too few rows for the parameters) is an input error (EXIT_USAGE, "input
+   error: ..."); anything else is a failed fit (EXIT_FIT_PROBLEM, "the fit failed: ...").
+   `context` starts the message after the program's name ("" or "rank 2: "). */
+int fit_failure(moe_status status, const char *context, const char *message);
+
 /* The value of an option: argv[*at + 1], advancing *at; NULL (and a message) if absent. */
 const char *option_value(int argc, char **argv, int *at);
 
@@ -94,6 +101,14 @@ typedef struct model_inputs {
     unsigned char *gate_features, *expert_features;
     long offset;
 } model_inputs;
+
+/* The columns to read as features when --features is not given and both --gate-features
+   and --expert-features are: the columns either names (in that order, the response left
+   out, so that its use is refused by name), then the --offset column. NULL (every column
+   but the response is then a feature, as before) when those options are not all given,
+   when an item is a position (it counts among every column but the response), or out of
+   memory. The result ("a,b", or "" when both parts see none) is the caller's to free. */
+char *model_columns(const fit_arguments *a);
 
 /* The inputs the arguments ask for, over the data's features; 0 or an exit code (message
    printed). The caller frees them with free_model_inputs. */
@@ -159,6 +174,7 @@ typedef struct fit_summary {
     int intervals;                 /* also 95% Wald intervals */
     double gate_l2, expert_ridge;  /* the fit's penalties: above 0, the standard errors are
                                       from the penalised information, and say so */
+    size_t n_init;                 /* the restarts asked for (0: not said) */
 } fit_summary;
 
 /* A readable summary of the model (and of the fit, when `fit` is not NULL). */

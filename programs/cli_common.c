@@ -34,6 +34,16 @@ int usage_error(const char *format, ...)
     return EXIT_USAGE;
 }
 
+int fit_failure(moe_status status, const char *context, const char *message)
+{
+    int input = status == MOE_ERR_INVALID_ARGUMENT || status == MOE_ERR_NULL_POINTER ||
+                status == MOE_ERR_EMPTY_INPUT || status == MOE_ERR_DIMENSION ||
+                status == MOE_ERR_NON_FINITE || status == MOE_ERR_NEGATIVE_WEIGHT ||
+                status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_LABEL;
+    usage_error("%s%s: %s", context, input ? "input error" : "the fit failed", message);
+    return input ? EXIT_USAGE : EXIT_FIT_PROBLEM;
+}
+
 const char *option_value(int argc, char **argv, int *at)
 {
     if (*at + 1 >= argc) {

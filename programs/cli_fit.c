@@ -16,10 +16,12 @@ static const char fit_help[] =
     "and print a summary.\n"
     "\n"
     "  --response NAME        the response column (required)\n"
-    "  --features A,B,...     the feature columns (default: every other column)\n"
-    "  --family F             gaussian (default), logistic, multinomial, poisson or t\n"
-    "                         (counts, log link); class labels of logistic and\n"
-    "                         multinomial may be any text\n"
+    "  --features A,B,...     the feature columns (default: every other column, or\n"
+    "                         when --gate-features and --expert-features both name\n"
+    "                         columns, those and the --offset column)\n"
+    "  --family F             gaussian (default), logistic, multinomial, poisson\n"
+    "                         (counts, log link) or t (robust regression); class\n"
+    "                         labels of logistic and multinomial may be any text\n"
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
     "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
@@ -59,7 +61,8 @@ static const char fit_help[] =
     "  --json                 print the summary as JSON\n"
     "\n"
     "Exit status: 0 fitted (a fit that did not converge is a warning), 1 the fit\n"
-    "failed or was interrupted, 2 usage or input error.\n";
+    "failed or was interrupted, 2 usage or input error (also data the library\n"
+    "refuses before fitting: \"input error: ...\").\n";
 
 static const char select_help[] =
     "usage: moe select DATA.csv --response NAME -k FROM:TO [options]\n"
@@ -390,11 +393,15 @@ int prepare_data(const fit_arguments *a, training_data *out)
     if (out->family != MOE_FAMILY_GAUSSIAN && out->link != MOE_LINK_IDENTITY)
         return usage_error("--link %s: only Gaussian experts take a link (--family %s)",
                            a->link, a->family);
-    char *feature_list = a->features != NULL ? feature_columns(a) : NULL;
+    /* Without --features, the columns the two parts name, when both are given: a column
+       the model does not use (an identifier, a text column) is then not read. */
+    char *feature_list = a->features != NULL ? feature_columns(a) : model_columns(a);
     if (a->features != NULL && feature_list == NULL)
         return usage_error("out of memory");
     size_t n_features = 0;
     const char **features = feature_list != NULL ? split_names(feature_list, &n_features) : NULL;
+    if (a->features == NULL && feature_list != NULL && feature_list[0] == '\0')
+        n_features = 0; /* both parts see none: no feature */
     table_request request = {a->response, classification, features, n_features, a->delimiter,
                              1};
     char error[512];
@@ -470,13 +477,8 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
         fprintf(stderr, "moe: fit interrupted; nothing saved\n");
         return EXIT_FIT_PROBLEM;
     }
-    if (status != MOE_OK) {
-        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
-        return status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
-                       status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_ARGUMENT
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
-    }
+    if (status != MOE_OK)
+        return fit_failure(status, "", moe_fitter_last_error(fitter));
     if (fit_name_model(model, data, t->classes, t->n_classes) != 0)
         return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -535,9 +537,13 @@ static int run_fit(const fit_arguments *a)
             standard_errors = NULL;
         }
         free(covariance);
+        long long n_init = 0;
+        if (moe_fitter_get_int(fitter, MOE_OPT_N_INIT, &n_init) != MOE_OK || n_init < 0)
+            n_init = 0; /* an estimator without restarts: not said */
         fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
                                &report, moe_fitter_estimator_name(fitter), data->n,
-                               standard_errors, a->intervals, gate_l2, expert_ridge};
+                               standard_errors, a->intervals, gate_l2, expert_ridge,
+                               (size_t)n_init};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else

@@ -20,14 +20,24 @@ static long find_feature(const table *data, const char *item)
     return position < (long)data->d ? position : -1;
 }
 
+/* The message names what the option could have named: the features, and the header's
+   columns when the item is none of them. */
 static int unknown_feature(const char *option, const table *data, const char *item)
 {
     if (data->response_name != NULL && strcmp(item, data->response_name) == 0)
         return usage_error("%s: '%s' is the response, not a feature", option, item);
-    return usage_error("%s: '%s' is neither a feature column nor a position 0..%zu among the "
-                       "%zu features (--features chooses them; every column but the response "
-                       "by default)",
-                       option, item, data->d == 0 ? 0 : data->d - 1, data->d);
+    char features[400], columns[400];
+    table_list_names(data->feature_names, data->d, features, sizeof features);
+    for (size_t c = 0; c < data->n_columns; ++c)
+        if (strcmp(data->column_names[c], item) == 0)
+            return usage_error("%s: the column '%s' is not among the features --features "
+                               "chose (%s)",
+                               option, item, features);
+    return usage_error("%s: '%s' is neither a feature column (%s) nor a position 0..%zu among "
+                       "the %zu features; the header's columns: %s",
+                       option, item, features, data->d == 0 ? 0 : data->d - 1, data->d,
+                       table_list_names(data->column_names, data->n_columns, columns,
+                                        sizeof columns));
 }
 
 /* d bytes from a list of names or positions; "none" (unless a feature has that name) is
@@ -54,6 +64,63 @@ static int resolve_list(const char *option, const char *list, const table *data,
     free(items);
     free(copy);
     return code;
+}
+
+/* Append to `list` (capacity enough) each item of `names` not yet in it, but the
+   response's and, for a part's list, "none". */
+static void add_columns(char *list, const char *names, const char *response, int part)
+{
+    char *copy = strdup(names);
+    size_t count = 0;
+    const char **items = copy != NULL ? split_names(copy, &count) : NULL;
+    int none = part && count == 1 && strcmp(items[0], "none") == 0;
+    for (size_t i = 0; items != NULL && !none && i < count; ++i) {
+        /* resolve_list says why the response or an empty item is no feature. */
+        if (items[i][0] == '\0' || strcmp(items[i], response) == 0)
+            continue;
+        int listed = 0;
+        size_t length = strlen(items[i]);
+        for (const char *at = list; !listed && *at != '\0';) {
+            size_t span = strcspn(at, ",");
+            listed = span == length && memcmp(at, items[i], length) == 0;
+            at += span + (at[span] == ',');
+        }
+        if (!listed)
+            sprintf(list + strlen(list), "%s%s", *list != '\0' ? "," : "", items[i]);
+    }
+    free(items);
+    free(copy);
+}
+
+/* Whether a list holds a position (digits alone), which counts among every column but the
+   response and so needs them all read. */
+static int has_position(const char *list)
+{
+    for (const char *at = list; *at != '\0';) {
+        size_t span = strcspn(at, ",");
+        if (span > 0 && strspn(at, "0123456789") >= span)
+            return 1;
+        at += span + (at[span] == ',');
+    }
+    return 0;
+}
+
+char *model_columns(const fit_arguments *a)
+{
+    if (a->features != NULL || a->gate_features == NULL || a->expert_features == NULL ||
+        has_position(a->gate_features) || has_position(a->expert_features) ||
+        (a->offset != NULL && has_position(a->offset)))
+        return NULL;
+    size_t size = strlen(a->gate_features) + strlen(a->expert_features) +
+                  (a->offset != NULL ? strlen(a->offset) : 0) + 3;
+    char *list = calloc(size, 1);
+    if (list == NULL)
+        return NULL;
+    add_columns(list, a->gate_features, a->response, 1);
+    add_columns(list, a->expert_features, a->response, 1);
+    if (a->offset != NULL)
+        add_columns(list, a->offset, a->response, 0);
+    return list;
 }
 
 int resolve_model_inputs(const fit_arguments *a, const table *data, model_inputs *out)

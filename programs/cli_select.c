@@ -8,8 +8,7 @@ typedef struct select_row {
     size_t experts;
     int ok;
     moe_criteria criteria;
-    size_t iterations;
-    int converged;
+    moe_fit_report report;
 } select_row;
 
 static double criterion_of(const select_row *row, const char *criterion)
@@ -21,21 +20,37 @@ static double criterion_of(const select_row *row, const char *criterion)
     return row->criteria.bic;
 }
 
+/* The work a K took: every EM run (the start search's short ones and the restarts) and
+   every iteration of them. The returned fit's own iterations alone mislead: after a start
+   search that already converged it takes 1, for every K. */
+static size_t runs_of(const moe_fit_report *report)
+{
+    return report->search_runs + report->n_restarts;
+}
+
+static size_t iterations_of(const moe_fit_report *report)
+{
+    return report->search_iterations + report->total_iterations;
+}
+
 static void print_table(const select_row *rows, size_t count, size_t best, const char *criterion)
 {
-    printf("%4s %18s %14s %14s %14s %10s %10s\n", "K", "log-likelihood", "AIC", "BIC", "ICL",
-           "iterations", "converged");
+    printf("%4s %18s %14s %14s %14s %8s %10s %10s\n", "K", "log-likelihood", "AIC", "BIC", "ICL",
+           "EM runs", "iterations", "converged");
     for (size_t r = 0; r < count; ++r) {
         const select_row *row = rows + r;
         if (!row->ok) {
             printf("%4zu %18s\n", row->experts, "failed");
             continue;
         }
-        printf("%4zu %18.6f %14.4f %14.4f %14.4f %10zu %10s%s\n", row->experts,
+        printf("%4zu %18.6f %14.4f %14.4f %14.4f %8zu %10zu %10s%s\n", row->experts,
                row->criteria.loglik, row->criteria.aic, row->criteria.bic, row->criteria.icl,
-               row->iterations, row->converged ? "yes" : "no", r == best ? "  *" : "");
+               runs_of(&row->report), iterations_of(&row->report),
+               row->report.converged ? "yes" : "no", r == best ? "  *" : "");
     }
     printf("best by %s: K = %zu\n", criterion, rows[best].experts);
+    printf("EM runs, iterations: all of each K's (the start search's short runs and the "
+           "restarts')\nconverged: whether the returned fit met the tolerance\n");
 }
 
 static void print_json(const select_row *rows, size_t count, size_t best, const char *criterion)
@@ -47,9 +62,12 @@ static void print_json(const select_row *rows, size_t count, size_t best, const 
                row->ok ? "true" : "false");
         if (row->ok)
             printf(", \"loglik\": %.17g, \"aic\": %.17g, \"bic\": %.17g, \"icl\": %.17g, "
-                   "\"iterations\": %zu, \"converged\": %s",
+                   "\"iterations\": %zu, \"total_iterations\": %zu, \"restarts\": %zu, "
+                   "\"search_runs\": %zu, \"search_iterations\": %zu, \"converged\": %s",
                    row->criteria.loglik, row->criteria.aic, row->criteria.bic,
-                   row->criteria.icl, row->iterations, row->converged ? "true" : "false");
+                   row->criteria.icl, row->report.iterations, row->report.total_iterations,
+                   row->report.n_restarts, row->report.search_runs,
+                   row->report.search_iterations, row->report.converged ? "true" : "false");
         putchar('}');
     }
     printf("]}\n");
@@ -81,14 +99,12 @@ int command_select(int argc, char **argv)
         if (fitted == EXIT_USAGE && r == 0) {
             code = fitted; /* bad options or data: every K would fail alike */
         } else if (fitted == 0) {
-            moe_fit_report report = MOE_FIT_REPORT_INIT;
-            moe_fitter_get_report(fitter, &report);
+            row->report = (moe_fit_report)MOE_FIT_REPORT_INIT;
+            moe_fitter_get_report(fitter, &row->report);
             row->criteria = (moe_criteria)MOE_CRITERIA_INIT;
             row->ok = moe_model_criteria(model, t.data.n, t.data.X, t.data.d, t.data.y, NULL,
                                          &row->criteria) == MOE_OK &&
                       isfinite(criterion_of(row, a.criterion));
-            row->iterations = report.iterations;
-            row->converged = report.converged;
             if (row->ok && (best == count || criterion_of(row, a.criterion) <
                                                  criterion_of(rows + best, a.criterion))) {
                 best = r;

@@ -73,12 +73,9 @@ static int consume(stream *s)
         return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
-        fprintf(stderr, "moe: the fit failed after %zu rows: %s\n", s->rows,
-                moe_fitter_last_error(s->fitter));
-        return status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
-                       status == MOE_ERR_DIMENSION
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
+        char context[64];
+        snprintf(context, sizeof context, "after %zu rows, ", s->rows);
+        return fit_failure(status, context, moe_fitter_last_error(s->fitter));
     }
     s->rows += t->n;
     return checkpoint(s);
@@ -183,7 +180,7 @@ static int finish_stream(stream *s, const char *name, int code)
            prequential log-likelihood per row, MOE_STAGE_STREAM) and then what was read. */
         fit_summary summary = {NULL, NULL, &report,
                                moe_fitter_estimator_name(s->fitter), report.samples_seen, NULL, 0,
-                               0.0, 0.0};
+                               0.0, 0.0, 0};
         if (a->json)
             print_summary_json(stdout, s->model, &summary);
         else {
@@ -232,12 +229,12 @@ int run_stream_fit(const fit_arguments *a)
     }
     table_request request = {a->response, 0, NULL, 0, a->delimiter, 1};
     const char **features = NULL;
-    char *feature_list = NULL;
-    if (a->features != NULL) {
-        feature_list = strdup(a->features);
+    /* As moe fit without streaming: without --features, the columns the parts name. */
+    char *feature_list = a->features != NULL ? strdup(a->features) : model_columns(a);
+    if (feature_list != NULL) {
         size_t count = 0;
-        char *token = feature_list != NULL ? strtok(feature_list, ",") : NULL;
-        features = calloc(strlen(a->features) + 1, sizeof *features);
+        features = calloc(strlen(feature_list) + 1, sizeof *features);
+        char *token = strtok(feature_list, ",");
         while (token != NULL && features != NULL) {
             features[count++] = token;
             token = strtok(NULL, ",");

@@ -13,31 +13,26 @@ typedef struct parameters {
     double *degrees; /* t experts' nu, else NULL */
     /* What each input (intercept first) is to the gate and to the experts: */
     unsigned char *gate_roles, *expert_roles;
-    int restricted; /* some input is held */
 } parameters;
 
 enum { INPUT_HELD = 0, INPUT_FREE = 1, INPUT_OFFSET = 2 };
 
 /* The roles of one part's p inputs, from a version-2 spec (moe/model.h): features seen
    (nonzero byte, or NULL for every one), the intercept when its flag is set, and the
-   experts' offset; returns whether any input is not free. */
-static int part_roles(const moe_model_spec *spec, int gate, unsigned char *roles)
+   experts' offset. */
+static void part_roles(const moe_model_spec *spec, int gate, unsigned char *roles)
 {
     const unsigned char *features = gate ? spec->gate_features : spec->expert_features;
     size_t first = (size_t)(spec->intercept != 0);
-    int held = 0;
     if (first) {
         int seen = gate ? spec->gate_intercept : spec->expert_intercept;
         roles[0] = seen ? INPUT_FREE : INPUT_HELD;
-        held |= !seen;
     }
     for (size_t j = 0; j < spec->n_features; ++j) {
         roles[first + j] = features == NULL || features[j] ? INPUT_FREE : INPUT_HELD;
         if (!gate && (long)j == spec->offset_feature)
             roles[first + j] = INPUT_OFFSET;
-        held |= roles[first + j] != INPUT_FREE;
     }
-    return held;
 }
 
 static int load_parameters(const moe_model_t *model, parameters *out)
@@ -57,8 +52,8 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     if (out->gate_roles == NULL || out->expert_roles == NULL ||
         moe_model_get_spec(model, &spec) != MOE_OK)
         return -1;
-    out->restricted = part_roles(&spec, 1, out->gate_roles);
-    out->restricted |= part_roles(&spec, 0, out->expert_roles);
+    part_roles(&spec, 1, out->gate_roles);
+    part_roles(&spec, 0, out->expert_roles);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
     int scales = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T;
@@ -97,7 +92,7 @@ static const char *input_label(const moe_model_t *model, const parameters *p, si
     return feature_label(model, a - (size_t)p->intercept, buffer, size);
 }
 
-/* "gate sees: (intercept), z" (part: "gate sees") for a model whose parts see some inputs only. */
+/* "gate sees: (intercept), z" (part: "gate sees"): the inputs a part estimates. */
 static void print_part_inputs(FILE *out, const moe_model_t *model, const parameters *p,
                               const char *part, const unsigned char *roles)
 {
@@ -254,6 +249,46 @@ static void print_separation(FILE *out, const fit_summary *fit)
             fit->report->gate_transition);
 }
 
+/* "1st", "2nd", ...: which restart won. */
+static const char *ordinal(size_t number, char *buffer, size_t size)
+{
+    size_t tens = number % 100, units = number % 10;
+    const char *suffix = tens >= 11 && tens <= 13 ? "th"
+                         : units == 1             ? "st"
+                         : units == 2             ? "nd"
+                         : units == 3             ? "rd"
+                                                  : "th";
+    snprintf(buffer, size, "%zu%s", number, suffix);
+    return buffer;
+}
+
+/* How the returned fit was started, in the words of a flexmix user (its nrep repetitions):
+   the restarts run and n_init, which the default start search can leave fewer of (the
+   distinct end points it found), and the search's own short runs, which iterations above
+   do not count: after a search that already converged, the returned fit may need 1. */
+static void print_starts(FILE *out, const fit_summary *fit)
+{
+    const moe_fit_report *r = fit->report;
+    char asked[48] = "", best[32];
+    if (fit->n_init > 0)
+        snprintf(asked, sizeof asked, r->search_runs > 0 ? " (n_init %zu: up to %zu)"
+                                                         : " (n_init %zu)",
+                 fit->n_init, fit->n_init);
+    const char *plural = r->n_restarts == 1 ? "" : "s";
+    if (r->search_runs > 0)
+        fprintf(out, "starts: a search of %zu short EM runs (%zu iterations) kept %zu distinct "
+                     "end point%s%s, ",
+                r->search_runs, r->search_iterations, r->n_restarts, plural, asked);
+    else
+        fprintf(out, "starts: %zu restart%s%s, ", r->n_restarts, plural, asked);
+    if (r->n_restarts == 1)
+        fputs(r->search_runs > 0 ? "iterated to the fit above\n" : "the fit above\n", out);
+    else
+        fprintf(out, "each iterated (%zu iterations in all); the best, the %s, is the fit "
+                     "above\n",
+                r->total_iterations, ordinal(r->best_restart + 1, best, sizeof best));
+}
+
 /* The fit's line: iterations of the start search and of the restarts apart, or a streaming
    session's steps and prequential log-likelihood (it has no convergence to report). */
 static void print_fit_report(FILE *out, const fit_summary *fit)
@@ -270,15 +305,10 @@ static void print_fit_report(FILE *out, const fit_summary *fit)
             fputs("not yet known (no step after the warm start)\n", out);
         return;
     }
-    fprintf(out, "\nfit: %s, %zu restart%s (best %zu), %s, %.3f s\n", fit->estimator,
-            r->n_restarts, r->n_restarts == 1 ? "" : "s", r->best_restart + 1,
-            r->converged ? "converged" : "NOT converged", r->seconds);
-    fputs("iterations: ", out);
-    if (r->search_runs > 0)
-        fprintf(out, "%zu in the start search (%zu EM run%s), then ", r->search_iterations,
-                r->search_runs, r->search_runs == 1 ? "" : "s");
-    fprintf(out, "%zu in the best restart (%zu in all restarts)\n", r->iterations,
-            r->total_iterations);
+    fprintf(out, "\nfit: %s, %s after %zu iteration%s, %.3f s\n", fit->estimator,
+            r->converged ? "converged" : "NOT converged", r->iterations,
+            r->iterations == 1 ? "" : "s", r->seconds);
+    print_starts(out, fit);
     if (r->stages & MOE_STAGE_TENSOR)
         fprintf(out, "stages: experts from the tensor, gate with the experts held%s\n",
                 r->stages & MOE_STAGE_JOINT ? ", then every parameter" : "");
@@ -304,10 +334,14 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
     moe_link link = moe_model_link(model);
     if (family == MOE_FAMILY_GAUSSIAN)
         fprintf(out, "link: %s\n", moe_link_name(link));
-    if (p.restricted) {
-        print_part_inputs(out, model, &p, "gate sees", p.gate_roles);
-        print_part_inputs(out, model, &p, "experts see", p.expert_roles);
-    }
+    /* Which columns the model took, always: without --features every other column is
+       one, and an identifier column among them would otherwise pass unnoticed. */
+    fputs("covariates:", out);
+    for (size_t j = 0; j < p.d; ++j)
+        fprintf(out, "%s%s", j > 0 ? ", " : " ", feature_label(model, j, buffer, sizeof buffer));
+    fputs(p.d == 0 ? " none\n" : "\n", out);
+    print_part_inputs(out, model, &p, "gate sees", p.gate_roles);
+    print_part_inputs(out, model, &p, "experts see", p.expert_roles);
     if (p.classes > 0) {
         fputs("classes:", out);
         for (size_t c = 0; c < p.classes; ++c)

@@ -277,6 +277,34 @@ static void check_column_name(table_reader *r, size_t column)
              shown(buffer, sizeof buffer, name, length, 60));
 }
 
+const char *table_list_names(char *const *names, size_t count, char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (size_t c = 0; c < count; ++c) {
+        char name[64];
+        shown(name, sizeof name, names[c], strlen(names[c]), 40);
+        /* Room for this name and for the tail that says how many there are. */
+        if (used + strlen(name) + 2 + 32 >= size) {
+            snprintf(buffer + used, size - used, "%s... (%zu in all)", c > 0 ? ", " : "",
+                     count);
+            break;
+        }
+        used += (size_t)snprintf(buffer + used, size - used, "%s%s", c > 0 ? ", " : "", name);
+    }
+    return buffer;
+}
+
+/* A requested column the header lacks: the message lists the header's names, so a typo or
+   a name with other case or spaces shows at once. */
+static void missing_column(table_reader *r, const char *name)
+{
+    char wanted[160], names[400];
+    fail(r, "no column named '%s'; the header's columns: %s",
+         shown(wanted, sizeof wanted, name, strlen(name), 100),
+         table_list_names(r->out->column_names, r->out->n_columns, names, sizeof names));
+}
+
 /* The header is complete: choose the columns. */
 static void choose_columns(table_reader *r)
 {
@@ -302,11 +330,21 @@ static void choose_columns(table_reader *r)
             return;
         }
     }
+    t->column_names = calloc(r->n_columns > 0 ? r->n_columns : 1, sizeof(char *));
+    if (t->column_names == NULL) {
+        fail(r, "out of memory in the header");
+        return;
+    }
+    t->n_columns = r->n_columns;
+    for (size_t c = 0; c < r->n_columns; ++c)
+        if ((t->column_names[c] = copy_text(r->header[c], strlen(r->header[c]))) == NULL) {
+            fail(r, "out of memory in the header");
+            return;
+        }
     r->response_column = -1;
     if (request->response != NULL &&
         (r->response_column = find_column(r, request->response)) < 0) {
-        fail(r, "no column named '%s' (the header has %zu columns)", request->response,
-             r->n_columns);
+        missing_column(r, request->response);
         return;
     }
     r->feature_of = malloc(r->n_columns * sizeof(long));
@@ -328,7 +366,7 @@ static void choose_columns(table_reader *r)
         for (size_t j = 0; j < d; ++j) {
             long column = find_column(r, request->features[j]);
             if (column < 0) {
-                fail(r, "no column named '%s'", request->features[j]);
+                missing_column(r, request->features[j]);
                 return;
             }
             if (column == r->response_column || r->feature_of[column] >= 0) {
@@ -777,6 +815,10 @@ void table_free(table *t)
             free(t->labels[i]);
     free(t->labels);
     free(t->label_lines);
+    if (t->column_names != NULL)
+        for (size_t c = 0; c < t->n_columns; ++c)
+            free(t->column_names[c]);
+    free(t->column_names);
     memset(t, 0, sizeof *t);
 }
 

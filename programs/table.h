@@ -44,6 +44,9 @@ typedef struct table {
     double *y;               /* n numeric responses (NULL when read as text or absent) */
     char **labels;           /* n response texts (response_as_text only) */
     size_t *label_lines;     /* n: the line where each label's row starts (with labels) */
+    char **column_names;     /* n_columns: the header's names in file order, for messages
+                                that name a column the header lacks */
+    size_t n_columns;
 } table;
 
 /*
@@ -85,6 +88,10 @@ int table_reader_header_done(const table_reader *reader);
 void table_reader_discard_rows(table_reader *reader);
 
 void table_free(table *t);
+
+/* "a, b, c" for a message: the names (each cut to a readable length) while they fit in
+   `size`, then "... (N in all)". Returns buffer. */
+const char *table_list_names(char *const *names, size_t count, char *buffer, size_t size);
 
 /* What table_parse_number found. */
 enum {

@@ -9,7 +9,8 @@
  * Every rank fits its rows with em, the root reduces them by optimal transport, and every
  * rank holds the result; rank 0 alone prints the summary (the log-likelihood, criteria and
  * standard errors over every rank's rows) and writes the model. Takes moe fit's options
- * (Gaussian experts only) and --shuffle; the ot fitter's own options go through --option.
+ * but those the sharded fit cannot honour (refused by name), and --shuffle; the ot
+ * fitter's own options go through --option. `moe-mpi fit --help` lists them.
  * Exit status as moe fit's, the same on every rank.
  */
 #include "../cli.h"
@@ -22,13 +23,13 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [moe fit options]\n"
+    "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [options]\n"
     "\n"
     "Fit across the ranks of an MPI job: each rank fits its rows (its own file when the\n"
     "path holds %d, else its block of the one file), the root reduces the local models by\n"
     "optimal transport (the ot estimator), and rank 0 prints the summary and writes -o.\n"
     "Gaussian experts only. Exit status: 0 fitted, 1 the fit failed, 2 usage or input error\n"
-    "(on every rank).\n"
+    "(on every rank). `moe-mpi fit --help` lists the options.\n"
     "\n"
     "  --shuffle   redistribute the rows at random across the ranks first (from --seed;\n"
     "              the same seed and number of ranks give the same fit): for rows that are\n"
@@ -36,7 +37,74 @@ static const char usage[] =
     "              when the result explains some rank's rows much worse than that rank's\n"
     "              own fit does (the ranks' rows are then not samples of one distribution).\n";
 
+/* moe-mpi fit --help: the options it acts on, and those of moe fit it refuses. */
+static const char fit_usage[] =
+    "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [options]\n"
+    "\n"
+    "Fit Gaussian experts across the ranks of an MPI job: each rank fits its rows with em\n"
+    "(its own file when the path holds %d, else its block of the one file), the root\n"
+    "reduces the local models by optimal transport (the ot estimator), and rank 0 prints\n"
+    "the summary and writes -o.\n"
+    "\n"
+    "  --response NAME        the response column (required)\n"
+    "  --features A,B,...     the feature columns (default: see moe fit --help)\n"
+    "  --gate-features LIST, --expert-features LIST, --offset COLUMN\n"
+    "                         the inputs of the gate and of the experts, as moe fit's\n"
+    "  -k, --experts K        number of experts (default 2)\n"
+    "  --no-intercept         experts and gate without intercept terms\n"
+    "  --intervals            95% Wald intervals beside the standard errors\n"
+    "  --seed S, --n-init R, --max-iter N, --tol T, --threads N\n"
+    "                         the ot fitter's options of the same names\n"
+    "  --option NAME=VALUE    any other ot option (repeatable; `moe options ot`)\n"
+    "  --shuffle              redistribute the rows at random across the ranks first\n"
+    "                         (from --seed; the same seed and number of ranks give the\n"
+    "                         same fit): for rows not in random order, e.g. sorted by a\n"
+    "                         column. Without it, moe-mpi warns when the result explains\n"
+    "                         some rank's rows much worse than that rank's own fit does\n"
+    "  --sep C                field delimiter (default ','; 'tab' for tabs)\n"
+    "  -o, --output FILE      save the fitted model (rank 0)\n"
+    "  --json                 print the summary as JSON\n"
+    "\n"
+    "moe fit's --estimator (other than ot), --family (other than gaussian), --link (other\n"
+    "than identity), --batch-size, --checkpoint and --resume are refused: the sharded fit\n"
+    "does not do them.\n"
+    "\n"
+    "Exit status (the same on every rank): 0 fitted, 1 the fit failed, 2 usage or input\n"
+    "error.\n";
+
 enum { PATH_SIZE = 4096 };
+
+/* moe fit's options that the sharded fit cannot honour: refused by name rather than
+   ignored, since a user who asks for them would otherwise believe they took effect. */
+static int refuse_unsupported(const fit_arguments *a)
+{
+    if (a->estimator_given && strcmp(a->estimator, "ot") != 0)
+        return usage_error("fit: --estimator %s: moe-mpi always fits with ot (each rank's "
+                           "em, reduced by optimal transport)",
+                           a->estimator);
+    if (strcmp(a->link, "identity") != 0)
+        return usage_error("fit: --link %s: the transport reduction is derived for the "
+                           "identity link only",
+                           a->link);
+    const char *names[] = {"--batch-size", "--checkpoint", "--resume"};
+    const char *values[] = {a->batch_size, a->checkpoint, a->resume};
+    for (size_t o = 0; o < 3; ++o)
+        if (values[o] != NULL)
+            return usage_error("fit: %s: moe-mpi does not stream (use moe fit for a "
+                               "streaming fit)",
+                               names[o]);
+    return 0;
+}
+
+/* Whether an argument asks for fit's help: before parse_fit_arguments, which prints moe
+   fit's. */
+static int asks_for_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    return 0;
+}
 
 /* The path of this rank's file, when the path is a pattern: 1, or 0 when it is none, -1 for
    a pattern with another conversion, -2 when the path would not fit in `size` bytes. */
@@ -174,7 +242,7 @@ static int summarize(int rank, const fit_arguments *a, moe_model_t *model, moe_f
         report.seconds = measures.seconds;
         size_t rows = have_criteria ? (size_t)criteria.n_obs : data->n;
         fit_summary summary = {have_criteria ? &criteria : NULL, NULL, &report, "ot (MPI)",
-                               rows, errors, a->intervals, gate_l2, expert_ridge};
+                               rows, errors, a->intervals, gate_l2, expert_ridge, 0};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else {
@@ -245,11 +313,9 @@ static int run(int rank, int size, const fit_arguments *a, int shuffle)
         status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model, rows.n, rows.X,
                              rows.d, rows.y, NULL, 0);
     if (ready && status != MOE_OK) {
-        fprintf(stderr, "moe-mpi: rank %d: the fit failed: %s\n", rank, moe_mpi_last_error());
-        code = status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
-                       status == MOE_ERR_NULL_POINTER
-                   ? EXIT_USAGE
-                   : EXIT_FIT_PROBLEM;
+        char context[32];
+        snprintf(context, sizeof context, "rank %d: ", rank);
+        code = fit_failure(status, context, moe_mpi_last_error());
     }
     if (code == 0)
         code = summarize(rank, a, model, fitter, data, &rows);
@@ -283,10 +349,17 @@ int main(int argc, char **argv)
                 argv[kept++] = argv[i];
         }
         argc = kept;
-        fit_arguments arguments;
-        int parsed = parse_fit_arguments(argc - 1, argv + 1, &arguments, 0);
-        code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments, shuffle);
-        free(arguments.options);
+        if (asks_for_help(argc - 1, argv + 1)) {
+            if (rank == 0)
+                fputs(fit_usage, stdout);
+        } else {
+            fit_arguments arguments;
+            int parsed = parse_fit_arguments(argc - 1, argv + 1, &arguments, 0);
+            if (parsed == 0)
+                parsed = refuse_unsupported(&arguments);
+            code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments, shuffle);
+            free(arguments.options);
+        }
     }
     /* The same exit status on every rank. */
     int worst = code;

@@ -38,6 +38,11 @@ for command in fit predict info select plot options; do
     run 0 "moe $command --help" "$moe" "$command" --help
     contains "$work/out" "usage: moe $command" "moe $command --help"
 done
+# The family list: "(counts, log link)" describes poisson, not t.
+run 0 "moe fit --help" "$moe" fit --help
+tr '\n' ' ' <"$work/out" | tr -s ' ' >"$work/help_line"
+contains "$work/help_line" "poisson (counts, log link)" "moe fit --help: poisson's description"
+lacks "$work/help_line" "t (counts, log link)" "moe fit --help: poisson's description on t"
 run 0 "moe --version" "$moe" --version
 contains "$work/out" "moe (libmoe)" "moe --version"
 run 2 "no command" "$moe"
@@ -103,14 +108,50 @@ done
 checks=$((checks + 1))
 grep -qE '"search_runs": [1-9][0-9]+, "search_iterations": [1-9][0-9]+' "$work/out" ||
     fail "fit --json: no start search counted"
+# The summary says what ran as the JSON counts it: the returned fit's iterations and
+# convergence, the start search's runs and iterations, the restarts it kept against
+# n_init (before, "1 restart" read as if n_init were ignored).
+json_count() { # FILE KEY: the number after "KEY": (-1 when there is none)
+    local count
+    count=$(sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1")
+    echo "${count:--1}"
+}
+summary_agrees() { # SUMMARY JSON NAME
+    local iterations runs search restarts
+    iterations=$(json_count "$2" iterations)
+    runs=$(json_count "$2" search_runs)
+    search=$(json_count "$2" search_iterations)
+    restarts=$(json_count "$2" restarts)
+    contains "$1" "converged after $iterations iteration" "$3: the returned fit's iterations"
+    if [[ $runs -gt 0 ]]; then
+        contains "$1" "starts: a search of $runs short EM runs ($search iterations) kept $restarts distinct end point" \
+            "$3: the start search"
+    else
+        contains "$1" "starts: $restarts restart" "$3: the restarts"
+    fi
+}
+for start in mixed kmeans; do
+    run 0 "fit --n-init 4, init $start" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
+        --n-init 4 --option init=$start
+    cp "$work/out" "$work/starts_summary"
+    contains "$work/starts_summary" "(n_init 4" "init $start: n_init said"
+    run 0 "fit --n-init 4, init $start, --json" "$moe" fit "$work/two.csv" --response y -k 2 \
+        --seed 3 --n-init 4 --option init=$start --json
+    summary_agrees "$work/starts_summary" "$work/out" "init $start"
+done
+contains "$work/starts_summary" "starts: 4 restarts (n_init 4), each iterated" "init kmeans"
 checks=$((checks + 1))
-grep -qE '^iterations: [0-9]+ in the start search \([0-9]+ EM runs\), then [0-9]+ in the best restart \([0-9]+ in all restarts\)$' \
-    "$work/fit_summary" || fail "fit: the start search's and the final iterations not apart"
-run 0 "fit --option init=kmeans" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 \
-    --option init=kmeans
-contains "$work/out" "iterations: " "fit --option init=kmeans"
-checks=$((checks + 1))
-! grep -q "start search" "$work/out" || fail "fit --option init=kmeans: a start search reported"
+! grep -q "start search" "$work/starts_summary" || fail "init=kmeans: a start search reported"
+# Data the library refuses before fitting are an input error, status 2 as moe.1 says, and
+# the message says so rather than "the fit failed" (status 1's).
+run 2 "poisson experts of a continuous response" "$moe" fit "$work/two.csv" --response y \
+    --family poisson
+contains "$work/err" "moe: input error: " "a response poisson cannot take: an input error"
+lacks "$work/err" "the fit failed" "a response poisson cannot take: not a failed fit"
+head -4 "$work/two.csv" >"$work/three_rows.csv"
+run 2 "fewer rows than parameters" "$moe" fit "$work/three_rows.csv" --response y -k 3
+contains "$work/err" "moe: input error: " "three rows for K = 3: an input error"
+lacks "$work/err" "the fit failed" "three rows for K = 3: not a failed fit"
 
 # --- a separated gate (mcycle, K = 3 and 4) -----------------------------------
 mcycle="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../data/mcycle.csv"
@@ -253,6 +294,7 @@ run 0 "fit --estimator cqt --json" "$moe" fit "$work/tensor.csv" --response y \
 contains "$work/out" '"stages": ["tensor", "gate", "joint"]' "cqt's stages in JSON"
 run 1 "cqt with an intercept" "$moe" fit "$work/tensor.csv" --response y --estimator cqt
 contains "$work/err" "cqt fits models without intercepts" "cqt says why it refuses an intercept"
+contains "$work/err" "moe: the fit failed: " "a failed fit (status 1) says so"
 run 1 "cqt with too many experts" "$moe" fit "$work/tensor.csv" --response y --estimator cqt \
     --no-intercept -k 5
 # cqt's model does not depend on OpenBLAS's threads (nor on the tool's): n = 20000 rows of
@@ -542,6 +584,20 @@ contains "$work/out" "best by bic: K = 2" "select picks the two experts of the t
 checks=$((checks + 1))
 [[ $(grep -c '^ *[123] ' "$work/out") -eq 3 ]] || fail "select: not one row per K"
 grep -E '^ +2 ' "$work/out" | grep -q '\*$' || fail "select: the K = 2 row is not marked"
+# Each K's EM runs and iterations are all of its work, the start search's included (before,
+# the returned fit's alone: 1 for every K after a search that had converged).
+cp "$work/out" "$work/select_table"
+run 0 "select --json" "$moe" select "$work/two.csv" --response y -k 1:3 --seed 3 --json
+for k in 1 2 3; do
+    checks=$((checks + 1))
+    fit=$(sed 's/}, {/\n/g' "$work/out" | grep "\"k\": $k,")
+    runs=$(( $(json_count <(echo "$fit") search_runs) + $(json_count <(echo "$fit") restarts) ))
+    iterations=$(( $(json_count <(echo "$fit") search_iterations) +
+                   $(json_count <(echo "$fit") total_iterations) ))
+    awk -v k=$k -v r=$runs -v i=$iterations '$1 == k { found = 1; bad = $6 != r || $7 != i }
+        END { exit found && !bad ? 0 : 1 }' "$work/select_table" ||
+        fail "select: K = $k's EM runs and iterations are not $runs and $iterations"
+done
 run 0 "info of the selected model" "$moe" info "$work/best.moe"
 contains "$work/out" "K = 2" "select -o saves the best model"
 run 0 "select --json --criterion aic" "$moe" select "$work/two.csv" --response y -k 2:3 \

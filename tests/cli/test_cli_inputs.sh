@@ -107,6 +107,67 @@ paste -d, <(tail -n +2 "$work/out") <(tail -n +2 "$work/counts.csv" | cut -d, -f
     awk -F, '{ p += $1; y += $2 } END { r = p / y; exit (r > 0.98 && r < 1.02) ? 0 : 1 }' ||
     fail "predict with an offset: mean counts do not follow the exposure"
 
+# --- the columns the model uses ------------------------------------------------
+# As NPreg: a response, a covariate, and columns that are none (the class, identifiers, a
+# text column).
+awk 'BEGIN { srand(3); print "yn,x,class,id1,id2,site";
+    for (i = 0; i < 400; i++) {
+        x = 10 * rand(); c = (rand() < 0.5) ? 1 : 2;
+        e = sqrt(-2 * log(rand())) * cos(6.2831853 * rand());
+        printf "%.5f,%.5f,%d,%d,%d,%s\n", (c == 1) ? 5 * x + e : 15 + 4 * x - 0.5 * x * x + e,
+            x, c, i, i % 7, (i % 2) ? "north" : "south" } }' >"$work/npreg.csv"
+cut -d, -f1-5 "$work/npreg.csv" >"$work/npreg_numbers.csv"
+# Both parts named: the model's columns are the ones they name; the others are not read.
+run 0 "the parts' columns alone" "$moe" fit "$work/npreg.csv" --response yn --gate-features x \
+    --expert-features x --seed 1
+contains "$work/out" "covariates: x" "the parts' columns: the covariates"
+contains "$work/out" "gate sees: (intercept), x" "the parts' columns: the gate's"
+contains "$work/out" "experts see: (intercept), x" "the parts' columns: the experts'"
+lacks "$work/out" "id1" "the parts' columns: an identifier taken"
+run 0 "the parts' columns, streamed" "$moe" fit "$work/npreg.csv" --response yn \
+    --gate-features x --expert-features x --batch-size 200
+contains "$work/out" "covariates: x" "the parts' columns, streamed"
+# Without them every other column is a covariate, and the summary says which.
+run 0 "every other column" "$moe" fit "$work/npreg_numbers.csv" --response yn --seed 1
+contains "$work/out" "covariates: x, class, id1, id2" "the default covariates said"
+contains "$work/out" "gate sees: (intercept), x, class, id1, id2" "the default gate's inputs"
+# One part named: the other sees every feature, so every other column is read.
+run 0 "the gate's columns alone" "$moe" fit "$work/npreg_numbers.csv" --response yn \
+    --gate-features x --seed 1
+contains "$work/out" "covariates: x, class, id1, id2" "one part named: the covariates"
+contains "$work/out" "experts see: (intercept), x, class, id1, id2" "one part named: the other's"
+# A wrong column name, in any option that names one, lists the header's names.
+header="the header's columns: yn, x, class, id1, id2, site"
+run 2 "a wrong response" "$moe" fit "$work/npreg.csv" --response Yn --features x
+contains "$work/err" "no column named 'Yn'; $header" "a wrong response"
+run 2 "a wrong --features name" "$moe" fit "$work/npreg.csv" --response yn --features x,ID1
+contains "$work/err" "no column named 'ID1'; $header" "a wrong --features name"
+run 2 "a wrong name among the parts' columns" "$moe" fit "$work/npreg.csv" --response yn \
+    --gate-features x --expert-features X
+contains "$work/err" "no column named 'X'; $header" "a wrong --expert-features name"
+run 2 "a wrong --gate-features name" "$moe" fit "$work/npreg.csv" --response yn --features x \
+    --gate-features xx
+contains "$work/err" "$header" "a wrong --gate-features name"
+run 2 "a column --features left out" "$moe" fit "$work/npreg.csv" --response yn --features x \
+    --gate-features id1
+contains "$work/err" "the column 'id1' is not among the features --features chose (x)" \
+    "a column --features left out"
+run 2 "a wrong --offset name" "$moe" fit "$work/npreg_numbers.csv" --response yn --offset t
+contains "$work/err" "the header's columns: yn, x, class, id1, id2" "a wrong --offset name"
+run 2 "a wrong --offset name with --features" "$moe" fit "$work/npreg.csv" --response yn \
+    --features x --offset t
+contains "$work/err" "no column named 't'; $header" "a wrong --offset name with --features"
+run 0 "fit a model to predict with" "$moe" fit "$work/npreg_numbers.csv" --response yn \
+    --features x --seed 1 -o "$work/npreg.moe"
+cut -d, -f1,3 "$work/npreg_numbers.csv" >"$work/no_x.csv"
+run 2 "predict: a missing column" "$moe" predict "$work/npreg.moe" "$work/no_x.csv"
+contains "$work/err" "no column named 'x'; the header's columns: yn, class" \
+    "predict: a missing column"
+run 2 "predict: a wrong --response" "$moe" predict "$work/npreg.moe" "$work/npreg_numbers.csv" \
+    --posterior --response y
+contains "$work/err" "no column named 'y'; the header's columns: yn, x" \
+    "predict: a wrong --response"
+
 # --- errors -------------------------------------------------------------------
 run 2 "an unknown gate column" "$moe" fit "$work/gated.csv" --response y --gate-features w
 contains "$work/err" "--gate-features: 'w' is neither a feature column" "unknown gate column"

@@ -54,6 +54,34 @@ checks=$((checks + 1))
 status=$?
 [[ $status -ne 0 && $status -ne 124 ]] || fail "missing files: exit status $status (124: a hang)"
 
+# moe fit's options that the sharded fit does not act on are refused by name with status 2
+# on every rank, not ignored (before, --checkpoint wrote no file and --estimator em fitted
+# with ot); fit --help is moe-mpi's own, without them among its options.
+for option in "--batch-size 100" "--checkpoint session.state" "--resume session.state" \
+              "--estimator em" "--estimator ismm" "--link sigmoid"; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    (cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit all.csv --response y $option \
+        >out 2>err)
+    status=$?
+    [[ $status -eq 2 ]] || fail "$option: exit status $status, not 2"
+    checks=$((checks + 1))
+    [[ $(grep -c "^moe-mpi: fit: ${option% *}" "$work/err") -eq 2 ]] ||
+        { fail "$option: not refused by name on both ranks"; head -3 "$work/err"; }
+done
+checks=$((checks + 1))
+[[ ! -e "$work/session.state" ]] || fail "--checkpoint: a refused option wrote a file"
+checks=$((checks + 1))
+# shellcheck disable=SC2086
+(cd "$work" && $mpiexec $flags -np 1 "$tool" fit --help >out 2>err) ||
+    fail "moe-mpi fit --help: exit status $?"
+grep -q "^usage: mpirun -np N moe-mpi fit" "$work/out" && grep -q "^  --shuffle" "$work/out" ||
+    fail "moe-mpi fit --help: not moe-mpi's help"
+for option in --batch-size --checkpoint --resume --estimator --link --family; do
+    checks=$((checks + 1))
+    ! grep -q "^  $option" "$work/out" || fail "moe-mpi fit --help offers $option"
+done
+
 # The gate's and the experts' own columns reach the sharded fit: the gate sees a alone, the
 # experts b and c, and the summary says so.
 checks=$((checks + 1))
