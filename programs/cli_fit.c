@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* sigaction, isatty, fileno */
 
 #include "cli.h"
+#include "row_message.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -471,7 +472,10 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
         return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
-        fprintf(stderr, "moe: the fit failed: %s\n", moe_fitter_last_error(fitter));
+        char buffer[1024];
+        fprintf(stderr, "moe: the fit failed: %s\n",
+                row_message(moe_fitter_last_error(fitter), a->data, data, 0, buffer,
+                            sizeof buffer));
         return status == MOE_ERR_INVALID_LABEL || status == MOE_ERR_NON_FINITE ||
                        status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_ARGUMENT
                    ? EXIT_USAGE

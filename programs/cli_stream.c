@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 
 #include "cli.h"
+#include "row_message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,10 @@ static int consume(stream *s)
         return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
+        char buffer[1024];
         fprintf(stderr, "moe: the fit failed after %zu rows: %s\n", s->rows,
-                moe_fitter_last_error(s->fitter));
+                row_message(moe_fitter_last_error(s->fitter), s->a->data, t, 0, buffer,
+                            sizeof buffer));
         return status == MOE_ERR_NON_FINITE || status == MOE_ERR_INVALID_ARGUMENT ||
                        status == MOE_ERR_DIMENSION
                    ? EXIT_USAGE

@@ -44,6 +44,9 @@ typedef struct table {
     double *y;               /* n numeric responses (NULL when read as text or absent) */
     char **labels;           /* n response texts (response_as_text only) */
     size_t *label_lines;     /* n: the line where each label's row starts (with labels) */
+    size_t *row_lines;       /* n: the line where each row starts (header, blank and
+                                quoted multi-line records make it differ from row + 2):
+                                messages about a row name it */
 } table;
 
 /*
