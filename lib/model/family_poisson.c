@@ -46,7 +46,7 @@ static moe_status poisson_check_response(const struct moe_model *model, size_t n
         if (!(y[i] >= 0.0 && y[i] <= LARGEST_COUNT && y[i] == floor(y[i])))
             return moe_fail(message, MOE_ERR_INVALID_LABEL,
                             "row %zu, response: %g is not a count: poisson experts need "
-                            "integers in {0, 1, ..., 2^53}",
+                            "counts, integers in {0, 1, ..., 2^53}",
                             i, y[i]);
     }
     return MOE_OK;
