@@ -226,8 +226,8 @@ moe_options <- function(estimator = "em") {
 
 moe <- function(formula, data, k = 2,
                 family = c("gaussian", "binomial", "multinomial", "poisson", "t"),
-                estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
-                seed = NULL, ...) {
+                estimator = "em", weights, subset, na.action, offset, contrasts = NULL,
+                gate = NULL, seed = NULL, ...) {
   family <- match.arg(.family_name(family),
                       c("gaussian", "binomial", "multinomial", "poisson", "t"))
   k <- as.integer(.whole_number("k", k, 1))
@@ -239,7 +239,10 @@ moe <- function(formula, data, k = 2,
          " (moe_estimators() describes them)", call. = FALSE)
   call <- match.call()
   frame_call <- match.call(expand.dots = FALSE)
-  keep <- match(c("formula", "data", "subset", "weights", "na.action"), names(frame_call), 0L)
+  # offset = as glm takes it: model.frame keeps it as "(offset)", evaluated in data, and
+  # model.offset (.design) adds it to the formula's offset() terms.
+  keep <- match(c("formula", "data", "subset", "weights", "na.action", "offset"),
+                names(frame_call), 0L)
   frame_call <- frame_call[c(1L, keep)]
   frame_call$drop.unused.levels <- TRUE
   frame_call[[1L]] <- quote(stats::model.frame)
@@ -400,6 +403,16 @@ nobs.moe <- function(object, ...) {
   if (missing(newdata) || is.null(newdata)) return(list(X = object$X, y = object$y))
   mt <- delete.response(object$terms)
   frame <- model.frame(mt, newdata, na.action = na.pass, xlev = object$xlevels)
+  # As predict.glm: the offset = argument is evaluated again in newdata (the formula's
+  # environment behind it), and added to the offset() terms by model.offset.
+  if (!is.null(object$call$offset)) {
+    offset <- eval(object$call$offset, newdata, environment(object$terms))
+    if (length(offset) != nrow(frame))
+      stop(sprintf("the offset (%s) has %d values in newdata's %d rows: give newdata the ",
+                   deparse(object$call$offset), length(offset), nrow(frame)),
+           "variables it is computed from", call. = FALSE)
+    frame[["(offset)"]] <- as.double(offset)
+  }
   X <- .design(mt, frame, object$contrasts)$X
   y <- NULL
   response <- all.vars(object$terms)[1]
