@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* sigaction, isatty, fileno */
 
 #include "cli.h"
+#include "row_message.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -477,8 +478,12 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
         fprintf(stderr, "moe: fit interrupted; nothing saved\n");
         return EXIT_FIT_PROBLEM;
     }
-    if (status != MOE_OK)
-        return fit_failure(status, "", moe_fitter_last_error(fitter));
+    if (status != MOE_OK) {
+        char buffer[1024];
+        return fit_failure(status, "",
+                           row_message(moe_fitter_last_error(fitter), a->data, data, 0, buffer,
+                                       sizeof buffer));
+    }
     if (fit_name_model(model, data, t->classes, t->n_classes) != 0)
         return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;

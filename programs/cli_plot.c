@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "row_message.h"
 #include "atomic_file.h"
 #include "svg.h"
 
@@ -377,7 +378,9 @@ int command_plot(int argc, char **argv)
         code = usage_error("out of memory");
     } else if (moe_model_posterior(model, data.n, data.X, data.d, data.y, p.posterior,
                                    data.n * p.K) != MOE_OK) {
-        fprintf(stderr, "moe: %s\n", moe_last_error());
+        char buffer[1024];
+        fprintf(stderr, "moe: %s\n", row_message(moe_last_error(), a.files.data_path, &data, 0,
+                                                  buffer, sizeof buffer));
         code = EXIT_FIT_PROBLEM;
     } else {
         code = write_plot(&p, a.output, response);

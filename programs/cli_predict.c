@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "row_message.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,9 @@ int command_predict(int argc, char **argv)
     if (labels ? classes == NULL : out == NULL) {
         code = usage_error("out of memory");
     } else if ((status = compute(model, &a, &data, out, width, classes)) != MOE_OK) {
-        fprintf(stderr, "moe: %s\n", moe_last_error());
+        char buffer[1024];
+        fprintf(stderr, "moe: %s\n", row_message(moe_last_error(), a.files.data_path, &data, 0,
+                                                  buffer, sizeof buffer));
         code = status == MOE_ERR_NUMERICAL ? EXIT_FIT_PROBLEM : EXIT_USAGE;
     } else {
         print_header(model, &a);

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 
 #include "cli.h"
+#include "row_message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +74,11 @@ static int consume(stream *s)
         return EXIT_FIT_PROBLEM;
     }
     if (status != MOE_OK) {
-        char context[64];
+        char context[64], buffer[1024];
         snprintf(context, sizeof context, "after %zu rows, ", s->rows);
-        return fit_failure(status, context, moe_fitter_last_error(s->fitter));
+        return fit_failure(status, context,
+                           row_message(moe_fitter_last_error(s->fitter), s->a->data, t, 0,
+                                       buffer, sizeof buffer));
     }
     s->rows += t->n;
     return checkpoint(s);

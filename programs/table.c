@@ -189,7 +189,10 @@ static int grow(table_reader *r)
                     : NULL;
     if (X != NULL)
         t->X = X;
-    int ok = X != NULL;
+    size_t *row_lines = X != NULL ? realloc(t->row_lines, capacity * sizeof(size_t)) : NULL;
+    if (row_lines != NULL)
+        t->row_lines = row_lines;
+    int ok = X != NULL && row_lines != NULL;
     if (ok && r->request->response != NULL) {
         if (r->request->response_as_text) {
             char **labels = realloc(t->labels, capacity * sizeof(char *));
@@ -503,7 +506,7 @@ static void end_record(table_reader *r)
              r->n_columns);
         return;
     }
-    r->out->n++;
+    r->out->row_lines[r->out->n++] = r->record_line;
 }
 
 static void on_record(int terminator, void *opaque)
@@ -819,6 +822,7 @@ void table_free(table *t)
         for (size_t c = 0; c < t->n_columns; ++c)
             free(t->column_names[c]);
     free(t->column_names);
+    free(t->row_lines);
     memset(t, 0, sizeof *t);
 }
 

@@ -47,6 +47,9 @@ typedef struct table {
     char **column_names;     /* n_columns: the header's names in file order, for messages
                                 that name a column the header lacks */
     size_t n_columns;
+    size_t *row_lines;       /* n: the line where each row starts (header, blank and
+                                quoted multi-line records make it differ from row + 2):
+                                messages about a row name it */
 } table;
 
 /*

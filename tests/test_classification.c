@@ -228,7 +228,7 @@ static void expect_bad_label(moe_family family, size_t C, double bad, size_t row
     EXPECT_STATUS(moe_model_clone(&before, model), MOE_OK);
     moe_fitter_t *fitter = fitter_with("em", 1, 1);
     char row_text[32];
-    snprintf(row_text, sizeof row_text, "y[%zu]", row);
+    snprintf(row_text, sizeof row_text, "row %zu, response: ", row);
     EXPECT_STATUS(moe_fitter_fit(fitter, model, s.n, s.X, s.d, s.y, NULL),
                  MOE_ERR_INVALID_LABEL);
     ck_assert_msg(strstr(moe_fitter_last_error(fitter), row_text) != NULL,

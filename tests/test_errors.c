@@ -5,6 +5,7 @@
  * changes nothing and that no call modifies the caller's arrays.
  */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1314,6 +1315,105 @@ START_TEST(io_null_and_sizes)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* Messages about a row: one prefix (moe/common.h) that front ends rewrite  */
+/* ------------------------------------------------------------------------ */
+
+static void expect_prefix(const char *message, const char *prefix, const char *what)
+{
+    ck_assert_msg(strncmp(message, prefix, strlen(prefix)) == 0,
+                  "%s: '%s' does not start with '%s'", what, message, prefix);
+}
+
+START_TEST(row_messages_share_one_prefix)
+{
+    double value = 0.0;
+    double saved = data.X[17 * LDX + 3];
+    data.X[17 * LDX + 3] = NAN;
+    EXPECT_STATUS(moe_model_loglik(model, N, data.X, LDX, data.y, data.w, &value),
+                  MOE_ERR_NON_FINITE);
+    expect_prefix(moe_last_error(), "row 17, column 3: ", "NaN in X");
+    EXPECT_STATUS(moe_fitter_fit(fitter, model, N, data.X, LDX, data.y, data.w),
+                  MOE_ERR_NON_FINITE);
+    expect_prefix(moe_fitter_last_error(fitter), "row 17, column 3: ", "a fit with NaN in X");
+    data.X[17 * LDX + 3] = saved;
+
+    saved = data.y[23];
+    data.y[23] = INFINITY;
+    EXPECT_STATUS(moe_model_loglik(model, N, data.X, LDX, data.y, data.w, &value),
+                  MOE_ERR_NON_FINITE);
+    expect_prefix(moe_last_error(), "row 23, response: ", "an infinite response");
+    data.y[23] = saved;
+
+    saved = data.w[11];
+    data.w[11] = NAN;
+    EXPECT_STATUS(moe_model_loglik(model, N, data.X, LDX, data.y, data.w, &value),
+                  MOE_ERR_NON_FINITE);
+    expect_prefix(moe_last_error(), "row 11, weight: ", "a NaN weight");
+    data.w[11] = -1.0;
+    EXPECT_STATUS(moe_model_loglik(model, N, data.X, LDX, data.y, data.w, &value),
+                  MOE_ERR_NEGATIVE_WEIGHT);
+    expect_prefix(moe_last_error(), "row 11, weight: ", "a negative weight");
+    data.w[11] = saved;
+}
+END_TEST
+
+START_TEST(row_messages_of_families)
+{
+    /* The case: a negative count for Poisson experts. */
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_POISSON;
+    spec.n_experts = K;
+    spec.n_features = D;
+    moe_model_t *counts = NULL;
+    ck_assert_int_eq(moe_model_create(&counts, &spec), MOE_OK);
+    double y[N], value = 0.0;
+    for (size_t i = 0; i < N; ++i)
+        y[i] = (double)(i % 4);
+    y[1] = -1.0;
+    EXPECT_STATUS(moe_model_loglik(counts, N, data.X, LDX, y, NULL, &value),
+                  MOE_ERR_INVALID_LABEL);
+    expect_prefix(moe_last_error(), "row 1, response: ", "a negative count");
+    y[1] = 0.5;
+    EXPECT_STATUS(moe_fitter_fit(fitter, counts, N, data.X, LDX, y, NULL),
+                  MOE_ERR_INVALID_LABEL);
+    expect_prefix(moe_fitter_last_error(fitter), "row 1, response: ", "a fractional count");
+    moe_model_free(counts);
+
+    spec.family = MOE_FAMILY_LOGISTIC;
+    moe_model_t *labels = NULL;
+    ck_assert_int_eq(moe_model_create(&labels, &spec), MOE_OK);
+    for (size_t i = 0; i < N; ++i)
+        y[i] = (double)(i % 2);
+    y[7] = 2.0;
+    EXPECT_STATUS(moe_model_loglik(labels, N, data.X, LDX, y, NULL, &value),
+                  MOE_ERR_INVALID_LABEL);
+    expect_prefix(moe_last_error(), "row 7, response: ", "a label beyond the classes");
+    moe_model_free(labels);
+}
+END_TEST
+
+/* moe_model_cluster works in blocks of rows: a row past the first block is still named by
+   its place in X. */
+START_TEST(row_messages_count_from_the_first_row)
+{
+    enum { ROWS = 300, BAD = 260 };
+    static double X[ROWS * D];
+    for (size_t i = 0; i < ROWS * D; ++i)
+        X[i] = 0.25;
+    /* The gate's logit of expert 0 is 0.3 - 0.7 x1 + 0.2 x2 + 0.9 x3 - 0.4 x4: these two
+       values are finite, their terms' sum is not. */
+    X[BAD * D + 0] = -DBL_MAX;
+    X[BAD * D + 2] = DBL_MAX;
+    size_t experts[ROWS];
+    moe_status status = moe_model_cluster(model, ROWS, X, D, NULL, experts, ROWS);
+    ck_assert_int_eq(status, MOE_ERR_NUMERICAL);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "row %d: ", (int)BAD);
+    expect_prefix(moe_last_error(), prefix, "an overflowing gate in the second block");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 
 static Suite *errors_suite(void)
 {
@@ -1332,6 +1432,9 @@ static Suite *errors_suite(void)
         {"values",
          {non_finite_x, non_finite_y, non_finite_weights, negative_weights, all_zero_weights,
           too_few_samples, NULL}},
+        {"rows",
+         {row_messages_share_one_prefix, row_messages_of_families,
+          row_messages_count_from_the_first_row, NULL}},
         {"specs", {invalid_specs, spec_versions, NULL}},
         {"setters", {setters_reject_non_finite, setters_reject_non_positive_variances, NULL}},
         {"strings", {strerror_every_status, version_and_last_error, messages_survive_being_wrapped, NULL}},

@@ -339,8 +339,8 @@ START_TEST(impossible_row_is_reported)
             ck_assert_int_eq(moe_posterior_pass(model, &data, NULL, 1, &result, message),
                              MOE_ERR_NUMERICAL);
             char expected[64];
-            snprintf(expected, sizeof expected, "row %zu ", rows[t]);
-            ck_assert_msg(strstr(message, expected) != NULL, "K = %zu: \"%s\" lacks \"%s\"", K,
+            snprintf(expected, sizeof expected, "row %zu: ", rows[t]);
+            ck_assert_msg(strncmp(message, expected, strlen(expected)) == 0, "K = %zu: \"%s\" lacks \"%s\"", K,
                           message, expected);
             free(X);
             free(y);

@@ -1195,8 +1195,9 @@ START_TEST(failed_calls_change_nothing)
         EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 70, X, 2, y, NULL),
                       MOE_ERR_NUMERICAL);
         char expected[64];
-        snprintf(expected, sizeof expected, "row %zu of the data", row);
-        ck_assert_msg(strstr(moe_fitter_last_error(fitter), expected) != NULL, "%s",
+        snprintf(expected, sizeof expected, "row %zu: ", row); /* the row of this call's data */
+        ck_assert_msg(strncmp(moe_fitter_last_error(fitter), expected, strlen(expected)) == 0,
+                      "%s",
                       moe_fitter_last_error(fitter));
         expect_same_state(fitter, before, before_size);
     }

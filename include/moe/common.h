@@ -14,6 +14,17 @@
  *     of leading dimension ldx, n values of y or weights and rows x width
  *     output values must be addressable (their byte counts fit a size_t),
  *     else MOE_ERR_DIMENSION.
+ *
+ * A message about one row of the caller's data starts with one of these
+ * prefixes, and no other message starts with "row ":
+ *   "row I: "             the row as a whole (its likelihood, its prediction);
+ *   "row I, column J: "   the value X[I][J] (J counts X's columns, not the
+ *                         intercept);
+ *   "row I, response: "   y[I];
+ *   "row I, weight: "     weights[I].
+ * I and J count from 0 and name the row and column of the arrays passed to
+ * the failing call, so a program or binding can rewrite the prefix in its
+ * own terms (a file's line and column name, rows counted from 1).
  */
 #ifndef MOE_COMMON_H
 #define MOE_COMMON_H
@@ -95,7 +106,7 @@ MOE_API const char *moe_strerror(moe_status status);
 
 /*
  * Detailed message of the last failing libmoe call made by the calling
- * thread ("row 17 column 3 of X is NaN"). Empty string if none. Valid until
+ * thread ("row 17, column 3: the value is NaN"). Empty string if none. Valid until
  * the next failing call on the same thread. Calls that take a mutable handle
  * also keep their message in the handle (moe_model_last_error,
  * moe_fitter_last_error), so it survives calls on other handles.

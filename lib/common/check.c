@@ -31,8 +31,8 @@ moe_status moe_check_design(char *message, size_t n, const double *X, size_t ldx
         const double *row = X + i * ldx;
         for (size_t j = 0; j < n_features; ++j)
             if (!isfinite(row[j]))
-                return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu column %zu of X is %s", i,
-                                j, isnan(row[j]) ? "NaN" : "infinite");
+                return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu, column %zu: the value is %s",
+                                i, j, isnan(row[j]) ? "NaN" : "infinite");
     }
     return MOE_OK;
 }
@@ -43,8 +43,8 @@ moe_status moe_check_response_values(char *message, size_t n, const double *y)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "y is NULL");
     for (size_t i = 0; i < n; ++i)
         if (!isfinite(y[i]))
-            return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu of y is %s", i,
-                            isnan(y[i]) ? "NaN" : "infinite");
+            return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu, response: the value is %s",
+                            i, isnan(y[i]) ? "NaN" : "infinite");
     return MOE_OK;
 }
 
@@ -55,11 +55,11 @@ moe_status moe_check_weights(char *message, size_t n, const double *weights)
     double total = 0.0;
     for (size_t i = 0; i < n; ++i) {
         if (!isfinite(weights[i]))
-            return moe_fail(message, MOE_ERR_NON_FINITE, "weight of row %zu is %s", i,
-                            isnan(weights[i]) ? "NaN" : "infinite");
+            return moe_fail(message, MOE_ERR_NON_FINITE, "row %zu, weight: the value is %s",
+                            i, isnan(weights[i]) ? "NaN" : "infinite");
         if (weights[i] < 0.0)
-            return moe_fail(message, MOE_ERR_NEGATIVE_WEIGHT, "weight of row %zu is negative (%g)",
-                            i, weights[i]);
+            return moe_fail(message, MOE_ERR_NEGATIVE_WEIGHT,
+                            "row %zu, weight: the value is negative (%g)", i, weights[i]);
         total += weights[i];
     }
     if (!(total > 0.0))
@@ -100,7 +100,8 @@ moe_status moe_check_class_labels(char *message, size_t n, const double *y, size
     for (size_t i = 0; i < n; ++i)
         if (!(y[i] >= 0.0 && y[i] <= (double)(n_classes - 1) && y[i] == floor(y[i])))
             return moe_fail(message, MOE_ERR_INVALID_LABEL,
-                            "y[%zu] = %g: %s experts need class labels in {0, ..., %zu}", i, y[i],
-                            family, n_classes - 1);
+                            "row %zu, response: %g is not a class label: %s experts need "
+                            "labels in {0, ..., %zu}",
+                            i, y[i], family, n_classes - 1);
     return MOE_OK;
 }

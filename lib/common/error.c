@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static _Thread_local char thread_message[MOE_MESSAGE_SIZE];
@@ -26,6 +27,22 @@ moe_status moe_fail_propagate(char *handle_message, moe_status status)
     if (handle_message != NULL)
         memcpy(handle_message, thread_message, MOE_MESSAGE_SIZE);
     return status;
+}
+
+moe_status moe_fail_rebase_row(char *handle_message, moe_status status, size_t first)
+{
+    const char *prefix = "row ";
+    size_t length = strlen(prefix);
+    const char *digits = thread_message + length;
+    if (strncmp(thread_message, prefix, length) == 0 && *digits >= '0' && *digits <= '9') {
+        char *rest = NULL;
+        unsigned long long row = strtoull(digits, &rest, 10);
+        char copy[MOE_MESSAGE_SIZE];
+        snprintf(copy, sizeof copy, "%s", rest);
+        return moe_fail(handle_message, status, "row %llu%s",
+                        row + (unsigned long long)first, copy);
+    }
+    return moe_fail_propagate(handle_message, status);
 }
 
 const char *moe_last_error(void)

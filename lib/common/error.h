@@ -20,4 +20,12 @@ moe_status moe_fail(char *handle_message, moe_status status, const char *format,
 /* Copy the thread's current message into a handle buffer (after a nested call failed). */
 moe_status moe_fail_propagate(char *handle_message, moe_status status);
 
+/*
+ * After a nested call on the caller's rows first, first + 1, ... failed: renumber the
+ * "row I" that starts the thread's message (the convention of <moe/common.h>) to first + I,
+ * so that it names the caller's row, and copy it into handle_message as above. A message
+ * that names no row is kept as it is.
+ */
+moe_status moe_fail_rebase_row(char *handle_message, moe_status status, size_t first);
+
 #endif

@@ -269,6 +269,6 @@ moe_status moe_context_parallel(moe_fit_context *context, size_t n, size_t sums_
     size_t failed_row = 0;
     status = moe_run_chunks(&job, settings->threads, sums, &failed_row, message);
     if (status == MOE_ERR_NUMERICAL)
-        return moe_fail(message, MOE_ERR_NUMERICAL, "row %zu failed", failed_row);
+        return moe_fail(message, MOE_ERR_NUMERICAL, "row %zu: the pass failed there", failed_row);
     return status;
 }

@@ -41,11 +41,12 @@ static moe_status poisson_check_response(const struct moe_model *model, size_t n
     for (size_t i = 0; i < n; ++i) {
         if (isnan(y[i]))
             return moe_fail(message, MOE_ERR_NON_FINITE,
-                            "y[%zu] is NaN: poisson experts need counts", i);
+                            "row %zu, response: the value is NaN: poisson experts need counts",
+                            i);
         if (!(y[i] >= 0.0 && y[i] <= LARGEST_COUNT && y[i] == floor(y[i])))
             return moe_fail(message, MOE_ERR_INVALID_LABEL,
-                            "y[%zu] = %g: poisson experts need counts, integers in "
-                            "{0, 1, ..., 2^53}",
+                            "row %zu, response: %g is not a count: poisson experts need "
+                            "counts, integers in {0, 1, ..., 2^53}",
                             i, y[i]);
     }
     return MOE_OK;

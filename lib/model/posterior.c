@@ -300,7 +300,7 @@ moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, dou
     free(stacked);
     if (status == MOE_ERR_NUMERICAL)
         return moe_fail(message, MOE_ERR_NUMERICAL,
-                        "row %zu has zero, infinite or undefined likelihood under every expert",
+                        "row %zu: zero, infinite or undefined likelihood under every expert",
                         failed_row);
     if (status != MOE_OK)
         return status;

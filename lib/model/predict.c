@@ -388,7 +388,7 @@ moe_status moe_model_cluster(const moe_model_t *model, size_t n, const double *X
     if (proba == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a row block");
     /* Blocks through the public passes: the data is valid, so a failure is numerical, and
-       its message (which counts rows from the block's first) is given the block's place. */
+       its row (counted from the block's first) is renumbered to count from X's first. */
     for (size_t start = 0; start < n && status == MOE_OK; start += MOE_BLOCK_ROWS) {
         size_t rows = n - start < MOE_BLOCK_ROWS ? n - start : MOE_BLOCK_ROWS;
         const double *block_X = model->n_features == 0 ? X : X + start * ldx;
@@ -397,8 +397,7 @@ moe_status moe_model_cluster(const moe_model_t *model, size_t n, const double *X
         else
             status = moe_model_gate_proba(model, rows, block_X, ldx, proba, rows * K);
         if (status != MOE_OK)
-            status = moe_fail(NULL, status, "in the block of rows from %zu: %s", start,
-                              moe_last_error());
+            status = moe_fail_rebase_row(NULL, status, start);
         else
             largest_per_row(proba, rows, K, experts + start);
     }

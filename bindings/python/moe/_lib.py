@@ -2,6 +2,7 @@
 and statuses turned into exceptions. Only the installed public API (libmoe.so.1)."""
 import ctypes
 import os
+import re
 import subprocess
 
 # The ABI this package was written for: libmoe.so.1, 0.1 or later.
@@ -222,12 +223,31 @@ for _name, (_restype, _argtypes) in _prototypes.items():
     _function.argtypes = _argtypes
 
 
+# The prefix of every library message about one row of the data (moe/common.h): "row I: ",
+# "row I, column J: ", "row I, response: " or "row I, weight: ", I and J counting from 0.
+_ROW_PREFIX = re.compile(r"^row (\d+)(, column (\d+))?(?=[,:])")
+
+
+def _counted_rows(text):
+    """A library message that names a row, saying how it counts: numpy's indices count from 0
+    too, but a reader should not have to guess (R counts the same rows from 1)."""
+    match = _ROW_PREFIX.match(text)
+    if match is None:
+        return text
+    if match.group(2) is not None:
+        named = f"row {match.group(1)}, column {match.group(3)} (both counting from 0)"
+    else:
+        named = f"row {match.group(1)} (counting from 0)"
+    return named + text[match.end():]
+
+
 def check(status, message_source=None):
     """Raise the exception of a status, with the library's message."""
     if status == 0:
         return
     message = message_source() if message_source is not None else lib.moe_last_error()
     text = (message or b"").decode("utf-8", "replace") or lib.moe_strerror(status).decode()
+    text = _counted_rows(text)
     if status == MOE_ERR_CANCELLED:
         raise KeyboardInterrupt(text)
     if status == MOE_ERR_NUMERICAL:

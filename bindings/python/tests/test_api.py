@@ -217,12 +217,14 @@ def test_read_only_calls_carry_the_librarys_message():
     X, y = np.zeros((3, 2)), np.array([0.0, 1e300, 0.0])
     for call in (lambda: model.posterior(X, y), lambda: model.loglik(X, y),
                  lambda: model.criteria(X, y), lambda: model.cluster(X, y)):
-        with pytest.raises(moe.MoeNumericalError, match="row 1 has zero, infinite or undefined "
-                                                        "likelihood under every expert"):
+        with pytest.raises(moe.MoeNumericalError,
+                           match=r"^row 1 \(counting from 0\): zero, infinite or undefined "
+                                 "likelihood under every expert"):
             call()
     nan = np.full((2, 2), np.nan)
     for call in (lambda: model.predict(nan), lambda: model.gate_proba(nan)):
-        with pytest.raises(moe.MoeValueError, match="row 0 column 0 of X is NaN"):
+        with pytest.raises(moe.MoeValueError,
+                           match=r"^row 0, column 0 \(both counting from 0\): the value is NaN"):
             call()
     with pytest.raises(moe.MoeError, match="classification family"):
         model.classify(X)

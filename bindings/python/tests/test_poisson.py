@@ -31,10 +31,13 @@ def test_poisson_regressor_recovers_the_experts():
 def test_poisson_refuses_what_is_not_a_count():
     X, y = counts(200, 1)
     y[3] = 1.5
-    with pytest.raises(moe.MoeError, match="y\\[3\\] = 1.5"):
+    # The row as numpy indexes it, saying so (issue 38).
+    with pytest.raises(moe.MoeError,
+                       match=r"^row 3 \(counting from 0\), response: 1.5 is not a count"):
         moe.MoERegressor(family="poisson", random_state=1).fit(X, y)
     y[3] = -1.0
-    with pytest.raises(moe.MoeError, match="counts"):
+    with pytest.raises(moe.MoeError,
+                       match=r"^row 3 \(counting from 0\), response: -1 is not a count"):
         moe.MoERegressor(family="poisson", random_state=1).fit(X, y)
     with pytest.raises(ValueError, match="family"):
         moe.MoERegressor(family="binomial").fit(X, np.abs(y))

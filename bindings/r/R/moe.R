@@ -100,6 +100,32 @@ moe_options <- function(estimator = "em") {
 
 .n_features <- function(object) .Call(C_libmoe_n_features, object$model)
 
+# A library message about one row of X (moe/common.h: "row I: ", "row I, column J: ",
+# "row I, response: ", "row I, weight: ", counting from 0; the C glue puts "libmoe what: "
+# before it) in R's terms: the data's row, counted from 1, and X's column by name.
+# model.matrix keeps the data's row names, so a row that subset or na.action left out of X
+# does not shift the rows after it.
+.name_rows <- function(message, X) {
+  parts <- regmatches(message, regexec("^(libmoe [^:]*: )?row ([0-9]+)(, column ([0-9]+))?([,:].*)$",
+                                       message))[[1]]
+  if (!length(parts)) return(message)
+  i <- as.numeric(parts[3]) + 1
+  names <- rownames(X)
+  row <- if (is.null(names) || i > length(names)) format(i) else names[i]
+  row <- if (grepl("^[0-9]+$", row)) paste0("row ", row, " (counting from 1)") else
+    paste0("row \"", row, "\"")
+  if (nzchar(parts[4])) {
+    j <- as.numeric(parts[5]) + 1
+    row <- paste0(row, ", column ", if (j <= ncol(X)) paste0("'", colnames(X)[j], "'") else j)
+  }
+  paste0(parts[2], row, parts[6])
+}
+
+# Evaluate a call of the library on X, its errors' rows named as .name_rows does.
+.naming_rows <- function(X, expr) {
+  tryCatch(expr, error = function(e) stop(.name_rows(conditionMessage(e), X), call. = FALSE))
+}
+
 .response_codes <- function(y, family) {
   if (family == "t") {
     if (!is.numeric(y)) stop("family t needs a numeric response")
@@ -200,8 +226,8 @@ moe_options <- function(estimator = "em") {
 
 moe <- function(formula, data, k = 2,
                 family = c("gaussian", "binomial", "multinomial", "poisson", "t"),
-                estimator = "em", weights, subset, na.action, contrasts = NULL, gate = NULL,
-                seed = NULL, ...) {
+                estimator = "em", weights, subset, na.action, offset, contrasts = NULL,
+                gate = NULL, seed = NULL, ...) {
   family <- match.arg(.family_name(family),
                       c("gaussian", "binomial", "multinomial", "poisson", "t"))
   k <- as.integer(.whole_number("k", k, 1))
@@ -213,7 +239,10 @@ moe <- function(formula, data, k = 2,
          " (moe_estimators() describes them)", call. = FALSE)
   call <- match.call()
   frame_call <- match.call(expand.dots = FALSE)
-  keep <- match(c("formula", "data", "subset", "weights", "na.action"), names(frame_call), 0L)
+  # offset = as glm takes it: model.frame keeps it as "(offset)", evaluated in data, and
+  # model.offset (.design) adds it to the formula's offset() terms.
+  keep <- match(c("formula", "data", "subset", "weights", "na.action", "offset"),
+                names(frame_call), 0L)
   frame_call <- frame_call[c(1L, keep)]
   frame_call$drop.unused.levels <- TRUE
   frame_call[[1L]] <- quote(stats::model.frame)
@@ -239,9 +268,10 @@ moe <- function(formula, data, k = 2,
                           function(name) .option_text(name, options[[name]], estimator),
                           character(1))
   .check_rows(design$X, response$y, w, ncol(design$X))
-  fit <- .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
-               design$intercept, as.integer(n_classes), estimator,
-               as.character(names(options)), unname(option_values), inputs)
+  fit <- .naming_rows(design$X,
+                      .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
+                            design$intercept, as.integer(n_classes), estimator,
+                            as.character(names(options)), unname(option_values), inputs))
   if (is.character(fit))
     stop(structure(class = c("interrupt", "condition"),
                    list(message = paste("libmoe:", fit), call = call)))
@@ -351,9 +381,9 @@ coef.moe <- function(object, ...) {
 vcov.moe <- function(object, penalized = TRUE, ...) {
   penalty <- if (isTRUE(penalized)) .penalty(object) else c(gate_l2 = 0, expert_ridge = 0)
   .check_rows(object$X, object$y, object$weights, .n_features(object))
-  result <- .Call(C_libmoe_vcov, object$model, object$X, object$y, object$weights,
-                  as.double(penalty))
-  if (is.character(result)) stop("no covariance: ", result)
+  result <- .naming_rows(object$X, .Call(C_libmoe_vcov, object$model, object$X, object$y,
+                                          object$weights, as.double(penalty)))
+  if (is.character(result)) stop("no covariance: ", .name_rows(result, object$X))
   dimnames(result) <- list(names(coef(object)), names(coef(object)))
   result
 }
@@ -373,6 +403,16 @@ nobs.moe <- function(object, ...) {
   if (missing(newdata) || is.null(newdata)) return(list(X = object$X, y = object$y))
   mt <- delete.response(object$terms)
   frame <- model.frame(mt, newdata, na.action = na.pass, xlev = object$xlevels)
+  # As predict.glm: the offset = argument is evaluated again in newdata (the formula's
+  # environment behind it), and added to the offset() terms by model.offset.
+  if (!is.null(object$call$offset)) {
+    offset <- eval(object$call$offset, newdata, environment(object$terms))
+    if (length(offset) != nrow(frame))
+      stop(sprintf("the offset (%s) has %d values in newdata's %d rows: give newdata the ",
+                   deparse(object$call$offset), length(offset), nrow(frame)),
+           "variables it is computed from", call. = FALSE)
+    frame[["(offset)"]] <- as.double(offset)
+  }
   X <- .design(mt, frame, object$contrasts)$X
   y <- NULL
   response <- all.vars(object$terms)[1]
@@ -398,12 +438,13 @@ predict.moe <- function(object, newdata,
   # Hard assignments by the library's rules (moe_model_classify, moe_model_cluster), which
   # break ties the same way in every binding; classify refuses Gaussian experts itself.
   if (type == "class") {
-    classes <- .Call(C_libmoe_assign, object$model, design$X, NULL, 0L)
+    classes <- .naming_rows(design$X, .Call(C_libmoe_assign, object$model, design$X, NULL, 0L))
     return(factor(object$levels[classes], levels = object$levels))
   }
-  if (type == "cluster") return(.Call(C_libmoe_assign, object$model, design$X, design$y, 1L))
+  if (type == "cluster")
+    return(.naming_rows(design$X, .Call(C_libmoe_assign, object$model, design$X, design$y, 1L)))
   what <- match(type, c("response", "gate", "posterior")) - 1L
-  out <- .Call(C_libmoe_predict, object$model, design$X, design$y, what)
+  out <- .naming_rows(design$X, .Call(C_libmoe_predict, object$model, design$X, design$y, what))
   if (type == "response") {
     if (object$family == "multinomial") {
       colnames(out) <- object$levels

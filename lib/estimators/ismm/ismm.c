@@ -365,8 +365,8 @@ static moe_status fail_on_row(call *c, size_t row)
     if (origin->order != NULL)
         index = origin->order[index];
     return fail_formatted(c->context, MOE_ERR_NUMERICAL,
-                          "ismm: row %zu of the data has no finite log-likelihood under the "
-                          "session's parameters; the session is unchanged",
+                          "row %zu: ismm: no finite log-likelihood under the session's "
+                          "parameters; the session is unchanged",
                           index);
 }
 
