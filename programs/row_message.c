@@ -34,6 +34,12 @@ const char *row_message(const char *message, const char *path, const table *data
 {
     const char *at = message;
     size_t row = 0, column = 0;
+    /* a message about the whole response column (a constant one) names the column */
+    if (message != NULL && data->response_name != NULL && skip(&at, "the response ")) {
+        snprintf(buffer, size, "%s: the response, column '%s', %s", path, data->response_name,
+                 at);
+        return buffer;
+    }
     if (message == NULL || data->row_lines == NULL || !skip(&at, "row ") ||
         !read_index(&at, &row) || row >= data->n || first > data->n - 1 - row)
         return message;

@@ -377,7 +377,7 @@ static moe_status refuse_constant_response(char *message, const struct moe_model
         if (input->y[i] != input->y[first] && (input->weights == NULL || input->weights[i] > 0.0))
             return MOE_OK;
     return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
-                    "the response is constant (y = %.17g on every row%s): %s experts' variances "
+                    "the response is constant (%.17g on every row%s): %s experts' variances "
                     "would shrink to zero and the likelihood grow without bound, so there is "
                     "nothing to fit",
                     first < input->n ? input->y[first] : 0.0,

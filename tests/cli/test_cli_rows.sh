@@ -42,4 +42,15 @@ run 0 "fit a line" "$moe" fit "$work/line.csv" --response y -k 1 --seed 1 -o "$w
 run 1 "predict an overflowing row" "$moe" predict "$work/line.moe" "$work/huge.csv"
 contains "$work/err" "huge.csv: line 6: the prediction is infinite" "the overflowing row's line"
 
+# A constant response is refused, naming the column (the variances would reach their floor
+# and the log-likelihood grow without bound), by fit and by select.
+awk 'BEGIN { print "x,level"; for (i = 1; i <= 40; i++) printf "%d,2.5\n", i }' \
+    >"$work/constant.csv"
+for command in fit select; do
+    run 2 "$command: a constant response" "$moe" "$command" "$work/constant.csv" \
+        --response level
+    contains "$work/err" "constant.csv: the response, column 'level', is constant" \
+        "$command: the constant response is named"
+done
+
 finish

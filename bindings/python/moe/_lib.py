@@ -233,7 +233,8 @@ def _counted_rows(text):
     too, but a reader should not have to guess (R counts the same rows from 1)."""
     match = _ROW_PREFIX.match(text)
     if match is None:
-        return text
+        # a message about the whole response column: fit's argument is y
+        return text.replace("the response is constant", "the response y is constant", 1)
     if match.group(2) is not None:
         named = f"row {match.group(1)}, column {match.group(3)} (both counting from 0)"
     else:

@@ -228,3 +228,10 @@ def test_read_only_calls_carry_the_librarys_message():
             call()
     with pytest.raises(moe.MoeError, match="classification family"):
         model.classify(X)
+
+
+def test_a_constant_response_is_refused_naming_it():
+    # The variances would shrink to zero; before, the fit "converged" at their floor.
+    X = np.linspace(0.0, 1.0, 40).reshape(-1, 1)
+    with pytest.raises(moe.MoeValueError, match=r"the response y is constant"):
+        moe.MoERegressor(random_state=0).fit(X, np.full(40, 2.5))

@@ -121,9 +121,16 @@ moe_options <- function(estimator = "em") {
   paste0(parts[2], row, parts[6])
 }
 
-# Evaluate a call of the library on X, its errors' rows named as .name_rows does.
-.naming_rows <- function(X, expr) {
-  tryCatch(expr, error = function(e) stop(.name_rows(conditionMessage(e), X), call. = FALSE))
+# Evaluate a call of the library on X, its errors' rows named as .name_rows does, and a
+# message about the whole response ("the response is constant ...") naming it.
+.naming_rows <- function(X, expr, response = NULL) {
+  tryCatch(expr, error = function(e) {
+    message <- .name_rows(conditionMessage(e), X)
+    if (!is.null(response))
+      message <- sub("the response is", paste0("the response, ", response, ", is"), message,
+                     fixed = TRUE)
+    stop(message, call. = FALSE)
+  })
 }
 
 .response_codes <- function(y, family) {
@@ -271,7 +278,8 @@ moe <- function(formula, data, k = 2,
   fit <- .naming_rows(design$X,
                       .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
                             design$intercept, as.integer(n_classes), estimator,
-                            as.character(names(options)), unname(option_values), inputs))
+                            as.character(names(options)), unname(option_values), inputs),
+                      response = paste(deparse(formula[[2]]), collapse = " "))
   if (is.character(fit))
     stop(structure(class = c("interrupt", "condition"),
                    list(message = paste("libmoe:", fit), call = call)))

@@ -37,3 +37,11 @@ test_that("a row and column of X are named by the data's row and the column's na
   expect_equal(libmoe:::.name_rows("libmoe fit: the fit failed", matrix(0, 1, 1)),
                "libmoe fit: the fit failed")
 })
+
+test_that("a constant response is refused, naming it", {
+  data <- data.frame(x = seq(0.05, 2, by = 0.05), level = 2.5)
+  expect_error(moe(level ~ x, data, k = 2, seed = 1),
+               "the response, level, is constant", fixed = TRUE)
+  expect_error(moe(log(level) ~ x, data, k = 2, seed = 1),
+               "the response, log(level), is constant", fixed = TRUE)
+})
