@@ -188,21 +188,27 @@ START_TEST(m_step_is_exact_and_never_lowers_the_objective)
 }
 END_TEST
 
-START_TEST(m_step_refuses_overflowing_rates)
+/* The exact M-step of one expert with every responsibility 1 on the first SMALL rows of
+   X, Y (the message into `message`, 256 bytes). */
+static moe_status one_expert_m_step(moe_model_t *model, char *message)
 {
-    make_data(SMALL, 6);
-    moe_model_t *model = new_model(1);
-    double experts[2] = {800.0, 0.0}; /* exp(800) overflows */
-    EXPECT_STATUS(moe_model_set_experts(model, experts, 2), MOE_OK);
     double resp[SMALL];
     for (size_t i = 0; i < SMALL; ++i)
         resp[i] = 1.0;
     moe_data data = {SMALL, 1, 1, 1, X, Y, NULL};
     moe_expert_mstep_options options = {0.0, SMALL, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1, 0};
     moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
+    return model->family_ops->m_step(model, &data, resp, &options, &report, message);
+}
+
+START_TEST(m_step_refuses_overflowing_rates)
+{
+    make_data(SMALL, 6);
+    moe_model_t *model = new_model(1);
+    double experts[2] = {800.0, 0.0}; /* exp(800) overflows */
+    EXPECT_STATUS(moe_model_set_experts(model, experts, 2), MOE_OK);
     char message[256] = "";
-    EXPECT_STATUS(model->family_ops->m_step(model, &data, resp, &options, &report, message),
-                  MOE_ERR_NUMERICAL);
+    EXPECT_STATUS(one_expert_m_step(model, message), MOE_ERR_NUMERICAL);
     ck_assert_ptr_nonnull(strstr(message, "overflow"));
     double after[2];
     EXPECT_STATUS(moe_model_get_experts(model, after, 2), MOE_OK);
@@ -241,15 +247,12 @@ START_TEST(one_huge_count_is_fitted)
         /* one expert, every responsibility 1, from zeros: the exact M-step reaches the
            optimum, where the intercept's gradient (sum mu - sum y) / n vanishes */
         moe_model_t *model = new_model(1);
+        char message[256] = "";
+        EXPECT_STATUS(one_expert_m_step(model, message), MOE_OK);
         double resp[SMALL];
         for (size_t i = 0; i < SMALL; ++i)
             resp[i] = 1.0;
         moe_data data = {SMALL, 1, 1, 1, X, Y, NULL};
-        moe_expert_mstep_options options = {0.0, SMALL, 1e-12, 1e-9, 0, 0, 0.0, 50, 1e-14, 1, 0};
-        moe_expert_mstep_report report = MOE_EXPERT_MSTEP_REPORT_INIT;
-        char message[256] = "";
-        EXPECT_STATUS(model->family_ops->m_step(model, &data, resp, &options, &report, message),
-                      MOE_OK);
         double gradient[2];
         EXPECT_STATUS(model->family_ops->gradient(model, &data, resp, 0.0, SMALL, 1, gradient,
                                                   NULL, NULL),
