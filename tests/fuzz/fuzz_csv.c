@@ -73,7 +73,9 @@ static void check_failure(const table *t, const char *error, size_t lines)
     check(t->n == 0 && t->d == 0 && t->X == NULL && t->y == NULL && t->labels == NULL &&
               t->label_lines == NULL && t->feature_names == NULL && t->response_name == NULL,
           "a failure leaves an empty table");
-    const char *line = strstr(error, ": line ");
+    /* The reader names the line first ("FILE: line N..."); text after it may quote the
+       header, whose names can hold ": line " themselves. */
+    const char *line = strncmp(error + prefix, ": line ", 7) == 0 ? error + prefix : NULL;
     if (line != NULL) {
         unsigned long number = strtoul(line + 7, NULL, 10);
         check(number >= 1 && number <= lines, "a message names a line of the input");
