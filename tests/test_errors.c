@@ -1049,8 +1049,38 @@ START_TEST(degenerate_constant_y)
     weights[7] = 1e-3;
     moe_model_t *m = fit_expect_ok(1, 60, X, 1, y, "one other value");
     moe_model_free(m);
-    /* constant counts: a rate, nothing degenerate */
+    /* constant y that no expert's mean can equal on every row: an ordinary fit */
+    for (size_t i = 0; i < 60; ++i)
+        y[i] = 2.5;
     moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.offset_feature = 0; /* y - x varies */
+    ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
+    ck_assert_msg(moe_fitter_fit(fitter, m, 60, X, 1, y, NULL) == MOE_OK, "with an offset: %s",
+                  moe_fitter_last_error(fitter));
+    moe_model_free(m);
+    spec = (moe_model_spec)MOE_MODEL_SPEC_INIT;
+    spec.link = MOE_LINK_SIGMOID; /* 2.5 is outside the sigmoid's range */
+    ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
+    ck_assert_msg(moe_fitter_fit(fitter, m, 60, X, 1, y, NULL) == MOE_OK, "sigmoid link: %s",
+                  moe_fitter_last_error(fitter));
+    moe_model_free(m);
+    /* ot's shards are fitted alike: a constant response is refused once, by ot itself */
+    moe_fitter_t *ot = NULL;
+    ck_assert_int_eq(moe_fitter_create(&ot, "ot"), MOE_OK);
+    spec = (moe_model_spec)MOE_MODEL_SPEC_INIT;
+    ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
+    EXPECT_STATUS(moe_fitter_fit(ot, m, 60, X, 1, y, NULL), MOE_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strncmp(moe_fitter_last_error(ot), "the response is constant", 24) == 0, "%s",
+                  moe_fitter_last_error(ot));
+    /* one row differs: most of the four shards are constant, and their local fits are not
+       refused (the response of the fit varies) */
+    y[7] = 3.0;
+    ck_assert_msg(moe_fitter_fit(ot, m, 60, X, 1, y, NULL) == MOE_OK, "ot, one row differs: %s",
+                  moe_fitter_last_error(ot));
+    moe_fitter_free(ot);
+    moe_model_free(m);
+    /* constant counts: a rate, nothing degenerate */
+    spec = (moe_model_spec)MOE_MODEL_SPEC_INIT;
     spec.family = MOE_FAMILY_POISSON;
     ck_assert_int_eq(moe_model_create(&m, &spec), MOE_OK);
     for (size_t i = 0; i < 60; ++i)

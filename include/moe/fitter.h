@@ -365,6 +365,11 @@ MOE_API moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn
  * parameters in canonical order. On MOE_ERR_CANCELLED it holds the best
  * parameters reached before the cancel (if any iteration finished). On any
  * other error the model is unchanged. The report is filled in every case.
+ * Gaussian or t experts and a response that is one constant over the rows of
+ * positive weight, which an expert's mean can equal (a free intercept, no
+ * offset, the constant inside the link's range): MOE_ERR_INVALID_ARGUMENT,
+ * "the response is constant ..." (the variances would shrink to zero and the
+ * likelihood grow without bound; since 1.2).
  */
 MOE_API moe_status moe_fitter_fit(moe_fitter_t *fitter, moe_model_t *model, size_t n,
                                   const double *X, size_t ldx, const double *y,

@@ -231,11 +231,14 @@ static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_contex
     if ((own_objective || (!context->result_set && context->n_traces != 1)) &&
         context->data.n > 0 && context->data.y != NULL) {
         moe_posterior_result result;
+        char ignored[MOE_MESSAGE_SIZE];
         moe_status status = moe_posterior_pass(model, &context->data, NULL, 1, &result,
-                                               fitter->message);
-        if (status != MOE_OK)
+                                               own_objective ? ignored : fitter->message);
+        /* An estimator that optimised its own objective succeeded at that: a row its model
+           gives no likelihood leaves the report's log-likelihood NaN, not the fit failed. */
+        if (status != MOE_OK && !own_objective)
             return status;
-        context->unrecorded_loglik = result.loglik;
+        context->unrecorded_loglik = status == MOE_OK ? result.loglik : NAN;
         context->loglik_evaluated = 1;
     }
     return MOE_OK;
@@ -360,28 +363,47 @@ typedef struct call_input {
     const double *model_weights;
 } call_input;
 
-/* A fit of experts with a scale (Gaussian, t) to a response that never varies: every
-   expert's variance goes to zero and the likelihood without bound (on a constant column
-   the variances stop at their floor and the log-likelihood is positive and meaningless).
-   Refused, as a regression on a constant is. Partial fits are not checked: one batch of a
-   stream may well be constant. */
-static moe_status refuse_constant_response(char *message, const struct moe_model *model,
+/* Whether an expert's mean can equal the constant c for every row: a free intercept, no
+   offset, and c inside the link's range (identity: any; sigmoid: (0, 1); relu: >= 0). */
+static int experts_can_reach(const struct moe_model *model, double c)
+{
+    if (!model->intercept || !moe_input_free(model->expert_inputs, 0))
+        return 0;
+    for (size_t a = 0; model->expert_inputs != NULL && a < model->n_inputs; ++a)
+        if (model->expert_inputs[a] == MOE_INPUT_OFFSET)
+            return 0;
+    return model->link == MOE_LINK_IDENTITY || (model->link == MOE_LINK_SIGMOID && c > 0.0 &&
+                                                c < 1.0) ||
+           (model->link == MOE_LINK_RELU && c >= 0.0);
+}
+
+/* A fit of experts with a scale (Gaussian, t) to a response that never varies, which an
+   expert's mean can equal on every row: its variance goes to zero and the likelihood
+   without bound (on a constant column the variances stopped at their floor and the
+   log-likelihood was positive and meaningless). Refused, as a regression on a constant
+   is. Not checked: partial fits (one batch of a stream may well be constant) and ot's local
+   fits (search_share set: one shard of a response that varies may not). */
+static moe_status refuse_constant_response(struct moe_fitter *fitter,
+                                           const struct moe_model *model,
                                            const call_input *input)
 {
-    if (model->variances == NULL || input->y == NULL)
+    if (model->variances == NULL || input->y == NULL || fitter->search_share > 0.0)
         return MOE_OK;
     size_t first = 0;
     while (first < input->n && input->weights != NULL && !(input->weights[first] > 0.0))
         ++first;
+    if (first == input->n)
+        return MOE_OK;
     for (size_t i = first; i < input->n; ++i)
         if (input->y[i] != input->y[first] && (input->weights == NULL || input->weights[i] > 0.0))
             return MOE_OK;
-    return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+    if (!experts_can_reach(model, input->y[first]))
+        return MOE_OK;
+    return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
                     "the response is constant (%.17g on every row%s): %s experts' variances "
                     "would shrink to zero and the likelihood grow without bound, so there is "
                     "nothing to fit",
-                    first < input->n ? input->y[first] : 0.0,
-                    input->weights != NULL ? " of positive weight" : "",
+                    input->y[first], input->weights != NULL ? " of positive weight" : "",
                     moe_family_name(model->family));
 }
 
@@ -412,7 +434,7 @@ static moe_status validate_call(struct moe_fitter *fitter, const struct moe_mode
     if (status == MOE_OK && !small_batches)
         status = check_sample_count(message, model, input->n, input->weights);
     if (status == MOE_OK && input->call == MOE_CALL_FIT)
-        status = refuse_constant_response(message, model, input);
+        status = refuse_constant_response(fitter, model, input);
     return status;
 }
 

@@ -268,11 +268,13 @@ static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *repor
         memcpy(s->warm_end, s->beta, s->p * sizeof(double));
         moe_newton_report again = {0, 0, 0, 0};
         double other = INFINITY;
+        moe_status retried = MOE_OK;
         if (constant_rate_start(s, message))
-            status = newton_from(s, &again, &other, message);
+            retried = newton_from(s, &again, &other, message);
         outcome.steps += again.steps;
         outcome.ridge_fallbacks += again.ridge_fallbacks;
-        if (status == MOE_OK && other < objective)
+        /* the second run only ever improves on the first: its failure keeps the first's end */
+        if (retried == MOE_OK && other < objective)
             outcome.line_search_failures = again.line_search_failures;
         else
             memcpy(s->beta, s->warm_end, s->p * sizeof(double));

@@ -234,7 +234,9 @@ def _counted_rows(text):
     match = _ROW_PREFIX.match(text)
     if match is None:
         # a message about the whole response column: fit's argument is y
-        return text.replace("the response is constant", "the response y is constant", 1)
+        if text.startswith("the response is constant"):
+            return "the response y" + text[len("the response"):]
+        return text
     if match.group(2) is not None:
         named = f"row {match.group(1)}, column {match.group(3)} (both counting from 0)"
     else:

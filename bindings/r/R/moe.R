@@ -112,7 +112,10 @@ moe_options <- function(estimator = "em") {
   i <- as.numeric(parts[3]) + 1
   names <- rownames(X)
   row <- if (is.null(names) || i > length(names)) format(i) else names[i]
-  row <- if (grepl("^[0-9]+$", row)) paste0("row ", row, " (counting from 1)") else
+  # A number is the row's place only in data with automatic row names: a subset's keep
+  # their old numbers (df[df$g == 1, ] has row "57" at place 12), so those are names.
+  positions <- !identical(attr(X, "row_positions"), FALSE)
+  row <- if (positions && grepl("^[0-9]+$", row)) paste0("row ", row, " (counting from 1)") else
     paste0("row \"", row, "\"")
   if (nzchar(parts[4])) {
     j <- as.numeric(parts[5]) + 1
@@ -121,14 +124,18 @@ moe_options <- function(estimator = "em") {
   paste0(parts[2], row, parts[6])
 }
 
+# Whether data's rows are numbered by place (automatic row names, or not a data frame).
+.automatic_rows <- function(data) !is.data.frame(data) || .row_names_info(data) < 0L
+
 # Evaluate a call of the library on X, its errors' rows named as .name_rows does, and a
 # message about the whole response ("the response is constant ...") naming it.
 .naming_rows <- function(X, expr, response = NULL) {
   tryCatch(expr, error = function(e) {
     message <- .name_rows(conditionMessage(e), X)
     if (!is.null(response))
-      message <- sub("the response is", paste0("the response, ", response, ", is"), message,
-                     fixed = TRUE)
+      message <- sub("^(libmoe [^:]*: )?the response is constant",
+                     paste0("\\1the response, ", gsub("\\", "\\\\", response, fixed = TRUE),
+                            ", is constant"), message)
     stop(message, call. = FALSE)
   })
 }
@@ -258,6 +265,7 @@ moe <- function(formula, data, k = 2,
   frame <- eval(frame_call, parent.frame())
   mt <- attr(frame, "terms")
   design <- .design(mt, frame, contrasts)
+  attr(design$X, "row_positions") <- missing(data) || .automatic_rows(data)
   inputs <- .part_inputs(formula, gate, frame, design, contrasts)
   if (!is.null(inputs)) {
     design$intercept <- inputs$intercept
@@ -422,6 +430,7 @@ nobs.moe <- function(object, ...) {
     frame[["(offset)"]] <- as.double(offset)
   }
   X <- .design(mt, frame, object$contrasts)$X
+  attr(X, "row_positions") <- .automatic_rows(newdata)
   y <- NULL
   response <- all.vars(object$terms)[1]
   if (response %in% names(newdata)) {

@@ -45,3 +45,12 @@ test_that("a constant response is refused, naming it", {
   expect_error(moe(log(level) ~ x, data, k = 2, seed = 1),
                "the response, log(level), is constant", fixed = TRUE)
 })
+
+test_that("the numbers of a subset's rows are names, not places", {
+  data <- counts_with_a_gap()
+  data$g <- c(1, 2, 1, 2, 1, 2, 1, 2, 1, 2)
+  odd <- data[data$g == 1, ]
+  # the negative count is the data frame's row "5", third of the subset's rows
+  expect_error(moe(count ~ x, odd, k = 1, family = "poisson"),
+               "row \"5\", response: -1 is not a count", fixed = TRUE)
+})
