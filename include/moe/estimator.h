@@ -59,6 +59,11 @@ extern "C" {
    rows for moe_fit_report.loglik (NaN when the rows have no responses, as in an
    aggregation without y). */
 #define MOE_ESTIMATOR_OWN_OBJECTIVE 0x4u
+/* Since 1.2. Every sum the estimator's fit makes over the call's rows goes through the
+   kernels of moe/kernels.h (moe_context_parallel for its own), and it reads no row
+   directly: with the fitter's combine function (moe_fitter_set_combine) each worker of a
+   combined fit then computes the same iterate. em has it. */
+#define MOE_ESTIMATOR_COMBINES 0x8u
 
 typedef struct moe_fit_context moe_fit_context;
 

@@ -361,6 +361,58 @@ MOE_API moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn
                                            void *user_data);
 
 /*
+ * Sums that travel (since 1.2): a fit whose rows are spread over several workers (MPI
+ * ranks, Dask workers, threads) and gives the one-process fit of all their rows.
+ *
+ * Every pass the fit makes over its rows ends in sums that add across row sets (the
+ * log-likelihood, the total weight, the gate's objective, gradient and Hessian, the
+ * experts' statistics and Newton sums). With a combine function set, the fitter hands
+ * each pass's sums of this worker's rows to it before using them; the function replaces
+ * them with the sums over all workers' rows, the same bits on every worker (add in a
+ * fixed order, or reduce on one worker and broadcast), so that every worker computes the
+ * same iterate. Each worker calls moe_fitter_fit on its own rows with the same model,
+ * options and start; the calls make the same sequence of combines.
+ *
+ * The request also carries the worker's outcome, so that a failure on one worker (a row
+ * whose likelihood vanishes, memory, a bad value) becomes every worker's: the function
+ * returns the same status and message on every worker. A request with `final` set is the
+ * fit's last (count 0), made on every worker at the end of moe_fitter_fit whatever its
+ * outcome; a worker that fails between passes sends its final request early, and the
+ * others, then inside a pass, receive its failure (the function must tell a final request
+ * from a pass's by the flag, not by the count). Once any request's outcome is a final
+ * failure the fitter makes no further requests in that call.
+ *
+ * What a combined fit needs: estimator em (others: MOE_ERR_UNSUPPORTED), a start every
+ * worker holds alike (init = model with n_init = 1, or init = custom with a start function
+ * that does not read the rows: MOE_ERR_INVALID_ARGUMENT otherwise; libmoe_mpi's
+ * moe_mpi_fit searches a start on a sample drawn from every rank), and at least one row
+ * on each worker. The constant-response refusal of moe_fitter_fit is not made (it would
+ * need every worker's rows). The separated-gate check and the report's log-likelihood are
+ * over all rows. NULL removes the function: the fit is the one-process fit, bit for bit.
+ */
+#define MOE_COMBINE_VERSION 1
+#define MOE_COMBINE_MESSAGE_SIZE 256
+typedef struct moe_combine_request {
+    unsigned int version; /* MOE_COMBINE_VERSION */
+    double *values;       /* count sums: in, this worker's; out, all workers' */
+    size_t count;
+    moe_status status;    /* in: this worker's outcome so far; out: the one all return */
+    int has_row;          /* a row failure: failed_row names the row */
+    size_t failed_row;    /* in: the row in this worker's rows; out: in all rows, the
+                             workers' rows taken in worker order */
+    int final;            /* the fit's last request (values empty) */
+    char *message;        /* MOE_COMBINE_MESSAGE_SIZE bytes: in, this worker's message when status
+                             is a failure without a row; out, the message all return
+                             (empty with a row failure: the fitter says what failed) */
+} moe_combine_request;
+
+/* Return MOE_OK after filling the request's outputs, or a status of the transport itself
+   (the fit then fails with it and the function's message, if it wrote one). */
+typedef moe_status (*moe_combine_fn)(void *user_data, moe_combine_request *request);
+MOE_API moe_status moe_fitter_set_combine(moe_fitter_t *fitter, moe_combine_fn combine,
+                                          void *user_data);
+
+/*
  * Fit `model` to the data. On MOE_OK the model holds the best restart's
  * parameters in canonical order. On MOE_ERR_CANCELLED it holds the best
  * parameters reached before the cancel (if any iteration finished). On any

@@ -30,10 +30,15 @@ static inline double moe_data_weight(const moe_data *data, size_t row)
 /* Sum of n frequency weights; n when weights is NULL. */
 double moe_weight_sum(size_t n, const double *weights);
 
+/* The total weight of every worker's rows when `data` is the rows of a combined fit
+   (common/combine.h), which hold only this worker's part of them; else 0. */
+double moe_combined_total_weight(const moe_data *data);
+
 /* N, the total weight of a data set. */
 static inline double moe_data_total_weight(const moe_data *data)
 {
-    return moe_weight_sum(data->n, data->weights);
+    double combined = moe_combined_total_weight(data);
+    return combined > 0.0 ? combined : moe_weight_sum(data->n, data->weights);
 }
 
 /*

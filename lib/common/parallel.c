@@ -1,4 +1,5 @@
 #include "common/parallel.h"
+#include "common/combine.h"
 #include "common/error.h"
 
 #include <stdint.h>
@@ -100,10 +101,12 @@ moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *tota
     size_t per_thread = job->accumulator_size + job->workspace_size;
     moe_scratch *scratch = current_scratch;
     double *memory = take_workspace(scratch, threads, per_thread > 0 ? per_thread : 1);
-    if (memory == NULL)
-        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
-                        "cannot allocate %zu thread workspaces of %zu values", threads,
-                        per_thread);
+    if (memory == NULL) {
+        moe_status status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY,
+                                     "cannot allocate %zu thread workspaces of %zu values",
+                                     threads, per_thread);
+        return moe_combine_pass(total, job->accumulator_size, status, 0, failed_row, message);
+    }
     if (job->accumulator_size > 0)
         memset(total, 0, job->accumulator_size * sizeof(double));
     /* The lowest failing chunk; chunks after a known failure are skipped, chunks before it
@@ -144,9 +147,10 @@ moe_status moe_run_chunks(const moe_chunk_job *job, size_t threads, double *tota
         }
     }
     give_workspace(scratch, memory);
-    if (failure != 0) {
+    if (failure != 0)
         *failed_row = failure - 1;
-        return MOE_ERR_NUMERICAL;
-    }
-    return MOE_OK;
+    /* A combined fit (common/combine.h): every worker's sums, every worker's outcome. */
+    return moe_combine_pass(total, job->accumulator_size,
+                            failure != 0 ? MOE_ERR_NUMERICAL : MOE_OK, failure != 0,
+                            failed_row, message);
 }

@@ -403,7 +403,7 @@ const moe_estimator_ops MOE_EM_TABLE = {
     .options = MOE_ITERATION_OPTIONS | MOE_OPTION_BIT(MOE_OPT_INNER_STEPS) |
                MOE_OPTION_BIT(MOE_OPT_STEP) | MOE_OPTION_BIT(MOE_OPT_GATE_STEP) |
                MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER),
-    .flags = 0,
+    .flags = MOE_ESTIMATOR_COMBINES,
     .reset = NULL,
     .aggregate = NULL,
     .save_state = NULL,

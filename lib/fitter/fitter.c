@@ -95,7 +95,8 @@ moe_status moe_fitter_create_custom(moe_fitter_t **out, const moe_estimator_ops 
                         "estimator '%s' has one of save_state and load_state without the other",
                         ops->name);
     const unsigned int known =
-        MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER | MOE_ESTIMATOR_OWN_OBJECTIVE;
+        MOE_ESTIMATOR_SMALL_BATCHES | MOE_ESTIMATOR_KEEPS_ORDER | MOE_ESTIMATOR_OWN_OBJECTIVE |
+        MOE_ESTIMATOR_COMBINES;
     if (ops->flags & ~known)
         return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "estimator '%s' has unknown flags 0x%x",
                         ops->name, ops->flags & ~known);
@@ -131,6 +132,16 @@ moe_status moe_fitter_set_progress(moe_fitter_t *fitter, moe_progress_fn callbac
     return MOE_OK;
 }
 
+
+moe_status moe_fitter_set_combine(moe_fitter_t *fitter, moe_combine_fn combine,
+                                  void *user_data)
+{
+    if (fitter == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
+    fitter->combine = combine;
+    fitter->combine_data = combine == NULL ? NULL : user_data;
+    return MOE_OK;
+}
 
 moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start, void *user_data)
 {

@@ -43,6 +43,8 @@ struct moe_fitter {
     void *progress_data;
     moe_start_fn start;
     void *start_data;
+    moe_combine_fn combine; /* a combined fit (common/combine.h) */
+    void *combine_data;
     moe_fit_report report; /* version 0 until a call has run */
     double *trace;         /* winning restart's trace (a session: every call's) */
     size_t trace_length;

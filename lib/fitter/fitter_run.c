@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/clock.h"
+#include "common/combine.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
 #include "model/family.h"
@@ -102,6 +103,12 @@ static moe_status check_sample_count(char *message, const struct moe_model *mode
     size_t usable = 0;
     for (size_t i = 0; i < n; ++i)
         usable += weights == NULL || weights[i] > 0.0;
+    /* A combined fit counts every worker's rows. */
+    double count = (double)usable;
+    moe_status status = moe_combine_sums(&count, 1, message);
+    if (status != MOE_OK)
+        return status;
+    usable = (size_t)count;
     size_t needed = moe_model_n_free_params(model);
     if (usable < needed)
         return moe_fail(message, MOE_ERR_TOO_FEW_SAMPLES,
@@ -258,9 +265,12 @@ static double gate_transition(const struct moe_model *model, const moe_data *dat
     double *block = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *logits = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
     double *gate = moe_alloc_array(MOE_BLOCK_ROWS, K, sizeof(double));
-    double *mass = moe_calloc_array(K, 1, sizeof(double));
+    /* the experts' masses, then the rows, then whether any worker ran out of memory */
+    double *mass = moe_calloc_array(K + 2, 1, sizeof(double));
     double smallest = NAN;
-    if (block != NULL && logits != NULL && gate != NULL && mass != NULL) {
+    if (mass != NULL && (block == NULL || logits == NULL || gate == NULL))
+        mass[K + 1] = 1.0;
+    if (mass != NULL && mass[K + 1] == 0.0) {
         for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
             size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
             moe_data_load_block(data, start, rows, block);
@@ -272,7 +282,12 @@ static double gate_transition(const struct moe_model *model, const moe_data *dat
                     mass[k] += w * gate[i * K + k] * (1.0 - gate[i * K + k]);
             }
         }
-        double mean_weight = moe_data_total_weight(data) / (double)data->n;
+    }
+    if (mass != NULL)
+        mass[K] = (double)data->n;
+    char ignored[MOE_MESSAGE_SIZE];
+    if (mass != NULL && moe_combine_sums(mass, K + 2, ignored) == MOE_OK && mass[K + 1] == 0.0) {
+        double mean_weight = moe_data_total_weight(data) / mass[K];
         smallest = INFINITY;
         for (size_t k = 0; k < K; ++k)
             if (mass[k] / mean_weight < smallest)
@@ -433,8 +448,67 @@ static moe_status validate_call(struct moe_fitter *fitter, const struct moe_mode
                         (fitter->ops.flags & MOE_ESTIMATOR_SMALL_BATCHES);
     if (status == MOE_OK && !small_batches)
         status = check_sample_count(message, model, input->n, input->weights);
-    if (status == MOE_OK && input->call == MOE_CALL_FIT)
+    if (status == MOE_OK && input->call == MOE_CALL_FIT && fitter->combine == NULL)
         status = refuse_constant_response(fitter, model, input);
+    return status;
+}
+
+/* What a combined fit needs (moe_fitter_set_combine): an estimator whose sums all go
+   through the kernels, and a start that every worker holds alike. */
+static moe_status validate_combined(struct moe_fitter *fitter, const call_input *input)
+{
+    char *message = fitter->message;
+    if (input->call != MOE_CALL_FIT)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "a fitter with a combine function only fits (moe_fitter_fit): "
+                        "remove it for partial fits and aggregations");
+    if (!(fitter->ops.flags & MOE_ESTIMATOR_COMBINES))
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "estimator '%s' cannot combine its sums over workers; em can",
+                        fitter->ops.name);
+    long long init = fitter->options.integer[MOE_OPT_INIT];
+    long long restarts = fitter->options.integer[MOE_OPT_N_INIT];
+    if (init == MOE_INIT_CUSTOM || (init == MOE_INIT_MODEL && restarts == 1))
+        return MOE_OK;
+    static const char *const names[] = {"random", "kmeans", "model", "custom", "tensor", "mixed"};
+    return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                    "a combined fit starts where every worker can: init = model with "
+                    "n_init = 1, or a start function (init = custom); init = %s with n_init = "
+                    "%lld would start each worker from its own rows",
+                    init >= 0 && init < 6 ? names[init] : "?", restarts);
+}
+
+/* A combined fit's rows on this worker, and the total weight of every worker's. */
+static moe_status combined_rows(moe_combiner *combiner, const call_input *input,
+                                char *message)
+{
+    double total = moe_weight_sum(input->n, input->weights);
+    moe_status status = moe_combine_sums(&total, 1, message);
+    if (status != MOE_OK)
+        return status;
+    combiner->X = input->n > 0 ? input->X : NULL;
+    combiner->y = input->n > 0 ? input->y : NULL;
+    combiner->weights = input->n > 0 ? input->weights : NULL;
+    combiner->n = input->n;
+    combiner->total_weight = total;
+    return MOE_OK;
+}
+
+/* The call's checks, and the end of a session a fit starts afresh; a combined fit's
+   workers share their outcome, and every worker's rows are counted. */
+static moe_status prepare_call(struct moe_fitter *fitter, moe_combiner *combiner,
+                               const struct moe_model *model, const call_input *input,
+                               int partial)
+{
+    moe_status status = fitter->combine != NULL ? validate_combined(fitter, input) : MOE_OK;
+    if (status == MOE_OK)
+        status = validate_call(fitter, model, input);
+    if (status == MOE_OK && !partial)
+        status = end_session(fitter);
+    if (status == MOE_OK && fitter->combine != NULL)
+        status = combined_rows(combiner, input, fitter->message);
+    if (status != MOE_OK)
+        status = moe_combine_final(status, fitter->message);
     return status;
 }
 
@@ -493,10 +567,13 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     fitter->report.warnings = 0;
     fitter->report.gate_transition = NAN;
     fitter->report.stream_rows = 0; /* the call's, counted by the estimator */
-    moe_status status = validate_call(fitter, model, input);
-    if (status == MOE_OK && !partial)
-        status = end_session(fitter);
+    moe_combiner combiner = {0};
+    combiner.function = fitter->combine;
+    combiner.user = fitter->combine_data;
+    moe_combiner *outer_combiner = moe_combiner_enter(&combiner);
+    moe_status status = prepare_call(fitter, &combiner, model, input, partial);
     if (status != MOE_OK) {
+        moe_combiner_leave(outer_combiner);
         fitter->report.status = status;
         fitter->report.seconds = (continuing ? before.seconds : 0.0) + moe_now_seconds() - started;
         return status;
@@ -525,6 +602,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         moe_session steps = partial ? session_after(fitter, &context) : fitter->session;
         if (status == MOE_OK && input->call == MOE_CALL_FIT)
             check_gate(fitter, &context);
+        /* Every worker of a combined fit ends with the same outcome. */
+        status = moe_combine_final(status, fitter->message);
         finish_report(fitter, &context, status, &before, continuing);
         int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
         int reorder = !(partial && (ops->flags & MOE_ESTIMATOR_KEEPS_ORDER));
@@ -548,6 +627,7 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     }
     moe_scratch_leave(outer_scratch);
     moe_scratch_free(&scratch);
+    moe_combiner_leave(outer_combiner);
     for (size_t r = 0; r < context.n_traces; ++r)
         free(context.traces[r].values);
     free(context.traces);

@@ -8,6 +8,7 @@
 #include "kernels/start_search.h"
 #include "common/alloc.h"
 #include "common/check.h"
+#include "common/combine.h"
 #include "common/parallel.h"
 
 #include <math.h>
@@ -18,13 +19,18 @@ static double weighted_variance(const moe_data *data, double total)
 {
     if (data->n == 0 || data->y == NULL || !(total > 0.0))
         return 0.0;
+    /* A combined fit's workers add their sums (common/combine.h); a failed request leaves
+       a value the fit's next request fails before it is used. */
+    char ignored[MOE_MESSAGE_SIZE];
     double mean = 0.0;
     for (size_t i = 0; i < data->n; ++i)
         mean += moe_data_weight(data, i) * data->y[i];
+    moe_combine_sums(&mean, 1, ignored);
     mean /= total;
     double sum = 0.0;
     for (size_t i = 0; i < data->n; ++i)
         sum += moe_data_weight(data, i) * (data->y[i] - mean) * (data->y[i] - mean);
+    moe_combine_sums(&sum, 1, ignored);
     return sum / total;
 }
 

@@ -1,6 +1,7 @@
 #include "model/family.h"
 
 #include "common/linalg.h"
+#include "common/combine.h"
 
 void moe_expert_linear(const struct moe_model *model, size_t rows, const double *block,
                        double *out)
@@ -23,6 +24,8 @@ int moe_expert_has_weight(const moe_data *data, const double *resp, size_t K, si
     double total = 0.0;
     for (size_t i = 0; i < data->n; ++i)
         total += moe_data_weight(data, i) * resp[i * K + k];
+    char ignored[MOE_MESSAGE_SIZE]; /* a failed request fails the fit's next one */
+    moe_combine_sums(&total, 1, ignored);
     if (total > options->min_weight)
         return 1;
     report->degenerate_experts++;

@@ -11,6 +11,7 @@
 #include "model/family.h"
 #include "model/newton.h"
 #include "common/alloc.h"
+#include "common/combine.h"
 #include "common/error.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
@@ -240,6 +241,8 @@ static int constant_rate_start(poisson_newton *s, char *message)
     double counts = 0.0;
     for (size_t i = 0; i < s->data->n; ++i)
         counts += moe_data_weight(s->data, i) * s->resp[i * K + s->k] * s->data->y[i];
+    if (moe_combine_sums(&counts, 1, message) != MOE_OK)
+        return 0;
     size_t failed = 0;
     double objective = 0.0;
     if (!(counts > 0.0) || evaluate(s, 1, &failed, &objective, message) != MOE_OK)
@@ -319,14 +322,16 @@ static int expert_without_counts(const poisson_newton *s)
 {
     if (s->options->ridge != 0.0)
         return 0;
-    double counts = 0.0, weight = 0.0;
+    double sums[2] = {0.0, 0.0}; /* counts, weight */
     size_t K = s->model->n_experts;
     for (size_t i = 0; i < s->data->n; ++i) {
         double share = moe_data_weight(s->data, i) * s->resp[i * K + s->k];
-        counts += share * s->data->y[i];
-        weight += share;
+        sums[0] += share * s->data->y[i];
+        sums[1] += share;
     }
-    return counts <= 1e-9 * weight;
+    char ignored[MOE_MESSAGE_SIZE]; /* a failed request fails the fit's next one */
+    moe_combine_sums(sums, 2, ignored);
+    return sums[0] <= 1e-9 * sums[1];
 }
 
 static moe_status poisson_m_step(struct moe_model *model, const moe_data *data, const double *resp,

@@ -30,6 +30,7 @@
  */
 #include "model/family.h"
 #include "common/alloc.h"
+#include "common/combine.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
 
@@ -163,6 +164,14 @@ static void t_predict(const struct moe_model *model, size_t rows, const double *
 
 /* ---- One expert's ECM ------------------------------------------------------------------- */
 
+/* The sums of a combined fit's workers (common/combine.h); without one, nothing. A failed
+   request leaves values the fit's next request fails before they are used. */
+static void combine(double *values, size_t count)
+{
+    char ignored[MOE_MESSAGE_SIZE];
+    moe_combine_sums(values, count, ignored);
+}
+
 typedef struct t_expert {
     const struct moe_model *model;
     const moe_data *data;
@@ -210,6 +219,7 @@ static void objectives_at(t_expert *e, const double nu[2], double objective[2])
                 sum[c] += share * t_log_density(residual, nu[c], e->scale, constant[c]);
         }
     }
+    combine(sum, 2);
     double penalty = e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
     for (int c = 0; c < 2; ++c)
         objective[c] = sum[c] - penalty;
@@ -240,6 +250,9 @@ static double scale_weights(t_expert *e)
         }
         moe_weighted_gram_add(count, p, e->block, e->weights, e->scratch, e->gram);
     }
+    combine(e->gram, p * p);
+    combine(e->rhs, p);
+    combine(&sum, 1);
     moe_symmetrize_upper(p, e->gram);
     return sum;
 }
@@ -273,6 +286,7 @@ static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
             squares += e->share[first + i] * e->u[first + i] * residual * residual;
         }
     }
+    combine(&squares, 1);
     double scale = squares / e->total;
     if (!(scale >= e->options->variance_floor)) {
         scale = e->options->variance_floor;
@@ -364,6 +378,7 @@ static moe_status t_m_step(struct moe_model *model, const moe_data *data, const 
             e.share[i] = moe_data_weight(data, i) * resp[i * K + k];
             e.total += e.share[i];
         }
+        combine(&e.total, 1);
         if (!(e.total > options->min_weight)) {
             report->degenerate_experts++;
             continue;
