@@ -4,11 +4,33 @@
  * (libmoe_mpi.so, pkg-config moe-mpi, CMake moe::mpi) over libmoe's public API, built when
  * MPI is found; this header is not part of <moe/moe.h>.
  *
- * Every rank calls moe_mpi_fit with its own rows (any number, uneven across ranks):
+ * Every rank calls moe_mpi_fit with its own rows (uneven across ranks). The fitter's
+ * estimator chooses the method.
+ *
+ * An "em" fitter (since 1.2; what moe-mpi runs by default): the exact em of every rank's
+ * rows, the model one process would fit on all of them, whatever the split.
+ *   0. the agreement of step 0 below (the ranks must also agree on every pinned option of
+ *      the fitter, threads aside);
+ *   1. the start: with init = model and n_init = 1, root's model; with init = custom, each
+ *      rank's start function (which must not read the rows); otherwise root fits `fitter`
+ *      (its search and restarts) on a sample drawn from every rank by its share of the rows
+ *      (moe_mpi_support_rows from the seed; `support` rows, 0: 20000, at most all rows, so
+ *      that a small data set's start is the one-process fit itself) and broadcasts it;
+ *   2. every rank runs `fitter` from that start on its own rows, with every pass's sums
+ *      added over the ranks (moe_fitter_set_combine: a reduce at rank 0 and a broadcast, so
+ *      that every rank holds the same bits); the messages travelled are O(K p^2) a pass
+ *      whatever the rows. A failure on any rank (a bad value, a row no expert explains, an
+ *      empty rank) is every rank's status and message, rows counted among all ranks' rows
+ *      in rank order. `fitter`'s report is the fit's (over all rows); its init and n_init
+ *      are restored after the call.
+ *
+ * An "ot" fitter: the seed's one-shot reduction of local fits, for when communication is
+ * dear (one exchange of models instead of one per pass):
  *   0. the ranks agree on the call before anything else: if any rank's arguments are
- *      unusable (a NULL fitter or model, a fitter not "ot"), or the ranks differ in the
- *      model's structure (d, K, family, classes, intercept, link), support, root or em's
- *      pinned options (threads aside), every rank returns the same status and message;
+ *      unusable (a NULL fitter or model, a fitter neither "em" nor "ot"), or the ranks
+ *      differ in the model's structure (d, K, family, classes, intercept, link), support,
+ *      root or the fitter's pinned options (threads aside), every rank returns the same
+ *      status and message;
  *   1. each rank fits its rows with em, with the pinned options of `fitter` (an "ot" fitter:
  *      n_init, max_iter, tol, seed, init, penalties, ...), from the structure of `model`;
  *   2. the ranks agree on the outcome before anything is gathered: if any rank failed (bad
@@ -43,10 +65,11 @@ extern "C" {
 #define MOE_MPI_API
 #endif
 
-/* The collective fit described above. fitter must be an "ot" fitter (its reduction
-   options apply at root); model gives the structure and receives the result on every
-   rank. Collective: every rank of comm calls it, with the same root, support, model
-   structure and fitter options (step 0 refuses a call where they differ). */
+/* The collective fit described above. fitter is an "em" fitter (exact em) or an "ot"
+   fitter (the one-shot reduction; its reduction options apply at root); model gives the
+   structure (and with init = model, root's start) and receives the result on every rank.
+   Collective: every rank of comm calls it, with the same root, support, model structure
+   and fitter options (step 0 refuses a call where they differ). */
 MOE_MPI_API moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter,
                                    moe_model_t *model, size_t n, const double *X, size_t ldx,
                                    const double *y, const double *weights, size_t support);
@@ -82,11 +105,14 @@ MOE_MPI_API moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, s
  *                  random shards' gaps were at most 0.52 times their allowance, blocks of
  *                  the rows sorted by the covariate at least 1.5 times it;
  *   seconds        the wall time of the call (MPI_Wtime), the slowest rank's.
- * With one rank loglik = local_loglik and worst_gap = 0. report->version must be set
+ * With one rank, or after an exact em (method MOE_MPI_METHOD_EM, which has no local
+ * fits), loglik = local_loglik and worst_gap = 0. report->version must be set
  * (MOE_MPI_REPORT_INIT); MOE_ERR_INVALID_ARGUMENT when no fit succeeded on this thread.
  */
 #define MOE_MPI_SHARD_GAP 0.25
-#define MOE_MPI_REPORT_VERSION 1
+#define MOE_MPI_METHOD_OT 0 /* the one-shot reduction of local fits */
+#define MOE_MPI_METHOD_EM 1 /* the exact em of every rank's rows */
+#define MOE_MPI_REPORT_VERSION 2
 typedef struct moe_mpi_report {
     unsigned int version; /* set to MOE_MPI_REPORT_VERSION before the call */
     int ranks;
@@ -98,9 +124,16 @@ typedef struct moe_mpi_report {
     int worst_rank;
     int shards_differ;
     double seconds;
+    /* Since version 2 (libmoe 1.2). */
+    int method;          /* MOE_MPI_METHOD_* */
+    size_t iterations;   /* exact em: the fit's iterations (0 for ot) */
+    size_t passes;       /* exact em: the sums the ranks combined (passes over the rows) */
+    double bytes;        /* exact em: the most bytes a rank sent and received to combine
+                            them: O(K p^2) a pass whatever the rows (0 for ot) */
 } moe_mpi_report;
 
-#define MOE_MPI_REPORT_INIT { MOE_MPI_REPORT_VERSION, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0 }
+#define MOE_MPI_REPORT_INIT                                                                  \
+    { MOE_MPI_REPORT_VERSION, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0.0 }
 /* *report zeroed with the given version (1 .. MOE_MPI_REPORT_VERSION), for bindings that
    cannot use the macro. */
 MOE_MPI_API moe_status moe_mpi_report_init(moe_mpi_report *report, unsigned int version);

@@ -10,18 +10,18 @@
  * a broadcast of the result's bytes. Every step is a collective every rank reaches whatever
  * happened before it, and the first two depend on no root.
  */
-#include "moe/mpi.h"
+#include "mpi_internal.h"
 
 #include <lapacke.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MESSAGE_SIZE = 512 };
 
 static _Thread_local char last_error[MESSAGE_SIZE];
 /* The last successful moe_mpi_fit's measures (version 0: none yet). */
@@ -32,7 +32,7 @@ const char *moe_mpi_last_error(void)
     return last_error;
 }
 
-static moe_status fail(moe_status status, const char *format, ...)
+moe_status mpi_fail(moe_status status, const char *format, ...)
 {
     va_list arguments;
     va_start(arguments, format);
@@ -59,7 +59,7 @@ moe_status moe_mpi_support_counts(size_t ranks, const size_t *rows, size_t suppo
                                   size_t *counts)
 {
     if (rows == NULL || counts == NULL)
-        return fail(MOE_ERR_NULL_POINTER, "rows or counts is NULL");
+        return mpi_fail(MOE_ERR_NULL_POINTER, "rows or counts is NULL");
     double total = 0.0;
     for (size_t r = 0; r < ranks; ++r)
         total += (double)rows[r];
@@ -80,9 +80,9 @@ moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, size_t count,
                                 size_t *indices)
 {
     if (indices == NULL && count > 0)
-        return fail(MOE_ERR_NULL_POINTER, "indices is NULL");
+        return mpi_fail(MOE_ERR_NULL_POINTER, "indices is NULL");
     if (count > n)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "%zu rows asked of %zu", count, n);
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "%zu rows asked of %zu", count, n);
     moe_rng rng;
     moe_rng_seed(&rng, seed, 0x6d7069ULL + (uint64_t)rank); /* "mpi" */
     size_t taken = 0;
@@ -120,7 +120,7 @@ static moe_status local_fit(moe_fitter_t *fitter, moe_model_t *local, size_t n, 
 }
 
 /* Copy a model's parameters into another of the same structure. */
-static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
+moe_status mpi_copy_parameters(moe_model_t *to, const moe_model_t *from)
 {
     size_t K = moe_model_n_experts(from), size = K * moe_model_n_inputs(from) *
                                                  moe_model_expert_rows(from);
@@ -153,7 +153,7 @@ static moe_status copy_parameters(moe_model_t *to, const moe_model_t *from)
 }
 
 /* Every rank returns the status and message of `failing` (a rank), broadcast from it. */
-static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
+moe_status mpi_share_failure(MPI_Comm comm, int failing, moe_status status,
                                 const char *message)
 {
     int code = (int)status;
@@ -162,7 +162,7 @@ static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
     MPI_Bcast(&code, 1, MPI_INT, failing, comm);
     MPI_Bcast(text, MESSAGE_SIZE, MPI_CHAR, failing, comm);
     text[MESSAGE_SIZE - 1] = '\0';
-    return fail((moe_status)code, "rank %d: %s", failing, text);
+    return mpi_fail((moe_status)code, "rank %d: %s", failing, text);
 }
 
 /* What the ranks must agree on before anything travels: the model's shape (the gathers'
@@ -171,7 +171,7 @@ static moe_status share_failure(MPI_Comm comm, int failing, moe_status status,
 enum {
     FAILING_RANK, /* the smallest rank whose arguments are unusable, else the size */
     FEATURES, EXPERTS, FAMILY, CLASSES, INTERCEPT, LINK, GATE_INTERCEPT, EXPERT_INTERCEPT,
-    OFFSET, GATE_FEATURES, EXPERT_FEATURES, SUPPORT, ROOT, FIRST_OPTION,
+    OFFSET, GATE_FEATURES, EXPERT_FEATURES, SUPPORT, ROOT, METHOD, ALL_OPTIONS, FIRST_OPTION,
     SETTINGS = FIRST_OPTION + AGREED_OPTIONS
 };
 
@@ -179,7 +179,8 @@ static const char *const setting_names[FIRST_OPTION] = {
     "", "the number of features d", "the number of experts K", "the family",
     "the number of classes", "the intercept", "the link", "the gate's intercept",
     "the experts' intercept", "the offset feature", "the gate's features",
-    "the experts' features", "support", "root"};
+    "the experts' features", "support", "root", "the method (the fitter's estimator)",
+    "the fitter's options"};
 
 /* A part's inputs as one number: FNV-1a over the features it sees (1 each) and does not
    (0), so that two masks agree exactly when their numbers do (up to a 2^-64 chance). The
@@ -219,6 +220,17 @@ static uint64_t option_bits(const moe_fitter_t *fitter, moe_option option)
     return bits;
 }
 
+/* Every pinned option but threads, as one number: an exact em's ranks must run the same
+   iteration. */
+static uint64_t options_fingerprint(const moe_fitter_t *fitter)
+{
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (int option = 1; option <= MOE_OPT_UPDATE_DEGREES; ++option)
+        if (option != MOE_OPT_THREADS)
+            hash = (hash ^ option_bits(fitter, (moe_option)option)) * 0x100000001b3ULL;
+    return hash;
+}
+
 static void describe_settings(uint64_t *values, int rank, int size, int root,
                               const moe_fitter_t *fitter, const moe_model_t *model,
                               size_t support, moe_status status)
@@ -236,6 +248,8 @@ static void describe_settings(uint64_t *values, int rank, int size, int root,
     describe_inputs(values, model);
     values[SUPPORT] = support;
     values[ROOT] = (uint64_t)(int64_t)root;
+    values[METHOD] = (uint64_t)(strcmp(moe_fitter_estimator_name(fitter), "em") == 0);
+    values[ALL_OPTIONS] = options_fingerprint(fitter);
     for (size_t o = 0; o < AGREED_OPTIONS; ++o)
         values[FIRST_OPTION + o] = option_bits(fitter, passed_on[o]);
 }
@@ -249,6 +263,11 @@ static void name_setting(size_t index, uint64_t low, uint64_t high, char *text, 
                  (long long)second);
     } else if (index == GATE_FEATURES || index == EXPERT_FEATURES) { /* fingerprints */
         snprintf(text, size, "%s (the masks of moe_model_spec)", setting_names[index]);
+    } else if (index == METHOD) {
+        snprintf(text, size, "%s (ot and em)", setting_names[index]);
+    } else if (index == ALL_OPTIONS) {
+        snprintf(text, size, "%s (an exact em needs every pinned option alike)",
+                 setting_names[index]);
     } else if (index < FIRST_OPTION) {
         snprintf(text, size, "%s (%llu and %llu)", setting_names[index],
                  (unsigned long long)low, (unsigned long long)high);
@@ -276,30 +295,30 @@ static moe_status agree_on_call(MPI_Comm comm, int rank, int size, int root,
     MPI_Allreduce(MPI_IN_PLACE, values, 2 * SETTINGS, MPI_UINT64_T, MPI_MAX, comm);
     uint64_t failing = ~values[SETTINGS + FAILING_RANK];
     if (failing < (uint64_t)size)
-        return share_failure(comm, (int)failing, status, message);
+        return mpi_share_failure(comm, (int)failing, status, message);
     for (size_t i = FAILING_RANK + 1; i < SETTINGS; ++i) {
         uint64_t low = ~values[SETTINGS + i], high = values[i];
         if (low != high) {
             char text[256];
             name_setting(i, low, high, text, sizeof text);
-            return fail(MOE_ERR_INVALID_ARGUMENT,
+            return mpi_fail(MOE_ERR_INVALID_ARGUMENT,
                         "the ranks differ in %s: every rank must call moe_mpi_fit with the "
                         "same model structure, support, root and fitter options",
                         text);
         }
     }
     if (root < 0 || root >= size)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "root %d is not a rank of %d", root, size);
     return MOE_OK;
 }
 
 /* Every rank learns whether any failed; the smallest failing rank's status and message. */
-static moe_status agree(MPI_Comm comm, int rank, moe_status status, const char *message)
+moe_status mpi_agree(MPI_Comm comm, int rank, moe_status status, const char *message)
 {
     int mine[2] = {status != MOE_OK ? 0 : 1, rank}, worst[2];
     /* MINLOC over (ok flag, rank): a failure (0) wins, then the smallest rank. */
     MPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MINLOC, comm);
-    return worst[0] == 1 ? MOE_OK : share_failure(comm, worst[1], status, message);
+    return worst[0] == 1 ? MOE_OK : mpi_share_failure(comm, worst[1], status, message);
 }
 
 /* What the steps after the local fits share (root's parts stay NULL elsewhere). */
@@ -347,7 +366,7 @@ static moe_status exchange_sizes(fit_exchange *exchange, const moe_model_t *loca
     exchange->displacements = malloc(size * sizeof(int));
     ok = ok && all_rows && exchange->model_sizes && exchange->rows && exchange->counts && exchange->lengths &&
          exchange->displacements;
-    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    moe_status status = mpi_agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory");
     if (status == MOE_OK) {
         unsigned long long rows_here = n, bytes_here = exchange->bytes_size;
@@ -403,7 +422,7 @@ static moe_status gather_to_root(fit_exchange *exchange, int ok)
         ok = ok && exchange->models != NULL && exchange->gathered_support != NULL && total_bytes < INT_MAX &&
              S * width < INT_MAX;
     }
-    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    moe_status status = mpi_agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory (or more than 2^31 bytes) for the gather");
     if (status != MOE_OK)
         return status;
@@ -483,7 +502,7 @@ static moe_status broadcast_result(const fit_exchange *exchange, moe_fitter_t *f
     root_message[MESSAGE_SIZE - 1] = '\0';
     if (root_status != MOE_OK) {
         free(result);
-        return fail((moe_status)root_status, "the reduction at rank %d failed: %s", exchange->root,
+        return mpi_fail((moe_status)root_status, "the reduction at rank %d failed: %s", exchange->root,
                     root_message);
     }
     unsigned long long result_size = result_bytes;
@@ -491,7 +510,7 @@ static moe_status broadcast_result(const fit_exchange *exchange, moe_fitter_t *f
     if (exchange->rank != exchange->root)
         result = malloc(result_size > 0 ? result_size : 1);
     int ok = result != NULL && result_size < INT_MAX;
-    moe_status status = agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
+    moe_status status = mpi_agree(exchange->comm, exchange->rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                               "out of memory");
     if (status == MOE_OK) {
         MPI_Bcast(result, (int)result_size, MPI_UNSIGNED_CHAR, exchange->root, exchange->comm);
@@ -499,40 +518,50 @@ static moe_status broadcast_result(const fit_exchange *exchange, moe_fitter_t *f
             moe_model_t *received = NULL;
             status = moe_model_load_buffer(&received, result, (size_t)result_size);
             if (status == MOE_OK)
-                status = copy_parameters(model, received);
+                status = mpi_copy_parameters(model, received);
             moe_model_free(received);
             if (status != MOE_OK)
-                fail(status, "cannot read root's model");
+                mpi_fail(status, "cannot read root's model");
         }
     }
     free(result);
     return status;
 }
 
-/* Steps 0 to 2: the call's agreement, the local fit and the agreement on its outcome. */
-static moe_status fit_locally(MPI_Comm comm, int rank, int size, int root, moe_fitter_t *fitter,
-                              moe_model_t *model, moe_model_t **local, size_t n, const double *X,
-                              size_t ldx, const double *y, const double *weights,
-                              size_t support)
+/* Step 0: the call's agreement. */
+static moe_status agree_to_fit(MPI_Comm comm, int rank, int size, int root,
+                               const moe_fitter_t *fitter, const moe_model_t *model,
+                               size_t support)
 {
     char message[MESSAGE_SIZE] = "";
     moe_status status = MOE_OK;
     if (fitter == NULL || model == NULL) {
         status = MOE_ERR_NULL_POINTER;
         snprintf(message, sizeof message, "fitter or model is NULL");
-    } else if (strcmp(moe_fitter_estimator_name(fitter), "ot") != 0) {
+    } else if (strcmp(moe_fitter_estimator_name(fitter), "ot") != 0 &&
+               strcmp(moe_fitter_estimator_name(fitter), "em") != 0) {
         status = MOE_ERR_INVALID_ARGUMENT;
-        snprintf(message, sizeof message, "the fitter must be an \"ot\" fitter, not \"%s\"",
+        snprintf(message, sizeof message,
+                 "the fitter must be an \"em\" (exact em) or \"ot\" (one-shot) fitter, not "
+                 "\"%s\"",
                  moe_fitter_estimator_name(fitter));
     }
-    status = agree_on_call(comm, rank, size, root, fitter, model, support, status, message);
-    if (status != MOE_OK)
-        return status;
+    return agree_on_call(comm, rank, size, root, fitter, model, support, status, message);
+}
+
+/* Steps 1 and 2 of the one-shot reduction: the local fit and the agreement on its outcome. */
+static moe_status fit_locally(MPI_Comm comm, int rank, moe_fitter_t *fitter,
+                              const moe_model_t *model, moe_model_t **local, size_t n,
+                              const double *X, size_t ldx, const double *y,
+                              const double *weights)
+{
+    char message[MESSAGE_SIZE] = "";
+    moe_status status = MOE_OK;
     if ((status = moe_model_clone(local, model)) != MOE_OK)
         snprintf(message, sizeof message, "%s", moe_last_error());
     if (status == MOE_OK)
         status = local_fit(fitter, *local, n, X, ldx, y, weights, message);
-    return agree(comm, rank, status, message);
+    return mpi_agree(comm, rank, status, message);
 }
 
 /* A log-likelihood on this rank's rows, NaN when it has none (then so is the sum). */
@@ -597,33 +626,45 @@ static void measure_fit(MPI_Comm comm, int rank, int size, const moe_model_t *mo
     last_report = report;
 }
 
+void mpi_set_report(const moe_mpi_report *report)
+{
+    last_report = *report;
+}
+
+/* The bytes of a report of `version`: a caller built against an older header has a smaller
+   struct, and nothing past it may be written. */
+static size_t report_size(unsigned int version)
+{
+    return version == 1 ? offsetof(moe_mpi_report, method) : sizeof(moe_mpi_report);
+}
+
 moe_status moe_mpi_report_init(moe_mpi_report *report, unsigned int version)
 {
     if (report == NULL)
-        return fail(MOE_ERR_NULL_POINTER, "report is NULL");
+        return mpi_fail(MOE_ERR_NULL_POINTER, "report is NULL");
     moe_status status =
         check_struct_version(last_error, "MPI report", version, MOE_MPI_REPORT_VERSION);
     if (status != MOE_OK)
         return status;
     moe_mpi_report zero = MOE_MPI_REPORT_INIT;
-    *report = zero;
-    report->version = version;
+    zero.version = version;
+    memcpy(report, &zero, report_size(version));
     return MOE_OK;
 }
 
 moe_status moe_mpi_get_report(moe_mpi_report *report)
 {
     if (report == NULL)
-        return fail(MOE_ERR_NULL_POINTER, "report is NULL");
+        return mpi_fail(MOE_ERR_NULL_POINTER, "report is NULL");
     moe_status status =
         check_struct_version(last_error, "MPI report", report->version, MOE_MPI_REPORT_VERSION);
     if (status != MOE_OK)
         return status;
     if (last_report.version == 0)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "no moe_mpi_fit succeeded on this thread");
-    unsigned int version = report->version;
-    *report = last_report;
-    report->version = version;
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "no moe_mpi_fit succeeded on this thread");
+    moe_mpi_report copy = last_report;
+    copy.version = report->version;
+    memcpy(report, &copy, report_size(copy.version));
     return MOE_OK;
 }
 
@@ -632,17 +673,21 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
                        const double *weights, size_t support)
 {
     last_error[0] = '\0';
-    double start = MPI_Wtime();
+    double started = MPI_Wtime();
     int rank = 0, size = 1;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+    moe_status status = agree_to_fit(comm, rank, size, root, fitter, model, support);
+    if (status != MOE_OK)
+        return status;
+    if (strcmp(moe_fitter_estimator_name(fitter), "em") == 0)
+        return mpi_exact_em(comm, root, fitter, model, n, X, ldx, y, weights, support, started);
     moe_model_t *local = NULL;
-    moe_status status = fit_locally(comm, rank, size, root, fitter, model, &local, n, X, ldx, y,
-                                    weights, support);
+    status = fit_locally(comm, rank, fitter, model, &local, n, X, ldx, y, weights);
     if (status == MOE_OK && size == 1) {
-        status = copy_parameters(model, local);
+        status = mpi_copy_parameters(model, local);
         if (status != MOE_OK)
-            fail(status, "cannot copy the local fit");
+            mpi_fail(status, "cannot copy the local fit");
     } else if (status == MOE_OK) {
         /* 3. the models and the support to root; 4. its reduction to every rank */
         fit_exchange exchange;
@@ -661,7 +706,7 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
         exchange_free(&exchange);
     }
     if (status == MOE_OK)
-        measure_fit(comm, rank, size, model, local, n, X, ldx, y, weights, start);
+        measure_fit(comm, rank, size, model, local, n, X, ldx, y, weights, started);
     moe_model_free(local);
     return status;
 }
@@ -675,7 +720,7 @@ static moe_status agree_on_statistics(MPI_Comm comm, moe_status status, const ch
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    status = agree(comm, rank, status, message);
+    status = mpi_agree(comm, rank, status, message);
     if (status != MOE_OK)
         return status;
     /* the free parameters, then the inputs' description (describe_inputs' slots) */
@@ -688,7 +733,7 @@ static moe_status agree_on_statistics(MPI_Comm comm, moe_status status, const ch
         extremes[COUNT + i] = ~extremes[i];
     MPI_Allreduce(MPI_IN_PLACE, extremes, 2 * COUNT, MPI_UINT64_T, MPI_MAX, comm);
     if (extremes[0] != ~extremes[COUNT])
-        return fail(MOE_ERR_INVALID_ARGUMENT,
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT,
                     "the ranks' models differ in their free parameters (%llu and %llu): every "
                     "rank must pass the same model",
                     (unsigned long long)~extremes[COUNT], (unsigned long long)extremes[0]);
@@ -697,7 +742,7 @@ static moe_status agree_on_statistics(MPI_Comm comm, moe_status status, const ch
             char text[256];
             name_setting(GATE_INTERCEPT + i - 1, ~extremes[COUNT + i], extremes[i], text,
                          sizeof text);
-            return fail(MOE_ERR_INVALID_ARGUMENT,
+            return mpi_fail(MOE_ERR_INVALID_ARGUMENT,
                         "the ranks' models differ in %s: every rank must pass the same model",
                         text);
         }
@@ -716,7 +761,7 @@ moe_status moe_mpi_criteria(MPI_Comm comm, const moe_model_t *model, size_t n, c
 {
     last_error[0] = '\0';
     if (!usable_communicator(comm))
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
     moe_status status = MOE_OK;
     char message[MESSAGE_SIZE] = "";
     moe_criteria local = MOE_CRITERIA_INIT;
@@ -738,9 +783,9 @@ moe_status moe_mpi_criteria(MPI_Comm comm, const moe_model_t *model, size_t n, c
     double n_params = (double)moe_model_n_free_params(model);
     double bic = -2.0 * sums[0] + n_params * log(sums[2]);
     if (!(sums[2] > 0.0))
-        return fail(MOE_ERR_EMPTY_INPUT, "no rows on any rank");
+        return mpi_fail(MOE_ERR_EMPTY_INPUT, "no rows on any rank");
     if (!isfinite(bic) || !isfinite(bic + 2.0 * sums[1]))
-        return fail(MOE_ERR_NUMERICAL, "the information criteria overflow (log-likelihood %g)",
+        return mpi_fail(MOE_ERR_NUMERICAL, "the information criteria overflow (log-likelihood %g)",
                     sums[0]);
     criteria->loglik = sums[0];
     criteria->n_params = n_params;
@@ -759,7 +804,7 @@ moe_status moe_mpi_information(MPI_Comm comm, const moe_model_t *model, size_t n
 {
     last_error[0] = '\0';
     if (!usable_communicator(comm))
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
     moe_status status = MOE_OK;
     char message[MESSAGE_SIZE] = "";
     size_t P = model != NULL ? moe_model_n_free_params(model) : 0;
@@ -832,7 +877,7 @@ moe_status moe_mpi_vcov(MPI_Comm comm, const moe_model_t *model, size_t n, const
     if (code != MOE_OK) {
         MPI_Bcast(message, MESSAGE_SIZE, MPI_CHAR, 0, comm);
         message[MESSAGE_SIZE - 1] = '\0';
-        return fail((moe_status)code, "%s", message);
+        return mpi_fail((moe_status)code, "%s", message);
     }
     if (P > 0)
         MPI_Bcast(covariance, (int)(P * P), MPI_DOUBLE, 0, comm);
@@ -885,7 +930,7 @@ static moe_status plan_shuffle(shuffle_plan *plan, uint64_t seed, const double *
         status = MOE_ERR_OUT_OF_MEMORY;
         snprintf(message, sizeof message, "out of memory");
     }
-    status = agree(plan->comm, plan->rank, status, message);
+    status = mpi_agree(plan->comm, plan->rank, status, message);
     if (status != MOE_OK)
         return status;
     moe_rng rng;
@@ -916,7 +961,7 @@ static moe_status agree_on_shuffle(const shuffle_plan *plan, int query, int weig
                                         "passing weights_out"};
     for (int i = 0; i < 3; ++i)
         if (values[i] != ~values[3 + i])
-            return fail(MOE_ERR_INVALID_ARGUMENT, "the ranks differ in %s (%llu and %llu)",
+            return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "the ranks differ in %s (%llu and %llu)",
                         what[i], ~values[3 + i], values[i]);
     if (query)
         return MOE_OK;
@@ -934,7 +979,7 @@ static moe_status agree_on_shuffle(const shuffle_plan *plan, int query, int weig
         status = MOE_ERR_UNSUPPORTED;
         snprintf(message, sizeof message, "more than 2^31 values to send or receive");
     }
-    return agree(plan->comm, plan->rank, status, message);
+    return mpi_agree(plan->comm, plan->rank, status, message);
 }
 
 /* One column block (width values a row; rows NULL: ones) of every rank's rows to their
@@ -979,7 +1024,7 @@ moe_status moe_mpi_shuffle(MPI_Comm comm, uint64_t seed, size_t n, size_t d, con
     plan.d = d;
     if (comm == MPI_COMM_NULL || MPI_Comm_rank(comm, &plan.rank) != MPI_SUCCESS ||
         MPI_Comm_size(comm, &plan.size) != MPI_SUCCESS)
-        return fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
+        return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
     moe_status status = plan_shuffle(&plan, seed, X, ldx, y, rows_out);
     int query = X_out == NULL && y_out == NULL && capacity == 0;
     if (status == MOE_OK)
