@@ -19,11 +19,12 @@
  * usage: bench_ot [--rows N] [--seeds S] [--first-seed F] [--repeats R] [--experts K] [--features d]
  *                 [--layout clustered|overlapping|uniform] [--shards 4,8,16,64]
  *                 [--full-search] [--paper-support] [--support S] [--reduction-restarts R]
- *                 [--cpu-time]
+ *                 [--cpu-time] [--public]
  * (--full-search: the local fits search as a global fit does, as ot's did in 0.1.0;
  * --paper-support: N / M support rows, the paper's and 0.1.0's default; --support S: S rows;
  * --cpu-time: times are the process's CPU time, not wall time, for a loaded machine; run with
- * OPENBLAS_NUM_THREADS=1)
+ * OPENBLAS_NUM_THREADS=1; --public: the local fits are em fitters with search_shards = M, the
+ * fits a user makes through the public calls before moe_fitter_aggregate)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -216,6 +217,9 @@ typedef struct outcome {
 /* search_shards of the local fits: 0 for ot's (by the shard's rows), 1 for a full search
    (--full-search). */
 static size_t local_search = 0;
+/* --public: the local fits through public calls, as a user of moe_fitter_aggregate makes
+   them: an "em" fitter with search_shards = M and its own tol, not ot's local em. */
+static int public_calls = 0;
 /* Support rows of the reduction: 0, ot's default (N / M, at most 25 per free parameter, at
    least 2000, times 16 / M beyond 16 shards, at least 500); 1, N / M (--paper-support); else
    that many. */
@@ -241,8 +245,13 @@ static outcome distributed(const problem *data, size_t M, uint64_t seed)
     for (size_t m = 0; m < M; ++m) {
         size_t first = m * data->n / M, last = (m + 1) * data->n / M;
         moe_fitter_t *local = NULL;
-        moe_fitter_create(&local, "ot");
-        moe_fitter_set_option(local, "shards", "1");
+        if (public_calls) {
+            snprintf(machines, sizeof machines, "%zu", M);
+            moe_fitter_create(&local, "em");
+        } else {
+            moe_fitter_create(&local, "ot");
+            moe_fitter_set_option(local, "shards", "1");
+        }
         moe_fitter_set_option(local, "search_shards", machines);
         moe_fitter_set_option(local, "seed", seed_text);
         locals[m] = empty_model(data);
@@ -321,6 +330,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[a], "--cpu-time") == 0) {
             cpu_time = 1;
+            continue;
+        }
+        if (strcmp(argv[a], "--public") == 0) {
+            public_calls = 1;
             continue;
         }
         if (strcmp(argv[a], "--paper-support") == 0) {
@@ -410,7 +423,7 @@ usage:
                     "[--experts K] "
                     "[--features d] [--layout clustered|overlapping|uniform] [--shards 4,8,...] "
                     "[--full-search] [--paper-support] [--support S] "
-                    "[--reduction-restarts R] [--cpu-time]\n");
+                    "[--reduction-restarts R] [--cpu-time] [--public]\n");
     return 2;
 }
 #endif

@@ -223,7 +223,7 @@ static void observe_context(moe_fit_context *context)
     ck_assert_int_eq(
         moe_context_get_double(context, MOE_OPT_MAX_ITER, &seen.max_iter_as_double), MOE_OK);
     long long ignored;
-    seen.unknown_option_status = moe_context_get_int(context, (moe_option)29, &ignored);
+    seen.unknown_option_status = moe_context_get_int(context, (moe_option)30, &ignored);
     moe_model_t *model = moe_context_model(context);
     ck_assert_ptr_nonnull(model);
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);

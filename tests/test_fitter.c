@@ -214,7 +214,7 @@ START_TEST(defaults_match_documentation)
     long long integer = 0;
     double real = 0.0;
     EXPECT_STATUS(moe_fitter_get_int(fitter, (moe_option)0, &integer), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)29, &real), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_get_double(fitter, (moe_option)30, &real), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST
@@ -249,7 +249,7 @@ START_TEST(option_names_and_bounds)
     ck_assert_int_eq(pinned_bounds(MOE_OPT_THREADS, &lower, &upper, &is_integer), MOE_OK);
     ck_assert_double_eq(lower, 0.0); /* 0 = automatic */
 
-    const int unknown[] = {0, 29, -1, 99, 1000};
+    const int unknown[] = {0, 30, -1, 99, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
         EXPECT_STATUS(pinned_bounds((moe_option)unknown[i], &lower, &upper, &is_integer),
                       MOE_ERR_NOT_FOUND);
@@ -396,7 +396,7 @@ START_TEST(integral_doubles_and_integer_reals)
     ck_assert_double_eq(current_value(fitter, MOE_OPT_TOLERANCE), 0.0);
     /* Unknown option numbers. */
     EXPECT_STATUS(moe_fitter_set_int(fitter, (moe_option)0, 1), MOE_ERR_NOT_FOUND);
-    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)29, 1.0), MOE_ERR_NOT_FOUND);
+    EXPECT_STATUS(moe_fitter_set_double(fitter, (moe_option)30, 1.0), MOE_ERR_NOT_FOUND);
     moe_fitter_free(fitter);
 }
 END_TEST

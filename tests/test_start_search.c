@@ -205,6 +205,44 @@ START_TEST(large_data_searched_on_a_sample)
 }
 END_TEST
 
+/* A shard's fit (search_shards = 8): an eighth of the search and one restart, still at the
+   optimum of its rows when they are a random eighth of a well-separated data set. */
+START_TEST(a_shard_searches_its_share)
+{
+    const size_t K = 3, d = 4, n = 3000, p = d + 1;
+    synthetic_truth truth;
+    synthetic_data data;
+    synthetic_truth_make(&truth, K, d, 3.0, 1.5, 41);
+    synthetic_data_make(&data, &truth, n, 43);
+    moe_model_t *start = gaussian_model(K, d);
+    EXPECT_STATUS(moe_model_set_gate(start, truth.gate, K * p), MOE_OK);
+    EXPECT_STATUS(moe_model_set_experts(start, truth.experts, K * p), MOE_OK);
+    EXPECT_STATUS(moe_model_set_variances(start, truth.variances, K), MOE_OK);
+    double best = loglik_from(start, n, data.X, d, data.y, NULL);
+    moe_fit_report full = MOE_FIT_REPORT_INIT, shard = MOE_FIT_REPORT_INIT;
+    for (int shards = 0; shards <= 8; shards += 8) {
+        moe_fitter_t *fitter = em_fitter(5);
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEARCH_SHARDS, shards), MOE_OK);
+        moe_model_t *model = gaussian_model(K, d);
+        EXPECT_STATUS(moe_fitter_fit(fitter, model, n, data.X, d, data.y, NULL), MOE_OK);
+        moe_fit_report *report = shards == 0 ? &full : &shard;
+        EXPECT_STATUS(moe_fitter_get_report(fitter, report), MOE_OK);
+        ck_assert_msg(shortfall(report->loglik, best) < 1e-6,
+                      "search_shards %d: %.10f below the optimum %.10f", shards,
+                      report->loglik, best);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
+    ck_assert_uint_eq(shard.n_restarts, 1);
+    ck_assert_msg(8 * shard.search_iterations <= 2 * full.search_iterations,
+                  "the shard's search ran %zu iterations, the full one %zu",
+                  shard.search_iterations, full.search_iterations);
+    moe_model_free(start);
+    synthetic_data_free(&data);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
 START_TEST(weights_enter_the_search)
 {
     /* Rows of weight zero are no data: adding garbage rows with weight zero must not move
@@ -428,6 +466,7 @@ static Suite *start_search_suite(void)
     tcase_add_test(recovery, crossing_curves_found_at_every_seed);
     tcase_add_test(recovery, restarts_are_distinct_end_points);
     tcase_add_test(recovery, large_data_searched_on_a_sample);
+    tcase_add_test(recovery, a_shard_searches_its_share);
     tcase_add_test(recovery, weights_enter_the_search);
     tcase_add_test(recovery, classification_experts);
     tcase_add_test(recovery, change_points_found_at_every_seed);

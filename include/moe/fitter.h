@@ -104,9 +104,16 @@ typedef enum moe_option {
                                       average, default 1e-8 */
     MOE_OPT_WEIGHT_DECAY = 27,     /* [weight_decay] AdamW's decoupled decay of the coefficients
                                       (not the log-variances), default 0.01 */
-    MOE_OPT_UPDATE_DEGREES = 28    /* since 1.1: [update_degrees] em, gem, gd: 0 keeps the t
+    MOE_OPT_UPDATE_DEGREES = 28,   /* since 1.1: [update_degrees] em, gem, gd: 0 keeps the t
                                       experts' degrees of freedom as the model has them
                                       (moe_model_set_degrees), 1 estimates them, default 1 */
+    MOE_OPT_SEARCH_SHARDS = 29     /* since 1.2: [search_shards] int, em, gem, gd and ot: the
+                                      start search of init = mixed for a fit of one of this
+                                      many shards of the rows: 1 / this of a full search's
+                                      budget, and one restart (its best end point) whatever
+                                      n_init; 0 (the default): a full search (ot: by the
+                                      shard's rows). A fit on 1/M of the rows then costs
+                                      about 1/M of one on all of them (docs/ARCHITECTURE.md) */
 } moe_option;
 
 /* Values of MOE_OPT_OPTIMIZER (string form in brackets). */

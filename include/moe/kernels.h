@@ -263,7 +263,7 @@ MOE_API moe_status moe_iteration_ops_init(moe_iteration_ops *ops, unsigned int v
      MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_UPDATE_VARIANCE) |     \
      MOE_OPTION_BIT(MOE_OPT_EXPERT_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_EXPERT_TOLERANCE) |    \
      MOE_OPTION_BIT(MOE_OPT_THREADS) | MOE_OPTION_BIT(MOE_OPT_UPDATE_EXPERTS) |              \
-     MOE_OPTION_BIT(MOE_OPT_UPDATE_DEGREES))
+     MOE_OPTION_BIT(MOE_OPT_UPDATE_DEGREES) | MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS))
 
 MOE_API moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops *ops,
                                        void *state);

@@ -397,12 +397,14 @@ static int experts_can_reach(const struct moe_model *model, double c)
    without bound (on a constant column the variances stopped at their floor and the
    log-likelihood was positive and meaningless). Refused, as a regression on a constant
    is. Not checked: partial fits (one batch of a stream may well be constant) and ot's local
-   fits (search_share set: one shard of a response that varies may not). */
+   fits and fits of a shard (search_share or search_shards set: one shard of a response
+   that varies may not be). */
 static moe_status refuse_constant_response(struct moe_fitter *fitter,
                                            const struct moe_model *model,
                                            const call_input *input)
 {
-    if (model->variances == NULL || input->y == NULL || fitter->search_share > 0.0)
+    if (model->variances == NULL || input->y == NULL || fitter->search_share > 0.0 ||
+        fitter->options.integer[MOE_OPT_SEARCH_SHARDS] > 0)
         return MOE_OK;
     size_t first = 0;
     while (first < input->n && input->weights != NULL && !(input->weights[first] > 0.0))

@@ -45,13 +45,21 @@ static const moe_file_kind state_file = {state_signature, sizeof state_signature
                                          STATE_FORMAT_VERSION, STATE_FILE_MAX,
                                          "a fitter state file"};
 
-/* The pinned options this build knows, in number order. */
-static size_t known_options(moe_option *options)
+/* The pinned options this build knows, in number order. Those 1.2 added are written only
+   when they differ from their default, which a libmoe that does not know them runs: its
+   1.1 can then read the state of every fitter that does not use them. */
+static size_t known_options(const moe_fitter_t *fitter, moe_option *options)
 {
     size_t count = 0;
-    for (int id = 0; id < MOE_OPTION_SLOTS; ++id)
-        if (moe_option_info_get((moe_option)id) != NULL)
-            options[count++] = (moe_option)id;
+    for (int id = 0; id < MOE_OPTION_SLOTS; ++id) {
+        const moe_option_info *info = moe_option_info_get((moe_option)id);
+        if (info == NULL)
+            continue;
+        if (id > MOE_OPT_UPDATE_DEGREES && info->type != MOE_OPTION_REAL &&
+            (double)fitter->options.integer[id] == info->default_value)
+            continue;
+        options[count++] = (moe_option)id;
+    }
     return count;
 }
 
@@ -79,7 +87,7 @@ moe_status moe_fitter_save_state_buffer(const moe_fitter_t *fitter, void *buffer
                             fitter->ops.name);
     }
     moe_option options[MOE_OPTION_SLOTS];
-    size_t count = known_options(options);
+    size_t count = known_options(fitter, options);
     size_t fixed = 24 + 4 + name_length + 4 + count * 16 + 8 + 8 + 4 + 24 + 8 + 4;
     if (state_size > SIZE_MAX - fixed)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "the estimator's state is too large");

@@ -4,7 +4,7 @@
 
 #include "moe/fitter.h"
 
-#define MOE_OPTION_SLOTS 29 /* highest pinned option number + 1 */
+#define MOE_OPTION_SLOTS 30 /* highest pinned option number + 1 */
 
 /* NULL for an unknown option number. */
 const moe_option_info *moe_option_info_get(moe_option option);

@@ -132,10 +132,17 @@ double moe_search_share_for_rows(size_t rows)
     return share < LOCAL_SHARE_MOST ? share : LOCAL_SHARE_MOST;
 }
 
-/* The budget's share: 1 but for a fitter given a share of a fit's rows. */
+/* The budget's share: 1 but for a fit of a shard of the rows (the search_shards option, or
+   ot's share by its rows). */
 static double search_share(const moe_fit_context *context)
 {
-    double share = context->fitter->search_share;
+    const struct moe_fitter *fitter = context->fitter;
+    long long shards = (fitter->option_mask & MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS))
+                           ? fitter->options.integer[MOE_OPT_SEARCH_SHARDS]
+                           : 0;
+    if (shards > 1)
+        return 1.0 / (double)shards;
+    double share = fitter->search_share;
     return share > 0.0 && share < 1.0 ? share : 1.0;
 }
 

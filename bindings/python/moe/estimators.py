@@ -312,7 +312,7 @@ _PINNED_OPTIONS = (
     "gate_max_newton", "gate_tol", "min_expert_weight", "threads", "step", "gate_step",
     "batch_size", "line_search", "inner_steps", "update_variance", "expert_max_newton",
     "expert_tol", "gate_solver", "update_experts", "optimizer", "beta1", "beta2",
-    "optimizer_eps", "weight_decay", "update_degrees",
+    "optimizer_eps", "weight_decay", "update_degrees", "search_shards",
 )
 
 
@@ -370,7 +370,8 @@ class _MoE(BaseEstimator):
                  threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
-                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None,
+                 optimizer_eps=None, weight_decay=None, update_degrees=None, search_shards=None,
+                 options=None,
                  gate_features=None, expert_features=None, offset=None):
         """Keep the parameters as given (scikit-learn's convention: they are checked by fit).
         None leaves an option at libmoe's default; `options` is a dict of further option
@@ -409,6 +410,7 @@ class _MoE(BaseEstimator):
         self.optimizer_eps = optimizer_eps
         self.weight_decay = weight_decay
         self.update_degrees = update_degrees
+        self.search_shards = search_shards
         self.options = options
         self.gate_features = gate_features
         self.expert_features = expert_features
@@ -604,7 +606,8 @@ class MoERegressor(RegressorMixin, _MoE):
                  threads=None, step=None, gate_step=None, batch_size=None, line_search=None,
                  inner_steps=None, update_variance=None, expert_max_newton=None, expert_tol=None,
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
-                 optimizer_eps=None, weight_decay=None, update_degrees=None, options=None,
+                 optimizer_eps=None, weight_decay=None, update_degrees=None, search_shards=None,
+                 options=None,
                  family="gaussian", gate_features=None, expert_features=None, offset=None):
         """As _MoE's, and the experts' family ("gaussian", "poisson" or "t"), checked by
         fit. For Poisson experts of counts over exposures t, offset names the column of
@@ -620,7 +623,8 @@ class MoERegressor(RegressorMixin, _MoE):
             expert_max_newton=expert_max_newton, expert_tol=expert_tol,
             gate_solver=gate_solver, update_experts=update_experts, optimizer=optimizer,
             beta1=beta1, beta2=beta2, optimizer_eps=optimizer_eps, weight_decay=weight_decay,
-            update_degrees=update_degrees, options=options, gate_features=gate_features,
+            update_degrees=update_degrees, search_shards=search_shards, options=options,
+            gate_features=gate_features,
             expert_features=expert_features, offset=offset)
         self.family = family
 

@@ -35,7 +35,6 @@ typedef struct ot_settings {
     int method;       /* ot_method */
     int gate_targets; /* ot_gate_targets */
     size_t restarts;
-    size_t search_shards; /* a local fit's search: 1 / this of a full one; 0: by its rows */
     double local_tolerance; /* the local fits' and the reduction's tol is at least this (0: the
                                fitter's tol) */
     double screen; /* local models more than this many nats per support row below the best are
@@ -66,8 +65,6 @@ static const moe_option_info ot_option_table[] = {
               "the reduced gate's targets: the transport plan, or the local posteriors"),
     OT_OPTION("reduction_restarts", MOE_OPTION_INTEGER, 1, 10000, 1, NULL,
               "starts of the reduction's majorise-minimise iterations"),
-    OT_OPTION("search_shards", MOE_OPTION_INTEGER, 0, 1048576, 0, NULL,
-              "a local fit's start search is 1 / this of a full one; 0: by its rows"),
     OT_OPTION("local_tol", MOE_OPTION_REAL, 0, 1, 1e-5, NULL,
               "the local fits' and the reduction's tol is at least this; 0: the fitter's tol"),
     OT_OPTION("screen", MOE_OPTION_REAL, 0, 1e300, 0.05, NULL,
@@ -81,7 +78,6 @@ static const moe_option_field ot_fields[] = {
     {offsetof(ot_settings, method), MOE_FIELD_INT},
     {offsetof(ot_settings, gate_targets), MOE_FIELD_INT},
     {offsetof(ot_settings, restarts), MOE_FIELD_SIZE},
-    {offsetof(ot_settings, search_shards), MOE_FIELD_SIZE},
     {offsetof(ot_settings, local_tolerance), MOE_FIELD_DOUBLE},
     {offsetof(ot_settings, screen), MOE_FIELD_DOUBLE},
 };
@@ -224,12 +220,15 @@ static moe_status shard_create(moe_fit_context *context, const ot_settings *sett
     moe_status status = moe_fitter_create(&part->fitter, "em");
     /* A local fit's start search takes a budget in proportion to its rows, so that a
        shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
-       was most of a small shard's time: bench/RESULTS.md). */
+       was most of a small shard's time: bench/RESULTS.md): the pinned search_shards, which
+       the local em honours, or a share by the shard's rows. */
+    double search_shards = 0.0;
     if (status == MOE_OK)
-        moe_fitter_set_search_share(part->fitter,
-                                    settings->search_shards > 0
-                                        ? 1.0 / (double)settings->search_shards
-                                        : moe_search_share_for_rows(part->n));
+        status = moe_context_get_double(context, MOE_OPT_SEARCH_SHARDS, &search_shards);
+    if (status == MOE_OK && search_shards > 0.0)
+        status = moe_fitter_set_double(part->fitter, MOE_OPT_SEARCH_SHARDS, search_shards);
+    else if (status == MOE_OK)
+        moe_fitter_set_search_share(part->fitter, moe_search_share_for_rows(part->n));
     for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
         double value = 0.0;
         status = moe_context_get_double(context, passed_on[o], &value);
@@ -428,7 +427,8 @@ const moe_estimator_ops moe_estimator_ot = {
                MOE_OPTION_BIT(MOE_OPT_INIT) | MOE_OPTION_BIT(MOE_OPT_GATE_L2) |
                MOE_OPTION_BIT(MOE_OPT_EXPERT_RIDGE) | MOE_OPTION_BIT(MOE_OPT_VARIANCE_FLOOR) |
                MOE_OPTION_BIT(MOE_OPT_GATE_MAX_NEWTON) | MOE_OPTION_BIT(MOE_OPT_GATE_TOLERANCE) |
-               MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_THREADS),
+               MOE_OPTION_BIT(MOE_OPT_MIN_EXPERT_WEIGHT) | MOE_OPTION_BIT(MOE_OPT_THREADS) |
+               MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS),
     .flags = MOE_ESTIMATOR_OWN_OBJECTIVE, /* the trace is the negated transport cost */
     .reset = NULL,
     .aggregate = ot_aggregate,
