@@ -45,10 +45,49 @@ typedef struct restart_outcome {
     int converged;
 } restart_outcome;
 
+/*
+ * A restart that cannot catch the best one: its last increments shrink geometrically, and
+ * even ABANDON_MARGIN times the rest of that series (at the slowest of its last ratios)
+ * would leave it below the best objective so far. Restarts from the search's lesser end
+ * points were measured creeping for hundreds of iterations towards optima tens of nats
+ * below the winner's, most of a default fit's time (bench/RESULTS.md). A restart whose
+ * increments grow (leaving a saddle) or that has run fewer than ABANDON_AFTER iterations
+ * goes on.
+ */
+#define ABANDON_AFTER 10
+#define ABANDON_MARGIN 20.0
+#define ABANDON_RATIOS 3
+
+typedef struct restart_pace {
+    double increments[ABANDON_RATIOS + 1]; /* the last ones, newest first */
+    size_t seen;
+} restart_pace;
+
+static int cannot_catch(restart_pace *pace, double increment, double current, double best,
+                        size_t iteration)
+{
+    memmove(pace->increments + 1, pace->increments, ABANDON_RATIOS * sizeof(double));
+    pace->increments[0] = increment;
+    pace->seen++;
+    if (!isfinite(best) || iteration < ABANDON_AFTER || pace->seen <= ABANDON_RATIOS ||
+        !(current < best))
+        return 0;
+    double slowest = 0.0;
+    for (size_t r = 0; r < ABANDON_RATIOS; ++r) {
+        double newer = pace->increments[r], older = pace->increments[r + 1];
+        if (!(newer > 0.0 && older > 0.0 && newer < older))
+            return 0;
+        slowest = fmax(slowest, newer / older);
+    }
+    double rest = increment * slowest / (1.0 - slowest);
+    return current + ABANDON_MARGIN * rest < best;
+}
+
 static moe_status run_restart(moe_fit_context *context, const moe_iteration_ops *ops,
                               void *state, const moe_fit_settings *settings, size_t restart,
-                              double *resp, restart_outcome *outcome)
+                              double best, double *resp, restart_outcome *outcome)
 {
+    restart_pace pace = {{0.0}, 0};
     char *message = context->fitter->message;
     struct moe_model *model = context->model;
     double loglik = 0.0;
@@ -89,6 +128,8 @@ static moe_status run_restart(moe_fit_context *context, const moe_iteration_ops 
             outcome->converged = 1;
             break;
         }
+        if (cannot_catch(&pace, current - previous, current, best, t))
+            break;
         previous = current;
     }
     return MOE_OK;
@@ -156,7 +197,8 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
         restart_outcome outcome = {-INFINITY, 0};
         status = moe_start_point(context, model, restart, &context->data, resp, labels);
         if (status == MOE_OK)
-            status = run_restart(context, ops, state, settings, restart, resp, &outcome);
+            status = run_restart(context, ops, state, settings, restart, best_objective, resp,
+                                 &outcome);
         /* A cancelled restart still offers its current parameters as a candidate. */
         if ((status == MOE_OK || status == MOE_ERR_CANCELLED) &&
             outcome.objective > best_objective) {
