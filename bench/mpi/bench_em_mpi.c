@@ -80,10 +80,10 @@ static moe_fitter_t *em_fitter(void)
     return fitter;
 }
 
-/* Rank 0's one-process fit: its seconds and log-likelihood; one pass's seconds (a
-   log-likelihood evaluation of this rank's block stands for a pass). */
+/* Rank 0's one-process fit: its seconds and log-likelihood, and its standard errors
+   (model_of(s)'s free parameters, into errors). */
 static void one_process(const setup *s, const double *X, const double *y, double *seconds,
-                        double *loglik)
+                        double *loglik, double *errors)
 {
     moe_model_t *model = model_of(s);
     moe_fitter_t *fitter = em_fitter();
@@ -92,6 +92,12 @@ static void one_process(const setup *s, const double *X, const double *y, double
     moe_fitter_get_report(fitter, &report);
     *seconds = report.seconds;
     *loglik = status == MOE_OK ? report.loglik : NAN;
+    size_t P = moe_model_n_free_params(model);
+    double *covariance = malloc(P * P * sizeof(double));
+    moe_status vcov = moe_model_vcov(model, s->n, X, s->d, y, NULL, covariance, P * P);
+    for (size_t a = 0; a < P; ++a)
+        errors[a] = vcov == MOE_OK ? sqrt(covariance[a * P + a]) : NAN;
+    free(covariance);
     moe_fitter_free(fitter);
     moe_model_free(model);
 }
@@ -138,8 +144,11 @@ int main(int argc, char **argv)
     if (s.sorted)
         sort_rows(s.n, s.d, X, y);
     double alone = 0.0, alone_loglik = NAN;
+    size_t P = s.K * (s.d + 1) * 2 + s.K;
+    double *alone_errors = calloc(P, sizeof(double)), *errors = calloc(P, sizeof(double));
+    double *covariance = malloc(P * P * sizeof(double));
     if (rank == 0)
-        one_process(&s, X, y, &alone, &alone_loglik);
+        one_process(&s, X, y, &alone, &alone_loglik, alone_errors);
     size_t first = (size_t)rank * s.n / (size_t)size;
     size_t count = (size_t)(rank + 1) * s.n / (size_t)size - first;
     moe_model_t *model = model_of(&s);
@@ -151,6 +160,17 @@ int main(int argc, char **argv)
     double wall = now() - started;
     moe_mpi_report report = MOE_MPI_REPORT_INIT;
     moe_mpi_get_report(&report);
+    /* The standard errors over every rank's rows, against the one process's. */
+    size_t free_parameters = moe_model_n_free_params(model);
+    double worst_error = 0.0;
+    if (moe_mpi_vcov(MPI_COMM_WORLD, model, count, X + first * s.d, s.d, y + first, NULL, 0.0,
+                     0.0, covariance, P * P) == MOE_OK)
+        for (size_t a = 0; a < free_parameters; ++a) {
+            errors[a] = sqrt(covariance[a * free_parameters + a]);
+            worst_error = fmax(worst_error, fabs(errors[a] - alone_errors[a]) / alone_errors[a]);
+        }
+    else
+        worst_error = NAN;
     /* One pass over this rank's rows, timed as the best of three log-likelihoods. */
     double pass = INFINITY, ignored = 0.0;
     for (int r = 0; r < 3; ++r) {
@@ -185,11 +205,16 @@ int main(int argc, char **argv)
                report.seconds / alone, wall, report.loglik,
                fabs(report.loglik - alone_loglik) / fabs(alone_loglik), report.iterations,
                report.passes, report.bytes / (double)report.passes);
+        printf("standard errors over all ranks: within %.2g relative of one process's\n",
+               worst_error);
         modelled_table(&s, &report, pass, count, start, 16.0 * (double)(s.K * (s.d + 1)) *
                                                             (double)(s.K * (s.d + 1)));
     }
     moe_fitter_free(fitter);
     moe_model_free(model);
+    free(alone_errors);
+    free(errors);
+    free(covariance);
     free(X);
     free(y);
     MPI_Finalize();
