@@ -15,6 +15,7 @@
  * broadcast of the sums through a tree.
  *
  *   mpirun -np 2 bench_em_mpi [--rows N] [--features D] [--experts K] [--sorted]
+ *                             [--support S] [--latency SECONDS] [--bandwidth BYTES_PER_SECOND]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../gaussian_data.h"
@@ -28,6 +29,7 @@ typedef struct setup {
     size_t n, d, K;
     int sorted;
     double latency, bandwidth;
+    size_t support; /* the start's sample (moe_mpi_fit's support; 0: its default) */
 } setup;
 
 static const double *sort_key;
@@ -124,7 +126,7 @@ int main(int argc, char **argv)
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    setup s = {1000000, 5, 3, 0, 5e-6, 1e9};
+    setup s = {1000000, 5, 3, 0, 5e-6, 1e9, 0};
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--rows") == 0 && a + 1 < argc)
             s.n = (size_t)strtod(argv[++a], NULL);
@@ -138,6 +140,8 @@ int main(int argc, char **argv)
             s.latency = strtod(argv[++a], NULL);
         else if (strcmp(argv[a], "--bandwidth") == 0 && a + 1 < argc)
             s.bandwidth = strtod(argv[++a], NULL);
+        else if (strcmp(argv[a], "--support") == 0 && a + 1 < argc)
+            s.support = (size_t)strtod(argv[++a], NULL);
     }
     double *X = malloc(s.n * s.d * sizeof(double)), *y = malloc(s.n * sizeof(double));
     make_gaussian_data(s.n, s.d, s.K, X, y);
@@ -156,7 +160,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double started = now();
     moe_status status = moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, count, X + first * s.d,
-                                    s.d, y + first, NULL, 0);
+                                    s.d, y + first, NULL, s.support);
     double wall = now() - started;
     moe_mpi_report report = MOE_MPI_REPORT_INIT;
     moe_mpi_get_report(&report);
@@ -181,7 +185,8 @@ int main(int argc, char **argv)
     /* The start: root's fit of the sample, timed alone on rank 0. */
     double start = 0.0;
     if (rank == 0) {
-        size_t sample = s.n < 20000 ? s.n : 20000, stride = s.n / sample;
+        size_t wanted = s.support > 0 ? s.support : 20000;
+        size_t sample = s.n < wanted ? s.n : wanted, stride = s.n / sample;
         double *sample_y = malloc(sample * sizeof(double));
         for (size_t i = 0; i < sample; ++i)
             sample_y[i] = y[i * stride];

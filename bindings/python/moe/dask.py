@@ -354,6 +354,7 @@ def _fit_distributed(self, X, y, sample_weight, fitted_classes=None):
     self.n_partitions_ = len(job.actors)
     self.n_passes_ = passes
     self.start_model_ = local.model_
+    self._fitter = local._fitter  # its options (the penalties of summary and standard_errors)
     if fitted_classes is not None:
         for name, value in fitted_classes.items():
             setattr(self, name, value)
