@@ -291,6 +291,86 @@ START_TEST(student_t_experts_give_the_one_process_fit)
 }
 END_TEST
 
+START_TEST(links_and_a_large_gate_give_the_one_process_fit)
+{
+    /* a sigmoid link: the experts' M-step is iterative (its own passes and sums) */
+    test_rng rng = {871};
+    data.n = 2400;
+    data.d = 1;
+    data.weighted = 0;
+    for (size_t i = 0; i < data.n; ++i) {
+        double x = 4.0 * test_uniform(&rng) - 2.0;
+        int up = test_uniform(&rng) < 1.0 / (1.0 + exp(-2.0 * x));
+        double mean = 1.0 / (1.0 + exp(-(up ? 3.0 * x : 1.0 - 2.0 * x)));
+        data.X[i] = x;
+        data.y[i] = mean + 0.05 * test_normal(&rng);
+    }
+    sort_rows(&data, &sorted);
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.link = MOE_LINK_SIGMOID;
+    size_t two[] = {1000, 1400};
+    check_same_fit(&spec, &sorted, 2, two);
+}
+END_TEST
+
+START_TEST(a_gate_past_the_hessian_free_threshold_gives_the_one_process_fit)
+{
+    /* K (d + 1) = 4 x 31 > 104: em's default gate step is the Hessian-free one, whose
+       products are passes of their own */
+    enum { WIDE = 30 };
+    synthetic_truth truth;
+    synthetic_data generated;
+    synthetic_truth_make(&truth, 4, WIDE, 4.0, 1.0, 881);
+    synthetic_data_make(&generated, &truth, 3000, 882);
+    static problem wide; /* 3000 x 30 values: beyond problem's three columns */
+    static double X[3000 * WIDE];
+    memcpy(X, generated.X, sizeof X);
+    (void)wide;
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.n_experts = 4;
+    spec.n_features = WIDE;
+    moe_model_t *start = NULL;
+    ck_assert_int_eq(moe_model_create(&start, &spec), MOE_OK);
+    moe_fitter_t *search = NULL;
+    ck_assert_int_eq(moe_fitter_create(&search, "em"), MOE_OK);
+    ck_assert_int_eq(moe_fitter_set_int(search, MOE_OPT_MAX_ITER, 5), MOE_OK);
+    ck_assert_msg(moe_fitter_fit(search, start, 600, X, WIDE, generated.y, NULL) == MOE_OK, "%s",
+                  moe_last_error());
+    moe_fitter_free(search);
+    moe_model_t *whole = NULL;
+    ck_assert_int_eq(moe_model_clone(&whole, start), MOE_OK);
+    moe_fitter_t *one = em_from_model();
+    ck_assert_int_eq(moe_fitter_fit(one, whole, 3000, X, WIDE, generated.y, NULL), MOE_OK);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    ck_assert_int_eq(moe_fitter_get_report(one, &report), MOE_OK);
+    lockstep_worker team[2];
+    memset(team, 0, sizeof team);
+    for (size_t k = 0; k < 2; ++k) {
+        team[k].n = 1500;
+        team[k].X = X + k * 1500 * WIDE;
+        team[k].ldx = WIDE;
+        team[k].y = generated.y + k * 1500;
+        team[k].fitter = em_from_model();
+        ck_assert_int_eq(moe_model_clone(&team[k].model, start), MOE_OK);
+    }
+    ck_assert_int_eq(lockstep_fit(2, team), 0);
+    for (size_t k = 0; k < 2; ++k) {
+        ck_assert_msg(team[k].status == MOE_OK, "worker %zu: %s", k, team[k].message);
+        moe_fit_report mine = MOE_FIT_REPORT_INIT;
+        ck_assert_int_eq(moe_fitter_get_report(team[k].fitter, &mine), MOE_OK);
+        ck_assert_msg(fabs(mine.loglik - report.loglik) <= 1e-9 * fabs(report.loglik),
+                      "worker %zu: %.12g against %.12g", k, mine.loglik, report.loglik);
+        moe_fitter_free(team[k].fitter);
+        moe_model_free(team[k].model);
+    }
+    moe_fitter_free(one);
+    moe_model_free(whole);
+    moe_model_free(start);
+    synthetic_data_free(&generated);
+    synthetic_truth_free(&truth);
+}
+END_TEST
+
 /* Three workers on blocks of `data` from one start; returns the statuses in team. */
 static void run_team(lockstep_worker *team, const moe_model_spec *spec, const char *estimator)
 {
@@ -392,6 +472,8 @@ static Suite *suite(void)
     tcase_add_test(tc, classification_experts_give_the_one_process_fit);
     tcase_add_test(tc, poisson_experts_give_the_one_process_fit);
     tcase_add_test(tc, student_t_experts_give_the_one_process_fit);
+    tcase_add_test(tc, links_and_a_large_gate_give_the_one_process_fit);
+    tcase_add_test(tc, a_gate_past_the_hessian_free_threshold_gives_the_one_process_fit);
     tcase_add_test(tc, a_row_that_fails_in_a_pass_fails_every_worker);
     tcase_add_test(tc, a_bad_value_on_one_worker_fails_every_worker);
     tcase_add_test(tc, workers_that_disagree_fail_together);

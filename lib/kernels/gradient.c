@@ -1,5 +1,6 @@
 #include "kernels/gradient.h"
 #include "common/alloc.h"
+#include "common/combine.h"
 #include "common/inputs.h"
 #include "common/linalg.h"
 
@@ -16,20 +17,21 @@ moe_status moe_design_gram(const moe_data *data, double total_weight, double *gr
     double *scratch = moe_alloc_array(MOE_BLOCK_ROWS, p, sizeof(double));
     double *weights = moe_alloc_array(MOE_BLOCK_ROWS, 1, sizeof(double));
     moe_status status = MOE_OK;
-    if (!block || !scratch || !weights) {
-        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a Gram pass");
-        goto done;
-    }
     memset(gram, 0, p * p * sizeof(double));
-    for (size_t start = 0; start < data->n; start += MOE_BLOCK_ROWS) {
+    if (!block || !scratch || !weights)
+        status = moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate a Gram pass");
+    for (size_t start = 0; status == MOE_OK && start < data->n; start += MOE_BLOCK_ROWS) {
         size_t rows = data->n - start < MOE_BLOCK_ROWS ? data->n - start : MOE_BLOCK_ROWS;
         moe_data_load_block(data, start, rows, block);
         for (size_t i = 0; i < rows; ++i)
             weights[i] = moe_data_weight(data, start + i) / total_weight;
         moe_weighted_gram_add(rows, p, block, weights, scratch, gram);
     }
-    moe_symmetrize_upper(p, gram);
-done:
+    /* A combined fit's workers add their Grams (common/combine.h), a failure included. */
+    size_t ignored = 0;
+    status = moe_combine_pass(gram, p * p, status, 0, &ignored, message);
+    if (status == MOE_OK)
+        moe_symmetrize_upper(p, gram);
     free(block);
     free(scratch);
     free(weights);
