@@ -7,10 +7,11 @@
  * fitter's and the report's, the slowest rank's), their log-likelihoods, the passes and the
  * bytes a rank exchanged a pass, and a modelled table for 8 to 64 ranks:
  *
- *   T(M) = T_start + passes x (T_pass x N / (M N_rank) + log2(M) x latency + bytes(M) / bandwidth)
+ *   T(M) = T_start(M) + passes x (T_pass x N / (M N_rank) + log2(M) x latency + bytes(M) / bandwidth)
  *
- * T_pass the measured seconds of one pass over this rank's N_rank rows, T_start the start's
- * (root's fit of the sample), latency and bandwidth the --latency and --bandwidth of the
+ * T_pass the measured seconds of one pass over this rank's N_rank rows, T_start(M) the
+ * start's (a rank's fit of the sample with 1 / M of the search, search_shards = M, measured
+ * for each M on rank 0), latency and bandwidth the --latency and --bandwidth of the
  * network (default 5 us and 1 GB/s, a commodity Ethernet cluster's), bytes(M) the reduce and
  * broadcast of the sums through a tree.
  *
@@ -104,19 +105,43 @@ static void one_process(const setup *s, const double *X, const double *y, double
     moe_model_free(model);
 }
 
-static void modelled_table(const setup *s, const moe_mpi_report *report, double pass,
-                           size_t rows_here, double start, double bytes_per_pass)
+/* The start's seconds on a rank of M (M = 1: the whole search): the fit of every
+   (n / sample)-th row with search_shards = M. */
+static double start_seconds(const setup *s, const double *X, const double *y, int M)
 {
+    size_t wanted = s->support > 0 ? s->support : 20000;
+    size_t sample = s->n < wanted ? s->n : wanted, stride = s->n / sample;
+    double *sample_y = malloc(sample * sizeof(double));
+    for (size_t i = 0; i < sample; ++i)
+        sample_y[i] = y[i * stride];
+    moe_model_t *small = model_of(s);
+    moe_fitter_t *fitter = em_fitter();
+    if (M > 1)
+        moe_fitter_set_int(fitter, MOE_OPT_SEARCH_SHARDS, M);
+    double t = now();
+    moe_fitter_fit(fitter, small, sample, X, s->d * stride, sample_y, NULL);
+    t = now() - t;
+    free(sample_y);
+    moe_fitter_free(fitter);
+    moe_model_free(small);
+    return t;
+}
+
+static void modelled_table(const setup *s, const moe_mpi_report *report, double pass,
+                           size_t rows_here, const double *X, const double *y,
+                           double bytes_per_pass)
+{
+    double whole = start_seconds(s, X, y, 1);
     printf("modelled, %.0f us latency, %.2g GB/s: ranks, seconds, speed-up over one process "
-           "(passes %zu, one pass over %zu rows %.4f s, start %.3f s)\n",
-           s->latency * 1e6, s->bandwidth / 1e9, report->passes, rows_here, pass, start);
-    double one = start + (double)report->passes * pass * (double)s->n / (double)rows_here;
+           "(passes %zu, one pass over %zu rows %.4f s, the whole start %.3f s)\n",
+           s->latency * 1e6, s->bandwidth / 1e9, report->passes, rows_here, pass, whole);
+    double one = whole + (double)report->passes * pass * (double)s->n / (double)rows_here;
     for (int M = 2; M <= 64; M *= 2) {
-        double hops = log2((double)M);
+        double hops = log2((double)M), start = start_seconds(s, X, y, M);
         double exchange = hops * s->latency * 2.0 + 2.0 * hops * bytes_per_pass / s->bandwidth;
         double T = start + (double)report->passes *
                                (pass * (double)s->n / ((double)M * (double)rows_here) + exchange);
-        printf("  %2d ranks: %.3f s, %.2fx\n", M, T, one / T);
+        printf("  %2d ranks: start %.3f s, %.3f s, %.2fx\n", M, start, T, one / T);
     }
 }
 
@@ -182,23 +207,6 @@ int main(int argc, char **argv)
         moe_model_loglik(model, count, X + first * s.d, s.d, y + first, NULL, &ignored);
         pass = fmin(pass, now() - t);
     }
-    /* The start: root's fit of the sample, timed alone on rank 0. */
-    double start = 0.0;
-    if (rank == 0) {
-        size_t wanted = s.support > 0 ? s.support : 20000;
-        size_t sample = s.n < wanted ? s.n : wanted, stride = s.n / sample;
-        double *sample_y = malloc(sample * sizeof(double));
-        for (size_t i = 0; i < sample; ++i)
-            sample_y[i] = y[i * stride];
-        moe_model_t *small = model_of(&s);
-        moe_fitter_t *small_fitter = em_fitter();
-        double t = now();
-        moe_fitter_fit(small_fitter, small, sample, X, s.d * stride, sample_y, NULL);
-        start = now() - t;
-        free(sample_y);
-        moe_fitter_free(small_fitter);
-        moe_model_free(small);
-    }
     if (rank == 0) {
         printf("n = %zu, d = %zu, K = %zu, %s rows, %d ranks, one thread each\n", s.n, s.d,
                s.K, s.sorted ? "sorted" : "shuffled", size);
@@ -212,8 +220,8 @@ int main(int argc, char **argv)
                report.passes, report.bytes / (double)report.passes);
         printf("standard errors over all ranks: within %.2g relative of one process's\n",
                worst_error);
-        modelled_table(&s, &report, pass, count, start, 16.0 * (double)(s.K * (s.d + 1)) *
-                                                            (double)(s.K * (s.d + 1)));
+        modelled_table(&s, &report, pass, count, X, y,
+                       16.0 * (double)(s.K * (s.d + 1)) * (double)(s.K * (s.d + 1)));
     }
     moe_fitter_free(fitter);
     moe_model_free(model);

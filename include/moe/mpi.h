@@ -12,10 +12,12 @@
  *   0. the agreement of step 0 below (the ranks must also agree on every pinned option of
  *      the fitter, threads aside);
  *   1. the start: with init = model and n_init = 1, root's model; with init = custom, each
- *      rank's start function (which must not read the rows); otherwise root fits `fitter`
- *      (its search and restarts) on a sample drawn from every rank by its share of the rows
- *      (moe_mpi_support_rows from the seed; `support` rows, 0: 20000, at most all rows, so
- *      that a small data set's start is the one-process fit itself) and broadcasts it;
+ *      rank's start function (which must not read the rows); otherwise a sample drawn from
+ *      every rank by its share of the rows (moe_mpi_support_rows from the seed; `support`
+ *      rows, 0: 20000, at most all rows) goes to every rank, each rank fits it with
+ *      `fitter` with 1 / ranks of the start search (search_shards, unless the fitter sets
+ *      it) from its own seed (seed + 7919 rank), and the best fit on the sample is every
+ *      rank's start (with one rank: the fitter's own fit of the sample);
  *   2. every rank runs `fitter` from that start on its own rows, with every pass's sums
  *      added over the ranks (moe_fitter_set_combine: a reduce at rank 0 and a broadcast, so
  *      that every rank holds the same bits); the messages travelled are O(K p^2) a pass
@@ -104,7 +106,8 @@ MOE_MPI_API moe_status moe_mpi_support_rows(uint64_t seed, int rank, size_t n, s
  *                  two-regime data (133 and 600 rows, 6 seeds each, 2 to 4 ranks, K = 2):
  *                  random shards' gaps were at most 0.52 times their allowance, blocks of
  *                  the rows sorted by the covariate at least 1.5 times it;
- *   seconds        the wall time of the call (MPI_Wtime), the slowest rank's.
+ *   seconds        the wall time of the fit (MPI_Wtime), the slowest rank's, from the
+ *                  ranks' first agreement (step 0), where every rank has arrived, to the end.
  * With one rank, or after an exact em (method MOE_MPI_METHOD_EM, which has no local
  * fits), loglik = local_loglik and worst_gap = 0. report->version must be set
  * (MOE_MPI_REPORT_INIT); MOE_ERR_INVALID_ARGUMENT when no fit succeeded on this thread.

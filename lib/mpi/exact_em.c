@@ -262,12 +262,52 @@ static int gather_layout(size_t size, const size_t *counts, size_t width, int *l
     return 1;
 }
 
-/* The start every rank takes: root's fit of a sample drawn from every rank by its share of
-   the rows (moe_mpi_support_rows, from the fitter's seed), broadcast into `model`. */
-static moe_status search_start(MPI_Comm comm, int rank, int size, int root,
-                               moe_fitter_t *fitter, moe_model_t *model,
-                               const local_rows *rows, const size_t *all_rows,
-                               const unsigned long long *offsets, size_t support)
+/* Every rank's status agreed: the smallest failing rank's status and message, as that rank
+   wrote it (the ranks fit one sample, so its rows are named alike). */
+static moe_status agree_plainly(MPI_Comm comm, int rank, moe_status status, const char *message)
+{
+    int mine[2] = {status != MOE_OK ? 0 : 1, rank}, first[2];
+    MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm);
+    if (first[0] == 1)
+        return MOE_OK;
+    return from_root(comm, first[1], status, message);
+}
+
+/* This rank's share of the start's search: the sample fitted with 1 / size of a search's
+   budget (search_shards) from a seed of its own, the fitter's options restored after. */
+static moe_status search_share(moe_fitter_t *fitter, moe_model_t *model, const double *sample,
+                               size_t count, size_t d, int rank, int size, double *loglik,
+                               char *message)
+{
+    double seed = 0.0, shards = 0.0;
+    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    moe_fitter_get_double(fitter, MOE_OPT_SEARCH_SHARDS, &shards);
+    /* 7919 seeds apart, below the seed's 2^53 */
+    double own_seed = fmod(seed + 7919.0 * (double)rank, 9007199254740992.0);
+    moe_status status = MOE_OK;
+    if (size > 1 && shards == 0.0)
+        status = moe_fitter_set_double(fitter, MOE_OPT_SEARCH_SHARDS, (double)size);
+    if (status == MOE_OK)
+        status = moe_fitter_set_double(fitter, MOE_OPT_SEED, own_seed);
+    if (status == MOE_OK)
+        status = fit_sample(fitter, model, sample, count, d, message);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    *loglik = status == MOE_OK && isfinite(report.loglik) ? report.loglik : -INFINITY;
+    moe_fitter_set_double(fitter, MOE_OPT_SEED, seed);
+    moe_fitter_set_double(fitter, MOE_OPT_SEARCH_SHARDS, shards);
+    return status;
+}
+
+/* The start every rank takes. A sample is drawn from every rank by its share of the rows
+   (moe_mpi_support_rows, from the fitter's seed) and every rank receives it; each rank
+   searches it with its share of a search's budget from a seed of its own (the search is
+   most of a start's cost, and it does not shrink with the rows), and the best end point on
+   the sample goes to every rank. With one rank this is the fitter's own fit of the sample. */
+static moe_status search_start(MPI_Comm comm, int rank, int size, moe_fitter_t *fitter,
+                               moe_model_t *model, const local_rows *rows,
+                               const size_t *all_rows, const unsigned long long *offsets,
+                               size_t support)
 {
     size_t total = 0, width = rows->d + 3;
     for (int r = 0; r < size; ++r)
@@ -278,28 +318,33 @@ static moe_status search_start(MPI_Comm comm, int rank, int size, int root,
     size_t *counts = malloc((size_t)size * sizeof(size_t));
     int *lengths = malloc((size_t)size * sizeof(int));
     int *displacements = malloc((size_t)size * sizeof(int));
-    double seed = 0.0, *packed = NULL, *gathered = NULL;
+    double seed = 0.0, *packed = NULL;
+    double *gathered = malloc((S > 0 ? S : 1) * width * sizeof(double));
     moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
-    int ok = counts && lengths && displacements &&
+    int ok = counts && lengths && displacements && gathered &&
              moe_mpi_support_counts((size_t)size, all_rows, S, counts) == MOE_OK;
     if (ok)
         packed = sample_rows(rows, (uint64_t)seed, rank, counts[rank], offsets[rank]);
     ok = ok && packed != NULL && gather_layout((size_t)size, counts, width, lengths, displacements);
-    if (ok && rank == root)
-        ok = (gathered = malloc((S > 0 ? S : 1) * width * sizeof(double))) != NULL;
     moe_status status = mpi_agree(comm, rank, ok ? MOE_OK : MOE_ERR_OUT_OF_MEMORY,
                                   "cannot gather the start's sample (memory, or more than 2^31 "
                                   "values)");
     if (status == MOE_OK) {
-        MPI_Gatherv(packed, lengths[rank], MPI_DOUBLE, gathered, lengths, displacements,
-                    MPI_DOUBLE, root, comm);
+        MPI_Allgatherv(packed, lengths[rank], MPI_DOUBLE, gathered, lengths, displacements,
+                       MPI_DOUBLE, comm);
         char message[MESSAGE_SIZE] = "";
-        if (rank == root)
-            status = fit_sample(fitter, model, gathered, S, rows->d, message);
-        status = from_root(comm, root, status, message);
+        struct {
+            double loglik;
+            int rank;
+        } mine = {-INFINITY, rank}, best;
+        status = search_share(fitter, model, gathered, S, rows->d, rank, size, &mine.loglik,
+                              message);
+        status = agree_plainly(comm, rank, status, message);
+        if (status == MOE_OK) {
+            MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+            status = broadcast_model(comm, rank, best.rank, model);
+        }
     }
-    if (status == MOE_OK)
-        status = broadcast_model(comm, rank, root, model);
     free(counts);
     free(lengths);
     free(displacements);
@@ -419,7 +464,7 @@ moe_status mpi_exact_em(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model
     if (status == MOE_OK && (int)init == MOE_INIT_MODEL && restarts == 1.0)
         status = broadcast_model(comm, c.rank, root, working);
     else if (status == MOE_OK && !custom)
-        status = search_start(comm, c.rank, c.size, root, fitter, working, &rows, all_rows,
+        status = search_start(comm, c.rank, c.size, fitter, working, &rows, all_rows,
                               c.offsets, support);
     if (status == MOE_OK)
         status = fit_combined(&c, fitter, working, &rows, custom);

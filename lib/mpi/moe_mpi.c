@@ -673,13 +673,15 @@ moe_status moe_mpi_fit(MPI_Comm comm, int root, moe_fitter_t *fitter, moe_model_
                        const double *weights, size_t support)
 {
     last_error[0] = '\0';
-    double started = MPI_Wtime();
     int rank = 0, size = 1;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return mpi_fail(MOE_ERR_INVALID_ARGUMENT, "not a usable communicator");
     moe_status status = agree_to_fit(comm, rank, size, root, fitter, model, support);
     if (status != MOE_OK)
         return status;
+    /* The time of the fit from here, where every rank has arrived: not the wait for the
+       slowest rank to finish reading its rows. */
+    double started = MPI_Wtime();
     if (strcmp(moe_fitter_estimator_name(fitter), "em") == 0)
         return mpi_exact_em(comm, root, fitter, model, n, X, ldx, y, weights, support, started);
     moe_model_t *local = NULL;
