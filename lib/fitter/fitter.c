@@ -1,6 +1,7 @@
 /* The fitter handle: the estimator's table (of any supported version), its state, progress. */
 #include "fitter/fitter_impl.h"
 #include "common/check.h"
+#include "common/versioned.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,13 +11,12 @@ moe_status moe_estimator_ops_init(moe_estimator_ops *ops, unsigned int version)
 {
     if (ops == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
-    moe_status status =
-        moe_check_struct_version(NULL, "estimator ops", version, MOE_ESTIMATOR_ABI_VERSION);
-    if (status != MOE_OK)
-        return status;
-    memset(ops, 0, sizeof *ops);
-    ops->abi_version = version;
-    return MOE_OK;
+    static const moe_struct_layout layout = {"estimator ops", MOE_ESTIMATOR_ABI_VERSION,
+                                             {sizeof(moe_estimator_ops)}};
+    _Static_assert(MOE_ESTIMATOR_ABI_VERSION == 1, "a new version appends its size to layout");
+    moe_estimator_ops zero;
+    memset(&zero, 0, sizeof zero);
+    return moe_struct_fill(ops, version, &zero, &layout, NULL);
 }
 
 /* Every default of the estimator's own options through its set_option: the table is the

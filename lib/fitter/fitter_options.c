@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fitter/fitter_impl.h"
 #include "common/check.h"
+#include "common/versioned.h"
 
 #include <errno.h>
 #include <float.h>
@@ -328,17 +329,18 @@ size_t moe_fitter_option_count(const moe_fitter_t *fitter)
     return count;
 }
 
+/* moe_option_info's versions (common/versioned.h). */
+static const moe_struct_layout info_layout = {"option info", MOE_OPTION_INFO_VERSION,
+                                              {sizeof(moe_option_info)}};
+_Static_assert(MOE_OPTION_INFO_VERSION == 1, "a new version appends its size to info_layout");
+
 moe_status moe_option_info_init(moe_option_info *info, unsigned int version)
 {
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "info is NULL");
-    moe_status status = moe_check_struct_version(NULL, "option info", version,
-                                                 MOE_OPTION_INFO_VERSION);
-    if (status != MOE_OK)
-        return status;
-    memset(info, 0, sizeof *info);
-    info->version = version;
-    return MOE_OK;
+    moe_option_info zero;
+    memset(&zero, 0, sizeof zero);
+    return moe_struct_fill(info, version, &zero, &info_layout, NULL);
 }
 
 moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
@@ -362,11 +364,9 @@ moe_status moe_fitter_option_info(const moe_fitter_t *fitter, size_t index,
     if (found == NULL)
         return moe_fail(NULL, MOE_ERR_NOT_FOUND, "fitter '%s' has %zu options, not %zu",
                         fitter->ops.name, moe_fitter_option_count(fitter), index + 1);
-    unsigned int version = info->version;
-    *info = *found;
-    info->version = version;
-    option_bounds(found, &info->lower, &info->upper, &info->flags);
-    return MOE_OK;
+    moe_option_info copy = *found;
+    option_bounds(found, &copy.lower, &copy.upper, &copy.flags);
+    return moe_struct_copy_out(info, &copy, &info_layout, NULL);
 }
 
 /* A name a command line, a keyword argument of R or Python and a state file can all carry:

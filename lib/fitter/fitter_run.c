@@ -11,6 +11,7 @@
 #include "common/combine.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
+#include "common/versioned.h"
 #include "model/family.h"
 #include "model/gate.h"
 #include "model/posterior.h"
@@ -21,38 +22,34 @@
 #include <string.h>
 #include <time.h>
 
+/* moe_fit_report's versions (common/versioned.h). */
+static const moe_struct_layout report_layout = {"fit report", MOE_FIT_REPORT_VERSION,
+                                                {sizeof(moe_fit_report)}};
+_Static_assert(MOE_FIT_REPORT_VERSION == 1, "a new version appends its size to report_layout");
+
 moe_status moe_fitter_get_report(const moe_fitter_t *fitter, moe_fit_report *report)
 {
     if (fitter == NULL || report == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", fitter ? "report" : "fitter");
-    moe_status status =
-        moe_check_struct_version(NULL, "fit report", report->version, MOE_FIT_REPORT_VERSION);
-    if (status != MOE_OK)
-        return status;
     if (fitter->report.version == 0) {
         /* A caller that ignores the return value must not read a success either. */
         moe_fit_report empty = MOE_FIT_REPORT_INIT;
-        *report = empty;
-        report->status = MOE_ERR_INVALID_ARGUMENT;
-        report->loglik = NAN;
-        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "no fit has run on this fitter");
+        empty.status = MOE_ERR_INVALID_ARGUMENT;
+        empty.loglik = NAN;
+        moe_status status = moe_struct_copy_out(report, &empty, &report_layout, NULL);
+        return status != MOE_OK ? status
+                                : moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT,
+                                           "no fit has run on this fitter");
     }
-    *report = fitter->report;
-    return MOE_OK;
+    return moe_struct_copy_out(report, &fitter->report, &report_layout, NULL);
 }
 
 moe_status moe_fit_report_init(moe_fit_report *report, unsigned int version)
 {
     if (report == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "report is NULL");
-    moe_status status =
-        moe_check_struct_version(NULL, "fit report", version, MOE_FIT_REPORT_VERSION);
-    if (status != MOE_OK)
-        return status;
     moe_fit_report zero = MOE_FIT_REPORT_INIT;
-    *report = zero;
-    report->version = version;
-    return MOE_OK;
+    return moe_struct_fill(report, version, &zero, &report_layout, NULL);
 }
 
 moe_status moe_fitter_get_trace(const moe_fitter_t *fitter, double *trace, size_t capacity,

@@ -6,6 +6,7 @@
 #include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/check.h"
+#include "common/versioned.h"
 #include "model/posterior.h"
 #include "model/softmax.h"
 
@@ -151,18 +152,17 @@ moe_status moe_estep_run(moe_estep_t *estep, const moe_model_t *model, const moe
     return MOE_OK;
 }
 
+/* moe_estep_result's versions (common/versioned.h). */
+static const moe_struct_layout result_layout = {"E-step result", MOE_ESTEP_RESULT_VERSION,
+                                                {sizeof(moe_estep_result)}};
+_Static_assert(MOE_ESTEP_RESULT_VERSION == 1, "a new version appends its size to result_layout");
+
 moe_status moe_estep_result_init(moe_estep_result *result, unsigned int version)
 {
     if (result == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "result is NULL");
-    moe_status status =
-        moe_check_struct_version(NULL, "E-step result", version, MOE_ESTEP_RESULT_VERSION);
-    if (status != MOE_OK)
-        return status;
     moe_estep_result zero = MOE_ESTEP_RESULT_INIT;
-    *result = zero;
-    result->version = version;
-    return MOE_OK;
+    return moe_struct_fill(result, version, &zero, &result_layout, NULL);
 }
 
 moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *result)
@@ -177,8 +177,8 @@ moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *resu
     if (!estep->ran)
         return moe_fail(estep->context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
                         "the E-step has not run");
-    *result = estep->result;
-    return MOE_OK;
+    return moe_struct_copy_out(result, &estep->result, &result_layout,
+                               estep->context->fitter->message);
 }
 
 /* The gate's sums a finishing call may read: the run asked for them and K > 1. */

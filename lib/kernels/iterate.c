@@ -7,6 +7,7 @@
 #include "kernels/start_search.h"
 #include "common/alloc.h"
 #include "common/check.h"
+#include "common/versioned.h"
 #include "common/clock.h"
 #include "model/posterior.h"
 
@@ -139,13 +140,11 @@ moe_status moe_iteration_ops_init(moe_iteration_ops *ops, unsigned int version)
 {
     if (ops == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "ops is NULL");
-    moe_status status =
-        moe_check_struct_version(NULL, "iteration ops", version, MOE_ITERATION_OPS_VERSION);
-    if (status != MOE_OK)
-        return status;
-    moe_iteration_ops empty = {version, NULL, NULL};
-    *ops = empty;
-    return MOE_OK;
+    static const moe_struct_layout layout = {"iteration ops", MOE_ITERATION_OPS_VERSION,
+                                             {sizeof(moe_iteration_ops)}};
+    _Static_assert(MOE_ITERATION_OPS_VERSION == 1, "a new version appends its size to layout");
+    moe_iteration_ops empty = {MOE_ITERATION_OPS_VERSION, NULL, NULL};
+    return moe_struct_fill(ops, version, &empty, &layout, NULL);
 }
 
 moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops *ops,

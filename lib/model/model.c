@@ -3,6 +3,7 @@
 #include "model/family.h"
 #include "common/alloc.h"
 #include "common/check.h"
+#include "common/versioned.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -15,20 +16,18 @@
 #define MOE_MAX_CLASSES 65536
 #define MOE_MAX_PARAMETERS ((size_t)1 << 31)
 
+/* moe_model_spec's versions (common/versioned.h): 1.1 appended the inputs of the parts. */
+static const moe_struct_layout spec_layout = {
+    "model spec", MOE_MODEL_SPEC_VERSION,
+    {offsetof(moe_model_spec, gate_features), sizeof(moe_model_spec)}};
+_Static_assert(MOE_MODEL_SPEC_VERSION == 2, "a new version appends its size to spec_layout");
+
 moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
 {
     if (spec == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "spec is NULL");
-    moe_status status =
-        moe_check_struct_version(NULL, "model spec", version, MOE_MODEL_SPEC_VERSION);
-    if (status != MOE_OK)
-        return status;
     moe_model_spec defaults = MOE_MODEL_SPEC_INIT;
-    defaults.version = version;
-    /* A caller built against an older header has only that version's fields. */
-    memcpy(spec, &defaults,
-           version >= 2 ? sizeof defaults : offsetof(moe_model_spec, gate_features));
-    return MOE_OK;
+    return moe_struct_fill(spec, version, &defaults, &spec_layout, NULL);
 }
 
 static moe_status check_parts(const moe_model_spec *spec, const struct moe_family_ops *ops,

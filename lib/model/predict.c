@@ -3,6 +3,7 @@
 #include "model/gate.h"
 #include "model/posterior.h"
 #include "common/check.h"
+#include "common/versioned.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
 
@@ -190,17 +191,17 @@ moe_status moe_model_loglik(const moe_model_t *model, size_t n, const double *X,
     return status;
 }
 
+/* moe_criteria's versions (common/versioned.h). */
+static const moe_struct_layout criteria_layout = {"criteria", MOE_CRITERIA_VERSION,
+                                                  {sizeof(moe_criteria)}};
+_Static_assert(MOE_CRITERIA_VERSION == 1, "a new version appends its size to criteria_layout");
+
 moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version)
 {
     if (criteria == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
-    moe_status status = moe_check_struct_version(NULL, "criteria", version, MOE_CRITERIA_VERSION);
-    if (status != MOE_OK)
-        return status;
     moe_criteria zero = MOE_CRITERIA_INIT;
-    *criteria = zero;
-    criteria->version = version;
-    return MOE_OK;
+    return moe_struct_fill(criteria, version, &zero, &criteria_layout, NULL);
 }
 
 moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X, size_t ldx,
@@ -228,14 +229,9 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     if (!isfinite(aic) || !isfinite(bic) || !isfinite(icl))
         return moe_fail(NULL, MOE_ERR_NUMERICAL,
                         "the information criteria overflow (log-likelihood %g)", result.loglik);
-    criteria->loglik = result.loglik;
-    criteria->n_params = n_params;
-    criteria->n_obs = n_obs;
-    criteria->aic = aic;
-    criteria->bic = bic;
-    criteria->entropy = result.entropy;
-    criteria->icl = icl;
-    return MOE_OK;
+    moe_criteria values = {MOE_CRITERIA_VERSION, result.loglik, n_params, n_obs, aic, bic, icl,
+                           result.entropy};
+    return moe_struct_copy_out(criteria, &values, &criteria_layout, NULL);
 }
 
 moe_status moe_model_cross_entropy(const moe_model_t *model, size_t n, const double *X,
