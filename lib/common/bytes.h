@@ -52,4 +52,31 @@ static inline double moe_get_double(const unsigned char *at)
     return value;
 }
 
+/* The same, at a cursor that moves past what it wrote or read (a format of fields in a row). */
+static inline void moe_write_u64(unsigned char **at, uint64_t value)
+{
+    moe_put_u64(*at, value);
+    *at += 8;
+}
+
+static inline void moe_write_double(unsigned char **at, double value)
+{
+    moe_put_double(*at, value);
+    *at += 8;
+}
+
+static inline uint64_t moe_read_u64(const unsigned char **at)
+{
+    uint64_t value = moe_get_u64(*at);
+    *at += 8;
+    return value;
+}
+
+static inline double moe_read_double(const unsigned char **at)
+{
+    double value = moe_get_double(*at);
+    *at += 8;
+    return value;
+}
+
 #endif

@@ -26,14 +26,15 @@
  * monotone).
  *
  * The state (statistics, iterate, Polyak average, waiting rows, step count, options) saves
- * to bytes that moe_fitter_save_state wraps in its checksummed file. Loading trusts none of
- * it: every count is checked against the others and against the bytes present, so a crafted
- * state allocates no more than it carries and describes only a session ismm could reach.
+ * to bytes that moe_fitter_save_state wraps in its checksummed file (ismm_state_file.c).
+ * Loading trusts none of it: every count is checked against the others and against the
+ * bytes present, so a crafted state allocates no more than it carries and describes only a
+ * session ismm could reach. The options and the session's arrays are in ismm_session.c.
  */
 #include "estimators/ismm/ismm.h"
+#include "estimators/ismm/ismm_session.h"
 #include "common/inputs.h"
 #include "common/check.h"
-#include "common/option_fields.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -58,235 +59,12 @@ static moe_status fail_formatted(moe_fit_context *context, moe_status status, co
     return moe_context_fail(context, status, message);
 }
 
-typedef struct ismm_settings {
-    double step_scale, step_offset, step_decay; /* gamma_t = scale (t + offset)^-decay;
-                                                   offset < 0: the warm-start size */
-    size_t warm_start;                          /* rows; 0: automatic */
-    int bound;                                  /* ismm_bound */
-    int gate_solve;                             /* ismm_gate_solve */
-    double eps;
-    size_t polyak; /* average the iterates from this step on; 0: off */
-} ismm_settings;
-
-typedef struct ismm_state {
-    ismm_settings settings;
-    int ready, started;
-    ismm_shape shape;
-    uint64_t steps, averaged;
-    double variance_floor; /* absolute, fixed at the warm start */
-    size_t warm_rows;      /* the warm start's size, fixed at the first call */
-    size_t batch_size;     /* the session's batch rows (0: a call is a batch), fixed likewise */
-    double *statistics;    /* s */
-    double *parameters;    /* theta_t */
-    double *average;       /* Polyak average */
-    /* Rows waiting: the warm start's, then an unfinished batch's; room for `capacity` rows,
-       grown on demand up to the session's most (session_rows). */
-    size_t waiting, capacity;
-    double *waiting_X, *waiting_y, *waiting_w;
-    unsigned char *inputs; /* 2 p bytes: shape's gate_inputs and expert_inputs live here */
-} ismm_state;
-
-/* ---- Options --------------------------------------------------------------------------------- */
-
-static const char *const bound_keywords[] = {"paper", "bohning", NULL};
-static const char *const gate_solve_keywords[] = {"kronecker", "dense", NULL};
-
-#define ISMM_OPTION(name, type, flags, lower, upper, default_value, keywords, description)      \
-    {MOE_OPTION_INFO_VERSION, name, type, flags, lower, upper, default_value, keywords,         \
-     description, 0}
-static const moe_option_info ismm_options[] = {
-    ISMM_OPTION("step_scale", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1.0, NULL,
-                "the step schedule's scale: gamma_r = step_scale (r + step_offset)^-step_decay"),
-    ISMM_OPTION("step_offset", MOE_OPTION_REAL, 0, -1, 1e300, -1.0, NULL,
-                "the step schedule's offset in rows; negative: the warm start's size"),
-    ISMM_OPTION("step_decay", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0.5, 1, 0.6, NULL,
-                "the step schedule's decay, in (0.5, 1] so that the steps sum to infinity and "
-                "their squares do not"),
-    ISMM_OPTION("warm_start", MOE_OPTION_INTEGER, 0, 0, 100000000, 0, NULL,
-                "rows of a session's warm start; 0: max(85, 10 per free parameter)"),
-    ISMM_OPTION("bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_PAPER, bound_keywords,
-                "the gate's quadratic bound: the paper's, or Bohning's fixed curvature"),
-    ISMM_OPTION("gate_solve", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_GATE_KRONECKER,
-                gate_solve_keywords,
-                "the gate M-step's linear solve: kronecker (structured) or dense"),
-    ISMM_OPTION("bound_eps", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1e-6, NULL,
-                "the paper's bound: the smallest gate probability it allows for"),
-    ISMM_OPTION("polyak", MOE_OPTION_INTEGER, 0, 0, 9007199254740992.0, 0, NULL,
-                "average the iterates from this step on; 0: no averaging"),
-};
-
-static const moe_option_field ismm_fields[] = {
-    {offsetof(ismm_settings, step_scale), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, step_offset), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, step_decay), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, warm_start), MOE_FIELD_SIZE},
-    {offsetof(ismm_settings, bound), MOE_FIELD_INT},
-    {offsetof(ismm_settings, gate_solve), MOE_FIELD_INT},
-    {offsetof(ismm_settings, eps), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, polyak), MOE_FIELD_SIZE},
-};
-_Static_assert(sizeof ismm_fields / sizeof ismm_fields[0] ==
-                   sizeof ismm_options / sizeof ismm_options[0],
-               "one field per ismm option");
-
-static moe_status ismm_set_option(void *opaque, size_t index, double value)
-{
-    ismm_state *state = opaque;
-    ismm_settings next = state->settings;
-    moe_option_field_store(&next, &ismm_fields[index], value);
-    /* The schedule, the warm start and the surrogate cannot change in the middle of a session
-       (from its first call on: the warm start's size is fixed then). */
-    if (state->ready && memcmp(&next, &state->settings, sizeof next) != 0)
-        return MOE_ERR_INVALID_ARGUMENT;
-    state->settings = next;
-    return MOE_OK;
-}
-
-static moe_status ismm_get_option(const void *opaque, size_t index, double *value)
-{
-    const ismm_state *state = opaque;
-    *value = moe_option_field_load(&state->settings, &ismm_fields[index]);
-    return MOE_OK;
-}
-
-/* ---- State ----------------------------------------------------------------------------------- */
-
-static void release(ismm_state *state)
-{
-    free(state->statistics);
-    free(state->parameters);
-    free(state->average);
-    free(state->waiting_X);
-    free(state->waiting_y);
-    free(state->waiting_w);
-    free(state->inputs);
-    ismm_settings settings = state->settings;
-    memset(state, 0, sizeof *state);
-    state->settings = settings;
-}
-
-static moe_status ismm_create(void **out)
-{
-    ismm_state *state = calloc(1, sizeof *state);
-    if (state == NULL)
-        return MOE_ERR_OUT_OF_MEMORY;
-    *out = state; /* the fitter sets every default from ismm_options */
-    return MOE_OK;
-}
-
-static void ismm_destroy(void *opaque)
-{
-    if (opaque == NULL)
-        return;
-    release(opaque);
-    free(opaque);
-}
-
-static moe_status ismm_reset(void *opaque)
-{
-    release(opaque);
-    return MOE_OK;
-}
-
-static ismm_shape shape_of(const moe_model_t *model)
-{
-    ismm_shape shape;
-    shape.K = moe_model_n_experts(model);
-    shape.d = moe_model_n_features(model);
-    shape.p = moe_model_n_inputs(model);
-    shape.gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN;
-    shape.multinomial = moe_model_family(model) == MOE_FAMILY_MULTINOMIAL;
-    /* The reference class's row is not a parameter: the surrogate's classes are the free
-       rows and the reference, as the model's are. */
-    shape.rows = moe_model_expert_rows(model) - (shape.multinomial ? 1 : 0);
-    shape.intercept = moe_model_has_intercept(model);
-    return shape;
-}
-
-static int same_shape(const ismm_shape *a, const ismm_shape *b)
-{
-    return a->K == b->K && a->d == b->d && a->p == b->p && a->rows == b->rows &&
-           a->multinomial == b->multinomial &&
-           a->gaussian == b->gaussian && a->intercept == b->intercept;
-}
-
-/* Ten rows per free parameter, from the shape alone (a loaded state checks its own): with
-   the default offset the first steps average over about warm^0.6 rows, and at twice the
-   free parameters (85 rows at d = 10, K = 2) an expert's least squares saw fewer rows than
-   its 11 coefficients: single-row streams collapsed an expert's variance on some streams of
-   setting 6.2 (on 1 of 50 with six per parameter). */
-static size_t automatic_warm_rows(const ismm_shape *shape)
-{
-    size_t expert = shape->gaussian ? shape->p + 1 : shape->rows * shape->p;
-    size_t rows = 10 * ((shape->K - 1) * shape->p + shape->K * expert);
-    return rows > 85 ? rows : 85;
-}
-
-static size_t configured_warm_rows(const ismm_settings *settings, const ismm_shape *shape)
-{
-    return settings->warm_start > 0 ? settings->warm_start : automatic_warm_rows(shape);
-}
-
-/* The most rows that ever wait: the warm start's, or an unfinished batch's. */
-static size_t session_rows(const ismm_state *state)
-{
-    return state->warm_rows > state->batch_size ? state->warm_rows : state->batch_size;
-}
-
-/* The statistics, the iterate and the average; the waiting rows' buffers start empty. */
-static moe_status allocate(ismm_state *state, const ismm_shape *shape, size_t warm_rows,
-                           size_t batch_size)
-{
-    state->shape = *shape;
-    state->shape.gate_inputs = state->shape.expert_inputs = NULL;
-    state->warm_rows = warm_rows;
-    state->batch_size = batch_size;
-    state->statistics = calloc(ismm_statistics_size(shape), sizeof(double));
-    state->parameters = calloc(ismm_parameters_size(shape), sizeof(double));
-    state->average = calloc(ismm_parameters_size(shape), sizeof(double));
-    state->inputs = malloc(2 * shape->p + 1);
-    if (state->statistics == NULL || state->parameters == NULL || state->average == NULL ||
-        state->inputs == NULL)
-        return MOE_ERR_OUT_OF_MEMORY;
-    state->ready = 1;
-    return MOE_OK;
-}
-
-static int grow_array(double **array, size_t count)
-{
-    if (count > SIZE_MAX / sizeof(double))
-        return 1;
-    double *grown = realloc(*array, count * sizeof(double));
-    if (grown == NULL)
-        return 1;
-    *array = grown;
-    return 0;
-}
-
-/* Room for `rows` waiting rows, keeping those there: doubling, at most the session's most, so
-   a long warm start or batch is not reserved before its rows come. */
-static moe_status reserve(ismm_state *state, size_t rows)
-{
-    if (rows <= state->capacity)
-        return MOE_OK;
-    size_t most = session_rows(state), d = state->shape.d > 0 ? state->shape.d : 1;
-    if (rows > most)
-        return MOE_ERR_INTERNAL; /* the session's rules never let more rows wait */
-    size_t grown = state->capacity > most / 2 ? most : 2 * state->capacity;
-    if (grown < rows)
-        grown = rows;
-    if (grown > SIZE_MAX / d || grow_array(&state->waiting_X, grown * d) ||
-        grow_array(&state->waiting_y, grown) || grow_array(&state->waiting_w, grown))
-        return MOE_ERR_OUT_OF_MEMORY;
-    state->capacity = grown;
-    return MOE_OK;
-}
 
 /* ---- Model <-> parameters -------------------------------------------------------------------- */
 
 /* The model's expert rows for the free rows of the storage: a multinomial expert's last
    (reference) class row is zero in the model and absent from the storage. */
-static size_t model_expert_rows(const ismm_shape *shape)
+size_t ismm_model_expert_rows(const ismm_shape *shape)
 {
     return shape->rows + (shape->multinomial ? 1 : 0);
 }
@@ -295,7 +73,7 @@ static moe_status read_model(const ismm_shape *shape, const moe_model_t *model, 
 {
     ismm_parameters theta;
     ismm_parameters_map(shape, storage, &theta);
-    size_t p = shape->p, free_rows = shape->rows, rows = model_expert_rows(shape);
+    size_t p = shape->p, free_rows = shape->rows, rows = ismm_model_expert_rows(shape);
     double *experts = malloc(shape->K * rows * p * sizeof(double));
     if (experts == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
@@ -315,7 +93,7 @@ static moe_status write_model(const ismm_shape *shape, moe_model_t *model, const
 {
     ismm_parameters theta;
     ismm_parameters_map(shape, (double *)storage, &theta);
-    size_t p = shape->p, free_rows = shape->rows, rows = model_expert_rows(shape);
+    size_t p = shape->p, free_rows = shape->rows, rows = ismm_model_expert_rows(shape);
     double *experts = calloc(shape->K * rows * p, sizeof(double));
     if (experts == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
@@ -812,8 +590,8 @@ static void refresh_inputs(ismm_state *state, const moe_model_t *model)
 static moe_status open_session(call *c, const moe_model_t *model, size_t batch_size)
 {
     ismm_state *state = c->state;
-    ismm_shape shape = shape_of(model);
-    if (state->ready && !same_shape(&shape, &state->shape))
+    ismm_shape shape = ismm_shape_of(model);
+    if (state->ready && !ismm_same_shape(&shape, &state->shape))
         return moe_context_fail(c->context, MOE_ERR_INVALID_ARGUMENT,
                                 "ismm: the model's structure differs from the session's "
                                 "(moe_fitter_reset starts a new session)");
@@ -824,9 +602,9 @@ static moe_status open_session(call *c, const moe_model_t *model, size_t batch_s
                               "new session)",
                               batch_size, state->batch_size);
     if (!state->ready &&
-        allocate(state, &shape, configured_warm_rows(&state->settings, &shape), batch_size) !=
+        ismm_allocate(state, &shape, ismm_configured_warm_rows(&state->settings, &shape), batch_size) !=
             MOE_OK) {
-        release(state);
+        ismm_release(state);
         return moe_context_fail(c->context, MOE_ERR_OUT_OF_MEMORY,
                                 "cannot allocate ismm's state");
     }
@@ -865,7 +643,7 @@ static moe_status ismm_partial_fit(void *opaque, moe_fit_context *context)
     if (status == MOE_OK)
         status = check_plan(&c, &p, &rows);
     if (status == MOE_OK) {
-        status = reserve(state, p.old + p.fill > p.tail ? p.old + p.fill : p.tail);
+        status = ismm_reserve(state, p.old + p.fill > p.tail ? p.old + p.fill : p.tail);
         if (status != MOE_OK)
             status = moe_context_fail(context, status, "cannot allocate ismm's waiting rows");
     }
@@ -889,7 +667,7 @@ static moe_status ismm_partial_fit(void *opaque, moe_fit_context *context)
     }
     free(saved.arrays);
     if (status != MOE_OK && fresh)
-        release(state);
+        ismm_release(state);
     return status;
 }
 
@@ -1087,22 +865,22 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
                                          &plan.tolerance);
     if (status != MOE_OK)
         return status;
-    release(state);
+    ismm_release(state);
     moe_rows all;
     status = moe_context_rows(context, &all);
     if (status != MOE_OK)
         return status;
     size_t n = all.n, d = moe_model_n_features(model);
-    ismm_shape shape = shape_of(model);
-    size_t warm = configured_warm_rows(&state->settings, &shape);
+    ismm_shape shape = ismm_shape_of(model);
+    size_t warm = ismm_configured_warm_rows(&state->settings, &shape);
     if (warm > n)
         warm = n;
     plan.epochs = (size_t)epochs;
     plan.batch = batch_size > 0 ? (size_t)batch_size : 0;
     if (plan.batch > n)
         plan.batch = n;
-    if (allocate(state, &shape, warm, plan.batch) != MOE_OK || reserve(state, warm) != MOE_OK) {
-        release(state);
+    if (ismm_allocate(state, &shape, warm, plan.batch) != MOE_OK || ismm_reserve(state, warm) != MOE_OK) {
+        ismm_release(state);
         return moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate ismm's state");
     }
     refresh_inputs(state, model);
@@ -1132,293 +910,8 @@ static moe_status ismm_fit(void *opaque, moe_fit_context *context)
     if (status == MOE_OK)
         status = moe_context_set_result(context, 0, plan.converged);
     /* A fit leaves no session behind. */
-    release(state);
+    ismm_release(state);
     return status;
-}
-
-/* ---- Saved state ------------------------------------------------------------------------------ */
-
-/* Little-endian, fixed width: the state reads back on any platform. */
-static void put_u64(unsigned char **at, uint64_t value)
-{
-    for (int i = 0; i < 8; ++i)
-        (*at)[i] = (unsigned char)(value >> (8 * i));
-    *at += 8;
-}
-
-static uint64_t get_u64(const unsigned char **at)
-{
-    uint64_t value = 0;
-    for (int i = 0; i < 8; ++i)
-        value |= (uint64_t)(*at)[i] << (8 * i);
-    *at += 8;
-    return value;
-}
-
-static void put_double(unsigned char **at, double value)
-{
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    put_u64(at, bits);
-}
-
-static double get_double(const unsigned char **at)
-{
-    uint64_t bits = get_u64(at);
-    double value;
-    memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
-#define ISMM_STATE_MAGIC 0x324d4d5349ULL /* "ISMM2" */
-enum { ISMM_HEADER_WORDS = 22 };
-/* The largest batch_size the option takes (2^53 - 1). */
-#define ISMM_BATCH_MAX 9007199254740991ULL
-
-static size_t arrays_length(const ismm_state *state)
-{
-    size_t d = state->shape.d;
-    return ismm_statistics_size(&state->shape) + 2 * ismm_parameters_size(&state->shape) +
-           state->waiting * (d + 2);
-}
-
-/*
- * Header words: magic, step_scale, step_offset, step_decay, warm_start, bound, gate_solve,
- * eps, polyak, ready, started, K, d, rows, gaussian, intercept, steps, averaged, variance
- * floor, warm rows, batch_size, waiting; then (ready) s, theta, the average and the waiting
- * rows (x, y, w each). Without a session every word after the settings is 0.
- */
-static moe_status ismm_save_state(const void *opaque, void *buffer, size_t capacity,
-                                  size_t *written)
-{
-    const ismm_state *state = opaque;
-    size_t words = ISMM_HEADER_WORDS + (state->ready ? arrays_length(state) : 0);
-    *written = words * 8;
-    if (buffer == NULL && capacity == 0)
-        return MOE_OK;
-    if (capacity < words * 8)
-        return MOE_ERR_BUFFER_TOO_SMALL;
-    unsigned char *at = buffer;
-    const ismm_settings *s = &state->settings;
-    put_u64(&at, ISMM_STATE_MAGIC);
-    put_double(&at, s->step_scale);
-    put_double(&at, s->step_offset);
-    put_double(&at, s->step_decay);
-    put_u64(&at, s->warm_start);
-    put_u64(&at, (uint64_t)s->bound);
-    put_u64(&at, (uint64_t)s->gate_solve);
-    put_double(&at, s->eps);
-    put_u64(&at, s->polyak);
-    put_u64(&at, (uint64_t)state->ready);
-    put_u64(&at, (uint64_t)state->started);
-    put_u64(&at, state->shape.K);
-    put_u64(&at, state->shape.d);
-    put_u64(&at, model_expert_rows(&state->shape));
-    put_u64(&at, (uint64_t)state->shape.gaussian);
-    put_u64(&at, (uint64_t)state->shape.intercept);
-    put_u64(&at, state->steps);
-    put_u64(&at, state->averaged);
-    put_double(&at, state->variance_floor);
-    put_u64(&at, state->warm_rows);
-    put_u64(&at, state->batch_size);
-    put_u64(&at, state->waiting);
-    if (!state->ready)
-        return MOE_OK;
-    size_t statistics = ismm_statistics_size(&state->shape);
-    size_t parameters = ismm_parameters_size(&state->shape), d = state->shape.d;
-    for (size_t i = 0; i < statistics; ++i)
-        put_double(&at, state->statistics[i]);
-    for (size_t i = 0; i < parameters; ++i)
-        put_double(&at, state->parameters[i]);
-    for (size_t i = 0; i < parameters; ++i)
-        put_double(&at, state->average[i]);
-    for (size_t i = 0; i < state->waiting; ++i) {
-        for (size_t j = 0; j < d; ++j)
-            put_double(&at, state->waiting_X[i * d + j]);
-        put_double(&at, state->waiting_y[i]);
-        put_double(&at, state->waiting_w[i]);
-    }
-    return MOE_OK;
-}
-
-/* A saved state's header as read, before any of it is trusted. */
-typedef struct saved_header {
-    ismm_settings settings;
-    uint64_t bound, gate_solve, ready, started, K, d, rows, gaussian, intercept;
-    uint64_t steps, averaged, warm_rows, batch_size, waiting;
-    double floor;
-} saved_header;
-
-static void read_header(const unsigned char *at, saved_header *h)
-{
-    ismm_settings *s = &h->settings;
-    s->step_scale = get_double(&at);
-    s->step_offset = get_double(&at);
-    s->step_decay = get_double(&at);
-    s->warm_start = (size_t)get_u64(&at);
-    h->bound = get_u64(&at);
-    h->gate_solve = get_u64(&at);
-    s->eps = get_double(&at);
-    s->polyak = (size_t)get_u64(&at);
-    h->ready = get_u64(&at);
-    h->started = get_u64(&at);
-    h->K = get_u64(&at);
-    h->d = get_u64(&at);
-    h->rows = get_u64(&at);
-    h->gaussian = get_u64(&at);
-    h->intercept = get_u64(&at);
-    h->steps = get_u64(&at);
-    h->averaged = get_u64(&at);
-    h->floor = get_double(&at);
-    h->warm_rows = get_u64(&at);
-    h->batch_size = get_u64(&at);
-    h->waiting = get_u64(&at);
-    s->bound = h->bound == 1 ? ISMM_BOUND_BOHNING : ISMM_BOUND_PAPER;
-    s->gate_solve = h->gate_solve == 1 ? ISMM_GATE_DENSE : ISMM_GATE_KRONECKER;
-}
-
-/* The settings within what ismm_set_option accepts. */
-static int settings_valid(const saved_header *h)
-{
-    const ismm_settings *s = &h->settings;
-    return h->bound <= 1 && h->gate_solve <= 1 && s->step_scale > 0.0 && s->step_scale <= 1.0 &&
-           s->step_decay > 0.5 && s->step_decay <= 1.0 && s->eps > 0.0 && s->eps <= 1.0 &&
-           s->step_offset >= -1.0 && isfinite(s->step_offset) &&
-           s->warm_start <= 100000000 && s->polyak <= ((size_t)1 << 53);
-}
-
-/* The Polyak average's count after `steps` steps (polyak_update's rule). */
-static uint64_t averaged_after(uint64_t polyak, uint64_t steps)
-{
-    return polyak == 0 || steps < polyak ? 0 : steps - polyak + 1;
-}
-
-/*
- * The session's shape and counts, each against the others and against the bytes present
- * (`words` after the header), before anything is allocated: a state can only describe a
- * session its own settings would have made, and it allocates no more than it carries.
- */
-static int session_valid(const saved_header *h, size_t words, ismm_shape *shape)
-{
-    if (h->K < 1 || h->K > 4096 || h->d > 1000000 || h->rows < 1 || h->rows > 65536 ||
-        h->gaussian > 1 || h->intercept > 1 || h->started > 1 || (h->gaussian && h->rows != 1))
-        return 0;
-    shape->K = (size_t)h->K;
-    shape->d = (size_t)h->d;
-    shape->gaussian = (int)h->gaussian;
-    shape->multinomial = !h->gaussian && h->rows > 1;
-    shape->rows = (size_t)h->rows - (shape->multinomial ? 1 : 0);
-    shape->intercept = (int)h->intercept;
-    shape->p = shape->d + (size_t)h->intercept;
-    if (shape->p == 0 || h->warm_rows != configured_warm_rows(&h->settings, shape) ||
-        h->batch_size > ISMM_BATCH_MAX)
-        return 0;
-    if (!h->started && (h->steps != 0 || h->averaged != 0 || h->floor != 0.0 ||
-                        h->waiting >= h->warm_rows))
-        return 0;
-    if (h->started && (!(h->floor > 0.0) || !isfinite(h->floor) ||
-                       h->averaged != averaged_after(h->settings.polyak, h->steps) ||
-                       (h->batch_size == 0 ? h->waiting != 0 : h->waiting >= h->batch_size)))
-        return 0;
-    size_t fixed = ismm_statistics_size(shape) + 2 * ismm_parameters_size(shape);
-    return words >= fixed && (words - fixed) % (shape->d + 2) == 0 &&
-           (words - fixed) / (shape->d + 2) == h->waiting;
-}
-
-static int read_finite(const unsigned char **at, double *values, size_t count)
-{
-    int bad = 0;
-    for (size_t i = 0; i < count; ++i)
-        bad |= !isfinite(values[i] = get_double(at));
-    return bad;
-}
-
-/* The arrays of a session whose header is valid; nonzero when a value is not one the session
-   could hold. The waiting rows pass the checks partial_fit's rows pass. */
-static int read_arrays(ismm_state *loaded, const unsigned char *at)
-{
-    const ismm_shape *shape = &loaded->shape;
-    size_t statistics = ismm_statistics_size(shape), parameters = ismm_parameters_size(shape);
-    int bad = read_finite(&at, loaded->statistics, statistics) |
-              read_finite(&at, loaded->parameters, parameters) |
-              read_finite(&at, loaded->average, parameters);
-    ismm_parameters theta, average;
-    ismm_parameters_map(shape, loaded->parameters, &theta);
-    ismm_parameters_map(shape, loaded->average, &average);
-    for (size_t k = 0; shape->gaussian && k < shape->K; ++k)
-        bad |= (loaded->started && !(theta.variances[k] > 0.0)) ||
-               (loaded->averaged > 0 && !(average.variances[k] > 0.0));
-    size_t d = shape->d;
-    for (size_t i = 0; i < loaded->waiting; ++i) {
-        bad |= read_finite(&at, loaded->waiting_X + i * d, d);
-        loaded->waiting_y[i] = get_double(&at);
-        double weight = loaded->waiting_w[i] = get_double(&at);
-        bad |= !(weight >= 0.0) || !isfinite(weight);
-    }
-    if (bad)
-        return 1;
-    /* No rows wait (the batches were whole): the checks of rows have nothing to see, and
-       they refuse empty input. */
-    if (loaded->waiting == 0)
-        return 0;
-    if (moe_check_response_values(NULL, loaded->waiting, loaded->waiting_y) != MOE_OK)
-        return 1;
-    if (!shape->gaussian) {
-        size_t classes = shape->multinomial ? shape->rows + 1 : 2;
-        if (moe_check_class_labels(NULL, loaded->waiting, loaded->waiting_y, classes,
-                                   shape->multinomial ? "multinomial" : "logistic") != MOE_OK)
-            return 1;
-    }
-    return 0;
-}
-
-static moe_status ismm_load_state(void *opaque, const void *buffer, size_t size)
-{
-    ismm_state *state = opaque;
-    if (size < ISMM_HEADER_WORDS * 8 || size % 8 != 0)
-        return MOE_ERR_FORMAT;
-    const unsigned char *at = buffer;
-    if (get_u64(&at) != ISMM_STATE_MAGIC)
-        return MOE_ERR_FORMAT;
-    saved_header h;
-    read_header(at, &h);
-    at += (ISMM_HEADER_WORDS - 1) * 8;
-    if (!settings_valid(&h) || h.ready > 1)
-        return MOE_ERR_FORMAT;
-    ismm_state loaded;
-    memset(&loaded, 0, sizeof loaded);
-    loaded.settings = h.settings;
-    if (!h.ready) {
-        uint64_t floor_bits;
-        memcpy(&floor_bits, &h.floor, sizeof floor_bits);
-        if (size != ISMM_HEADER_WORDS * 8 ||
-            (h.started | h.K | h.d | h.rows | h.gaussian | h.intercept | h.steps | h.averaged |
-             floor_bits | h.warm_rows | h.batch_size | h.waiting) != 0)
-            return MOE_ERR_FORMAT;
-        release(state);
-        *state = loaded;
-        return MOE_OK;
-    }
-    ismm_shape shape;
-    if (!session_valid(&h, size / 8 - ISMM_HEADER_WORDS, &shape))
-        return MOE_ERR_FORMAT;
-    if (allocate(&loaded, &shape, (size_t)h.warm_rows, (size_t)h.batch_size) != MOE_OK ||
-        reserve(&loaded, (size_t)h.waiting) != MOE_OK) {
-        release(&loaded);
-        return MOE_ERR_OUT_OF_MEMORY;
-    }
-    loaded.started = (int)h.started;
-    loaded.steps = h.steps;
-    loaded.averaged = h.averaged;
-    loaded.variance_floor = h.floor;
-    loaded.waiting = (size_t)h.waiting;
-    if (read_arrays(&loaded, at) != 0) {
-        release(&loaded);
-        return MOE_ERR_FORMAT;
-    }
-    release(state);
-    *state = loaded;
-    return MOE_OK;
 }
 
 const moe_estimator_ops moe_estimator_ismm = {
@@ -1439,8 +932,8 @@ const moe_estimator_ops moe_estimator_ismm = {
     .aggregate = NULL,
     .save_state = ismm_save_state,
     .load_state = ismm_load_state,
-    .option_table = ismm_options,
-    .option_count = sizeof ismm_options / sizeof ismm_options[0],
+    .option_table = ismm_option_table,
+    .option_count = sizeof ismm_option_table / sizeof ismm_option_table[0],
     .set_option = ismm_set_option,
     .get_option = ismm_get_option,
 };
