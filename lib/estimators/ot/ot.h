@@ -43,6 +43,18 @@ typedef struct ot_options {
    cannot. */
 moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model);
 
+/* ot_baselines.c: MOE_ERR_DIMENSION unless every model has the target's K; W, the
+   component-wise average of the canonically ordered models; and the screen, which keeps in
+   `kept` (and their renormalised weights) the models within `gap` nats per support row of
+   the best (every model without the support's responses or with gap 0). */
+moe_status ot_same_k(moe_fit_context *context, const moe_model_t *target, size_t count,
+                     const moe_model_t *const *models);
+moe_status ot_average(moe_fit_context *context, moe_model_t *target, size_t count,
+                      const moe_model_t *const *models, const double *weights);
+moe_status ot_screen(moe_fit_context *context, size_t count, const moe_model_t *const *models,
+                     const double *weights, const moe_rows *support, double gap,
+                     const moe_model_t **kept, double *kept_weights, size_t *n_kept);
+
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
                      const moe_model_t *const *models, const double *weights,
                      const moe_rows *support, const ot_options *options);

@@ -24,7 +24,7 @@
  * Memory: the assignments (L x S bytes of expert indices), the masses and local means (L x S
  * doubles each); never the L x K x S plan.
  */
-#include "estimators/ot/ot.h"
+#include "estimators/ot/ot_pool.h"
 #include "common/data.h"
 #include "common/inputs.h"
 #include "common/linalg.h"
@@ -39,24 +39,6 @@
    four arrays) stay in the cache while every component's row of the plan goes by. */
 #define PLAN_BLOCK_ROWS 512
 
-typedef struct pool {
-    size_t L, K, p, S;
-    double *beta_hat;  /* L x p */
-    double *variance_hat; /* L */
-    double *mass;      /* L x S: pih_l(x_s) */
-    double *local_mean;/* L x S: x_s' betah_l */
-    double *design;    /* S x p */
-    double *metric;    /* p x p: the support's mean x x', so that (a - b)' metric (a - b) is
-                          the mean squared difference of two experts' means over the support */
-    double *carried;   /* L: the mass a component carries over the support, sum_s pih_l(x_s) */
-    unsigned char *inputs; /* p bytes; expert_inputs points here when the experts see only
-                              some inputs (common/inputs.h), else it is NULL */
-    const unsigned char *expert_inputs;
-    int poisson;       /* Poisson experts: local_mean holds log means, variance_hat ones */
-    int intercept;
-    double *local_rate;/* Poisson: L x S, exp(local_mean) */
-    double penalty;    /* Poisson: the expert ridge's factor on the sum scale, mass x ridge / 2 */
-} pool;
 
 static void pool_free(pool *pl)
 {
@@ -181,30 +163,6 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
         pl->carried[i] = sum;
     }
     return pl->poisson ? local_rates(context, pl) : MOE_OK;
-}
-
-/* KL(N(a, u) || N(b, v)) */
-static double kl(double mean_from, double variance_from, double mean_to, double variance_to)
-{
-    double difference = mean_to - mean_from;
-    return 0.5 * (log(variance_to / variance_from) + variance_from / variance_to +
-                  difference * difference / variance_to - 1.0);
-}
-
-/* KL(Pois(e^a) || Pois(e^b)) from the log means a, b: e^a (a - b) - e^a + e^b. */
-static double poisson_kl(double log_from, double log_to)
-{
-    double from = exp(log_from);
-    return from * (log_from - log_to) - from + exp(log_to);
-}
-
-/* The pool's divergence between two experts at a support row: their means (Poisson: log
-   means) and variances (Poisson: unused). */
-static double divergence(const pool *pl, double mean_from, double variance_from, double mean_to,
-                         double variance_to)
-{
-    return pl->poisson ? poisson_kl(mean_from, mean_to)
-                       : kl(mean_from, variance_from, mean_to, variance_to);
 }
 
 /* The mean squared difference of the means of experts a and b over the support. */
@@ -552,7 +510,7 @@ static void reseed(const pool *pl, const unsigned short *label, const double *be
         double sum = 0.0;
         for (size_t s = 0; s < S; ++s) {
             size_t j = label[l * S + s];
-            sum += pl->mass[l * S + s] * divergence(pl, pl->local_mean[l * S + s],
+            sum += pl->mass[l * S + s] * ot_divergence(pl, pl->local_mean[l * S + s],
                                                     pl->variance_hat[l], means[s * K + j],
                                                     variance[j]);
         }
@@ -921,192 +879,6 @@ static moe_status transport(moe_fit_context *context, moe_model_t *target, const
     return status;
 }
 
-/* ---- The baselines ---------------------------------------------------------------------- */
-
-static moe_status same_k(moe_fit_context *context, const moe_model_t *target, size_t count,
-                         const moe_model_t *const *models)
-{
-    for (size_t m = 0; m < count; ++m)
-        if (moe_model_n_experts(models[m]) != moe_model_n_experts(target))
-            return fail(context, MOE_ERR_UNSUPPORTED,
-                        "the middle and average reductions need local models with the reduced "
-                        "model's number of experts");
-    return MOE_OK;
-}
-
-/* W: canonical order aligns the labels, then every parameter is averaged with the weights. */
-static moe_status average(moe_fit_context *context, moe_model_t *target, size_t count,
-                          const moe_model_t *const *models, const double *weights)
-{
-    moe_status status = same_k(context, target, count, models);
-    if (status != MOE_OK)
-        return status;
-    size_t K = moe_model_n_experts(target), p = moe_model_n_inputs(target);
-    int variances = moe_model_family(target) == MOE_FAMILY_GAUSSIAN; /* Poisson: none */
-    double *sum = calloc(2 * K * p + K, sizeof(double)), *part = calloc(2 * K * p + K, sizeof(double));
-    if (sum == NULL || part == NULL)
-        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    for (size_t m = 0; m < count && status == MOE_OK; ++m) {
-        moe_model_t *ordered = NULL;
-        status = moe_model_clone(&ordered, models[m]);
-        if (status == MOE_OK)
-            status = moe_model_canonicalize(ordered);
-        if (status == MOE_OK)
-            status = moe_model_get_gate(ordered, part, K * p);
-        if (status == MOE_OK)
-            status = moe_model_get_experts(ordered, part + K * p, K * p);
-        if (status == MOE_OK && variances)
-            status = moe_model_get_variances(ordered, part + 2 * K * p, K);
-        for (size_t i = 0; status == MOE_OK && i < 2 * K * p + K; ++i)
-            sum[i] += weights[m] * part[i];
-        moe_model_free(ordered);
-    }
-    /* An average of held values is that value up to rounding: put it back exactly. */
-    unsigned char *inputs = malloc(p + 1);
-    if (status == MOE_OK && inputs == NULL)
-        status = fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
-    if (status == MOE_OK) {
-        moe_inputs_hold(K, p, moe_model_part_inputs(target, 1, inputs), sum);
-        moe_inputs_hold(K, p, moe_model_part_inputs(target, 0, inputs), sum + K * p);
-    }
-    free(inputs);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(target, sum, K * p);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(target, sum + K * p, K * p);
-    if (status == MOE_OK && variances)
-        status = moe_model_set_variances(target, sum + 2 * K * p, K);
-    free(sum);
-    free(part);
-    if (status == MOE_OK)
-        status = moe_context_iteration(context, 0, 0, 0.0);
-    return status;
-}
-
-/* Mid: the local model m* minimising sum_m lambda_m R(fhat_m -> fhat_m*) on the support. */
-static moe_status middle(moe_fit_context *context, moe_model_t *target, size_t count,
-                         const moe_model_t *const *models, const double *weights,
-                         const pool *pl)
-{
-    moe_status status = same_k(context, target, count, models);
-    if (status != MOE_OK)
-        return status;
-    if (pl->S == 0)
-        return fail(context, MOE_ERR_EMPTY_INPUT, "the middle reduction needs support rows");
-    size_t K = pl->K, S = pl->S;
-    double best = INFINITY;
-    size_t chosen = 0;
-    for (size_t target_m = 0; target_m < count; ++target_m) {
-        double total = 0.0;
-        for (size_t m = 0; m < count; ++m) {
-            if (m == target_m || weights[m] == 0.0)
-                continue;
-            /* source weights pi_k^(m)(x) (mass / lambda_m), each to its cheapest target */
-            for (size_t k = 0; k < K; ++k) {
-                size_t l = m * K + k;
-                for (size_t s = 0; s < S; ++s) {
-                    double cheapest = INFINITY;
-                    for (size_t j = 0; j < K; ++j) {
-                        size_t t = target_m * K + j;
-                        double cost = divergence(pl, pl->local_mean[l * S + s],
-                                                 pl->variance_hat[l], pl->local_mean[t * S + s],
-                                                 pl->variance_hat[t]);
-                        cheapest = cost < cheapest ? cost : cheapest;
-                    }
-                    total += pl->mass[l * S + s] * cheapest;
-                }
-            }
-        }
-        if (total < best) {
-            best = total;
-            chosen = target_m;
-        }
-    }
-    status = moe_model_copy_parameters(target, models[chosen]);
-    if (status == MOE_OK)
-        status = moe_context_iteration(context, 0, 0, -best);
-    return status;
-}
-
-/*
- * The local models worth reducing: with the support rows' responses, a model whose
- * log-likelihood per support row is more than `gap` below the best model's is left out, and
- * the others' weights are renormalised. The shards are random samples of the same rows, so
- * their fits differ by sampling noise (hundredths of a nat per row); a local em that ended in
- * a poorer optimum (an expert split across two regimes) is tenths of a nat below, and its
- * components, pooled with the others', pulled the reduced experts towards it
- * (bench/RESULTS.md). Without responses, or with gap 0, every model is kept.
- */
-static moe_status screen(moe_fit_context *context, size_t count,
-                         const moe_model_t *const *models, const double *weights,
-                         const moe_rows *support, double gap, const moe_model_t **kept,
-                         double *kept_weights, size_t *n_kept)
-{
-    double *score = malloc((count > 0 ? count : 1) * sizeof(double));
-    if (score == NULL)
-        return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
-    int judged = gap > 0.0 && support != NULL && support->y != NULL && support->n > 0;
-    double best = -INFINITY, total = 0.0;
-    for (size_t m = 0; m < count; ++m) {
-        score[m] = 0.0;
-        if (judged && weights[m] > 0.0) {
-            double loglik = -INFINITY;
-            if (moe_model_loglik(models[m], support->n, support->X, support->ldx, support->y,
-                                 support->weights, &loglik) != MOE_OK || !isfinite(loglik))
-                loglik = -INFINITY;
-            score[m] = loglik / (double)support->n;
-            best = score[m] > best ? score[m] : best;
-        }
-    }
-    /* The screen assumes the shards are random samples, so that most fits agree: when less
-       than half the weight passes, the shards differ (a split by x, say), every model is
-       pooled, and moe-mpi's report says that they differ. */
-    double passing = 0.0;
-    for (size_t m = 0; judged && isfinite(best) && m < count; ++m)
-        passing += weights[m] > 0.0 && score[m] >= best - gap ? weights[m] : 0.0;
-    if (passing < 0.5)
-        judged = 0;
-    *n_kept = 0;
-    for (size_t m = 0; m < count; ++m)
-        if (!judged || !isfinite(best) || (weights[m] > 0.0 && score[m] >= best - gap)) {
-            kept[*n_kept] = models[m];
-            kept_weights[(*n_kept)++] = weights[m];
-            total += weights[m];
-        }
-    free(score);
-    if (*n_kept == 0 || !(total > 0.0))
-        return fail(context, MOE_ERR_INVALID_ARGUMENT, "no local model has a positive weight");
-    for (size_t m = 0; m < *n_kept; ++m)
-        kept_weights[m] /= total;
-    return MOE_OK;
-}
-
-moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model)
-{
-    moe_family family = moe_model_family(model);
-    if ((family == MOE_FAMILY_GAUSSIAN && moe_model_link(model) == MOE_LINK_IDENTITY) ||
-        family == MOE_FAMILY_POISSON)
-        return MOE_OK;
-    /* Why, by family: a user of t or logistic experts asks what to do instead. */
-    const char *why =
-        family == MOE_FAMILY_LOGISTIC || family == MOE_FAMILY_MULTINOMIAL
-            ? "the paper's logistic update is not an exact minimiser of the transport cost"
-        : family == MOE_FAMILY_STUDENT_T
-            ? "the transport cost between t experts has no closed-form minimiser"
-            : "the transport cost's expert update is derived for the identity link";
-    char kind[64], text[320];
-    if (family == MOE_FAMILY_GAUSSIAN)
-        snprintf(kind, sizeof kind, "gaussian experts with the %s link",
-                 moe_link_name(moe_model_link(model)));
-    else
-        snprintf(kind, sizeof kind, "%s experts", moe_family_name(family));
-    snprintf(text, sizeof text,
-             "ot reduces gaussian experts with the identity link and poisson experts, not %s: "
-             "%s; fit them with em",
-             kind, why);
-    return fail(context, MOE_ERR_UNSUPPORTED, text);
-}
-
 moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count,
                      const moe_model_t *const *models, const double *weights,
                      const moe_rows *support, const ot_options *options)
@@ -1117,7 +889,7 @@ moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count
     if (moe_model_n_experts(target) > 65535)
         return fail(context, MOE_ERR_UNSUPPORTED, "too many experts for the reduction");
     if (options->method == OT_AVERAGE)
-        return average(context, target, count, models, weights);
+        return ot_average(context, target, count, models, weights);
     const moe_model_t **kept = malloc((count > 0 ? count : 1) * sizeof *kept);
     double *kept_weights = malloc((count > 0 ? count : 1) * sizeof(double));
     if (kept == NULL || kept_weights == NULL) {
@@ -1126,7 +898,7 @@ moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count
         return fail(context, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the reduction");
     }
     size_t n_kept = 0;
-    moe_status status = screen(context, count, models, weights, support, options->screen,
+    moe_status status = ot_screen(context, count, models, weights, support, options->screen,
                                kept, kept_weights, &n_kept);
     pool pl;
     memset(&pl, 0, sizeof pl);
@@ -1136,7 +908,7 @@ moe_status ot_reduce(moe_fit_context *context, moe_model_t *target, size_t count
                             support != NULL ? support : &empty, &pl);
     if (status == MOE_OK)
         status = options->method == OT_MIDDLE
-                     ? middle(context, target, n_kept, kept, kept_weights, &pl)
+                     ? ot_middle(context, target, n_kept, kept, kept_weights, &pl)
                      : transport(context, target, &pl, support, options);
     pool_free(&pl);
     free(kept);
