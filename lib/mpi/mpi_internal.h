@@ -6,6 +6,9 @@
 
 enum { MESSAGE_SIZE = 512 };
 
+/* moe_mpi_last_error's text emptied, as every call begins. */
+void mpi_clear_error(void);
+
 /* moe_mpi_last_error's text; returns status. */
 moe_status mpi_fail(moe_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
