@@ -1,7 +1,9 @@
 /*
- * libmoe_mpi: the collective fit of include/moe/mpi.h over libmoe's public API.
+ * libmoe_mpi: the collective fit of include/moe/mpi.h over libmoe's public API: the call's
+ * agreement, the one-shot reduction of an "ot" fitter (here; the exact em of an "em" fitter
+ * is exact_em.c), the report, and the statistics of a model over every rank's rows.
  *
- * Order of the collective, so that no rank can wait forever: an allreduce of every rank's
+ * Order of the one-shot collective, so that no rank can wait forever: an allreduce of every rank's
  * arguments (whether they are usable, the model's shape, the settings: a rank with another
  * d, K, support or root would otherwise make the gathers below overrun buffers, read rows
  * never sent or wait for another root); local fits; an allreduce of every rank's status
