@@ -623,7 +623,8 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
             if (fitter->report.stages != 0)
                 fitter->report.stages |= MOE_STAGE_STREAM;
         }
-    }
+    } else /* the working copies could not be made: a combined fit's workers still hear it */
+        status = moe_combine_final(status, fitter->message);
     moe_scratch_leave(outer_scratch);
     moe_scratch_free(&scratch);
     moe_combiner_leave(outer_combiner);
