@@ -242,7 +242,7 @@ static int summarize(int rank, const fit_arguments *a, moe_model_t *model, moe_f
         report.seconds = measures.seconds;
         size_t rows = have_criteria ? (size_t)criteria.n_obs : data->n;
         fit_summary summary = {have_criteria ? &criteria : NULL, NULL, &report, "ot (MPI)",
-                               rows, errors, a->intervals, gate_l2, expert_ridge, 0};
+                               rows, errors, a->intervals, gate_l2, expert_ridge, 0, NULL};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else {
