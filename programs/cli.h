@@ -39,6 +39,9 @@ int usage_error(const char *format, ...)
    error: ..."); anything else is a failed fit (EXIT_FIT_PROBLEM, "the fit failed: ...").
    `context` starts the message after the program's name ("" or "rank 2: "). */
 int fit_failure(moe_status status, const char *context, const char *message);
+/* The exit status alone, for a process that leaves the message to another (moe-mpi's ranks
+   share one failure, which rank 0 prints). */
+int fit_failure_code(moe_status status);
 
 /* The value of an option: argv[*at + 1], advancing *at; NULL (and a message) if absent. */
 const char *option_value(int argc, char **argv, int *at);
@@ -130,6 +133,11 @@ typedef struct training_data {
 
 /* Read and check the data for fit and select; 0 or an exit code (message printed). */
 int prepare_data(const fit_arguments *a, training_data *out);
+/* prepare_data in two steps, for moe-mpi, whose ranks each read a file and must agree on
+   the class labels of all of them before checking them: the reading (class labels encoded
+   among the file's own), then the check of the classes (two or more, two for logistic). */
+int read_training_data(const fit_arguments *a, training_data *out);
+int check_classes(const fit_arguments *a, const training_data *t);
 void free_training_data(training_data *t);
 
 /* Fit K experts with the arguments' options (progress on a terminal, Ctrl-C), name the
@@ -137,6 +145,13 @@ void free_training_data(training_data *t);
    (NULL or to be freed). */
 int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
               moe_model_t **model, moe_fitter_t **fitter);
+
+/* The model the arguments describe (family, link, inputs, classes) for K experts, not yet
+   fitted; 0 or an exit code (message printed). */
+int fit_create_model(const fit_arguments *a, const training_data *t, size_t experts,
+                     moe_model_t **model);
+/* The warnings of a fit that ended without an error: no convergence, separation. */
+void fit_warnings(const moe_fit_report *report, size_t experts);
 
 /* Ctrl-C was pressed during a fit. */
 int fit_interrupted(void);
@@ -175,6 +190,8 @@ typedef struct fit_summary {
     double gate_l2, expert_ridge;  /* the fit's penalties: above 0, the standard errors are
                                       from the penalised information, and say so */
     size_t n_init;                 /* the restarts asked for (0: not said) */
+    const char *json_members;      /* more members of the JSON object ("\"mpi\": {...}"),
+                                      or NULL */
 } fit_summary;
 
 /* A readable summary of the model (and of the fit, when `fit` is not NULL). */

@@ -34,14 +34,21 @@ int usage_error(const char *format, ...)
     return EXIT_USAGE;
 }
 
-int fit_failure(moe_status status, const char *context, const char *message)
+int fit_failure_code(moe_status status)
 {
     int input = status == MOE_ERR_INVALID_ARGUMENT || status == MOE_ERR_NULL_POINTER ||
                 status == MOE_ERR_EMPTY_INPUT || status == MOE_ERR_DIMENSION ||
                 status == MOE_ERR_NON_FINITE || status == MOE_ERR_NEGATIVE_WEIGHT ||
                 status == MOE_ERR_TOO_FEW_SAMPLES || status == MOE_ERR_INVALID_LABEL;
-    usage_error("%s%s: %s", context, input ? "input error" : "the fit failed", message);
     return input ? EXIT_USAGE : EXIT_FIT_PROBLEM;
+}
+
+int fit_failure(moe_status status, const char *context, const char *message)
+{
+    int code = fit_failure_code(status);
+    usage_error("%s%s: %s", context, code == EXIT_USAGE ? "input error" : "the fit failed",
+                message);
+    return code;
 }
 
 const char *option_value(int argc, char **argv, int *at)

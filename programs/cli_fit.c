@@ -381,7 +381,7 @@ static char *feature_columns(const fit_arguments *a)
     return list;
 }
 
-int prepare_data(const fit_arguments *a, training_data *out)
+int read_training_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
     if (moe_family_from_name(a->family, &out->family) != MOE_OK)
@@ -423,14 +423,27 @@ int prepare_data(const fit_arguments *a, training_data *out)
         free_training_data(out);
         return usage_error("out of memory");
     }
-    if (out->n_classes < 2)
-        code = usage_error("%s: the response '%s' has a single class ('%s')", a->data,
-                           a->response, out->classes[0]);
-    else if (out->family == MOE_FAMILY_LOGISTIC && out->n_classes != 2)
-        code = usage_error("%s: the logistic family needs two classes, '%s' has %zu (use "
+    return 0;
+}
+
+int check_classes(const fit_arguments *a, const training_data *t)
+{
+    if (!is_class_family(t->family))
+        return 0;
+    if (t->n_classes < 2)
+        return usage_error("%s: the response '%s' has a single class ('%s')", a->data,
+                           a->response, t->classes[0]);
+    if (t->family == MOE_FAMILY_LOGISTIC && t->n_classes != 2)
+        return usage_error("%s: the logistic family needs two classes, '%s' has %zu (use "
                            "--family multinomial)",
-                           a->data, a->response, out->n_classes);
-    if (code != 0)
+                           a->data, a->response, t->n_classes);
+    return 0;
+}
+
+int prepare_data(const fit_arguments *a, training_data *out)
+{
+    int code = read_training_data(a, out);
+    if (code == 0 && (code = check_classes(a, out)) != 0)
         free_training_data(out);
     return code;
 }
@@ -444,24 +457,47 @@ void free_training_data(training_data *t)
     table_free(&t->data);
 }
 
+int fit_create_model(const fit_arguments *a, const training_data *t, size_t experts,
+                     moe_model_t **model)
+{
+    *model = NULL;
+    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
+    spec.family = t->family;
+    spec.link = t->link;
+    spec.intercept = !a->no_intercept;
+    spec.n_experts = experts;
+    spec.n_features = t->data.d;
+    spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;
+    spec_set_inputs(&spec, &t->inputs);
+    if (moe_model_create(model, &spec) != MOE_OK)
+        return usage_error("cannot create the model: %s", moe_last_error());
+    return 0;
+}
+
+void fit_warnings(const moe_fit_report *report, size_t experts)
+{
+    if (!report->converged)
+        fprintf(stderr, "%s: warning: K = %zu: the fit did not converge in %zu iterations "
+                        "(raise --max-iter or --tol)\n",
+                program_name, experts, report->iterations);
+    if (report->separation_events > 0)
+        fprintf(stderr, "%s: warning: K = %zu: %zu M-steps fitted their data perfectly "
+                        "(separation); the coefficients grew until a step limit: consider "
+                        "--option expert_ridge=1e-3 or --option gate_l2=1e-3\n",
+                program_name, experts, report->separation_events);
+}
+
 int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
               moe_model_t **model_out, moe_fitter_t **fitter_out)
 {
     *model_out = NULL;
     *fitter_out = NULL;
     const table *data = &t->data;
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = t->family;
-    spec.link = t->link;
-    spec.intercept = !a->no_intercept;
-    spec.n_experts = experts;
-    spec.n_features = data->d;
-    spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;
-    spec_set_inputs(&spec, &t->inputs);
     moe_model_t *model = NULL;
     moe_fitter_t *fitter = NULL;
-    if (moe_model_create(&model, &spec) != MOE_OK)
-        return usage_error("cannot create the model: %s", moe_last_error());
+    int code = fit_create_model(a, t, experts, &model);
+    if (code != 0)
+        return code;
     if (moe_fitter_create(&fitter, a->estimator) != MOE_OK) {
         moe_model_free(model);
         return usage_error("--estimator: %s", moe_last_error());
@@ -488,15 +524,7 @@ int fit_model(const fit_arguments *a, const training_data *t, size_t experts,
         return usage_error("cannot name the model: %s", moe_model_last_error(model));
     moe_fit_report report = MOE_FIT_REPORT_INIT;
     moe_fitter_get_report(fitter, &report);
-    if (!report.converged)
-        fprintf(stderr, "moe: warning: K = %zu: the fit did not converge in %zu iterations "
-                        "(raise --max-iter or --tol)\n",
-                experts, report.iterations);
-    if (report.separation_events > 0)
-        fprintf(stderr, "moe: warning: K = %zu: %zu M-steps fitted their data perfectly "
-                        "(separation); the coefficients grew until a step limit: consider "
-                        "--option expert_ridge=1e-3 or --option gate_l2=1e-3\n",
-                experts, report.separation_events);
+    fit_warnings(&report, experts);
     return 0;
 }
 
@@ -548,7 +576,7 @@ static int run_fit(const fit_arguments *a)
         fit_summary summary = {have_criteria ? &criteria : NULL, have_mean ? mean : NULL,
                                &report, moe_fitter_estimator_name(fitter), data->n,
                                standard_errors, a->intervals, gate_l2, expert_ridge,
-                               (size_t)n_init};
+                               (size_t)n_init, NULL};
         if (a->json)
             print_summary_json(stdout, model, &summary);
         else

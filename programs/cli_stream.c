@@ -183,7 +183,7 @@ static int finish_stream(stream *s, const char *name, int code)
            prequential log-likelihood per row, MOE_STAGE_STREAM) and then what was read. */
         fit_summary summary = {NULL, NULL, &report,
                                moe_fitter_estimator_name(s->fitter), report.samples_seen, NULL, 0,
-                               0.0, 0.0, 0};
+                               0.0, 0.0, 0, NULL};
         if (a->json)
             print_summary_json(stdout, s->model, &summary);
         else {

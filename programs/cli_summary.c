@@ -709,6 +709,8 @@ void print_summary_json(FILE *out, const moe_model_t *model, const fit_summary *
         json_fit(out, fit);
     if (fit != NULL && fit->standard_errors != NULL)
         json_inference(out, model, &p, fit);
+    if (fit != NULL && fit->json_members != NULL)
+        fprintf(out, ", %s", fit->json_members);
     fputs("}\n", out);
     free_parameters(&p);
 }

@@ -2,28 +2,30 @@
  * moe-mpi: the moe tool's fit across the ranks of an MPI job (libmoe_mpi).
  *
  *   mpirun -np 4 moe-mpi fit 'part%d.csv' --response y -k 3 -o model.moe
- *   mpirun -np 4 moe-mpi fit data.csv --response y -k 3 -o model.moe
+ *   mpirun -np 4 moe-mpi fit data.csv --response y -k 3 --family poisson -o model.moe
+ *   mpirun -np 4 moe-mpi fit data.csv --response y -k 3 --method ot
  *
  * With a printf-style %d (or %02d, ...) in the path every rank reads its own file (the rank
  * number formatted in); otherwise every rank reads the one file and keeps its block of rows.
- * By default (--method em) the ranks fit by exact em: every rank runs em on its rows with
- * the sums of each pass added over the ranks (moe_mpi_fit with an "em" fitter), which gives
- * one process's fit of all the rows however they are split. --method ot is the one-shot
- * reduction: every rank fits its rows alone and the root reduces the local models by
- * optimal transport. Every rank holds the result; rank 0 alone prints the summary (the
- * log-likelihood, criteria and standard errors over every rank's rows) and writes the
- * model. Takes moe fit's options but those a distributed fit cannot honour (refused by
- * name), --method and --shuffle; an estimator's own options go through --option.
- * `moe-mpi fit --help` lists them. Exit status as moe fit's, the same on every rank.
+ * Two methods, as moe_mpi_fit's fitter chooses:
+ *   em (the default): the exact em of every rank's rows, every pass's sums added over the
+ *      ranks, so the result is the one `moe fit` gives on all the rows whatever the split;
+ *      every family and link moe fit takes;
+ *   ot: each rank fits its rows alone and the root reduces the local models by optimal
+ *      transport, one exchange of models instead of one per pass, for when communication is
+ *      dear; Gaussian experts with the identity link, and rows in random order (--shuffle).
+ * Every rank holds the result; rank 0 alone prints the summary (the log-likelihood, criteria
+ * and standard errors over every rank's rows) and writes the model. Takes moe fit's options
+ * but those a fit over ranks cannot honour (refused by name), and --method and --shuffle.
+ * A failure is every rank's, with the same exit status; a library message about a row is
+ * told in the terms of the file and line the row came from, as moe fit tells it.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "../cli.h"
 #include "../row_message.h"
 
 #include <moe/mpi.h>
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,90 +33,119 @@
 static const char usage[] =
     "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [options]\n"
     "\n"
-    "Fit across the ranks of an MPI job, each rank on its rows (its own file when the path\n"
-    "holds %d, else its block of the one file); rank 0 prints the summary and writes -o.\n"
-    "Exit status: 0 fitted, 1 the fit failed, 2 usage or input error (on every rank).\n"
-    "`moe-mpi fit --help` lists the options.\n"
+    "Fit a mixture of experts to rows spread over the ranks of an MPI job (each rank's own\n"
+    "file when the path holds %d, else its block of the one file); rank 0 prints the\n"
+    "summary and writes -o. Exit status: 0 fitted, 1 the fit failed, 2 usage or input error\n"
+    "(on every rank). `moe-mpi fit --help` lists the options.\n"
     "\n"
-    "  --method em   (the default) exact em: the one-process fit of all the rows, however\n"
-    "                they are split; every family moe fit takes\n"
-    "  --method ot   the one-shot reduction of local fits by optimal transport: one\n"
-    "                exchange, for a dear network; Gaussian experts, rows in random order\n"
-    "  --shuffle     redistribute the rows at random across the ranks first (ot needs it\n"
-    "                for rows sorted by a column; em does not)\n";
+    "  --method em   (default) the exact em: every pass's sums are added over the ranks, so\n"
+    "                the fit is the one moe fit gives on all the rows, whatever the split;\n"
+    "                every family and link of moe fit\n"
+    "  --method ot   the one-shot reduction, for when communication is dear: each rank\n"
+    "                fits its rows alone, the root reduces the local models by optimal\n"
+    "                transport (one exchange instead of one per pass); Gaussian experts,\n"
+    "                identity link, and rows in random order across the ranks\n"
+    "  --shuffle     redistribute the rows at random across the ranks first (from --seed;\n"
+    "                the same seed and number of ranks give the same fit). ot needs it for\n"
+    "                rows not in random order, e.g. sorted by a column, and warns when the\n"
+    "                result explains some rank's rows much worse than that rank's own fit\n"
+    "                does; em does not need it.\n";
 
 /* moe-mpi fit --help: the options it acts on, and those of moe fit it refuses. */
 static const char fit_usage[] =
     "usage: mpirun -np N moe-mpi fit DATA.csv|'DATA%d.csv' --response NAME [options]\n"
     "\n"
-    "Fit across the ranks of an MPI job, each rank on its rows (its own file when the\n"
+    "Fit a mixture of experts across the ranks of an MPI job (each rank's own file when the\n"
     "path holds %d, else its block of the one file); rank 0 prints the summary and writes\n"
     "-o.\n"
     "\n"
-    "  --method em            (the default) exact em: every rank runs em on its rows and\n"
-    "                         the sums of each pass are added over the ranks, so the fit is\n"
-    "                         one process's fit of all the rows however they are split\n"
-    "  --method ot            the one-shot reduction: every rank fits its rows alone, the\n"
-    "                         root reduces the local models by optimal transport (one\n"
-    "                         exchange instead of one a pass; Gaussian experts, identity\n"
-    "                         link, rows in random order)\n"
-    "  --family F, --link L   as moe fit's (em; ot: gaussian and identity only)\n"
+    "  --method em|ot         em (default): the exact em, every pass's sums added over the\n"
+    "                         ranks: the fit moe fit gives on all the rows, whatever the\n"
+    "                         split. ot: each rank's em, the local models reduced by\n"
+    "                         optimal transport at the root: one exchange instead of one\n"
+    "                         per pass, for when communication is dear; Gaussian experts\n"
+    "                         and the identity link only (--estimator em|ot: the same)\n"
     "  --response NAME        the response column (required)\n"
     "  --features A,B,...     the feature columns (default: see moe fit --help)\n"
     "  --gate-features LIST, --expert-features LIST, --offset COLUMN\n"
     "                         the inputs of the gate and of the experts, as moe fit's\n"
+    "  --family F             gaussian (default), logistic, multinomial, poisson or t (em)\n"
+    "  --link L               the Gaussian experts' mean: identity (default), sigmoid or\n"
+    "                         relu (em)\n"
     "  -k, --experts K        number of experts (default 2)\n"
     "  --no-intercept         experts and gate without intercept terms\n"
     "  --intervals            95% Wald intervals beside the standard errors\n"
     "  --seed S, --n-init R, --max-iter N, --tol T, --threads N\n"
     "                         the fitter's options of the same names\n"
-    "  --option NAME=VALUE    any other option of the method's estimator (repeatable;\n"
-    "                         `moe options em`, `moe options ot`)\n"
+    "  --option NAME=VALUE    any other option of the method (repeatable; `moe options em`,\n"
+    "                         `moe options ot`)\n"
     "  --shuffle              redistribute the rows at random across the ranks first\n"
     "                         (from --seed; the same seed and number of ranks give the\n"
-    "                         same fit): for ot on rows not in random order, e.g. sorted\n"
-    "                         by a column. Without it, ot warns when the result explains\n"
-    "                         some rank's rows much worse than that rank's own fit does\n"
+    "                         same fit): ot needs it for rows not in random order, e.g.\n"
+    "                         sorted by a column, and warns when the result explains some\n"
+    "                         rank's rows much worse than that rank's own fit does; em\n"
+    "                         does not need it (its fit does not depend on the split)\n"
     "  --sep C                field delimiter (default ','; 'tab' for tabs)\n"
     "  -o, --output FILE      save the fitted model (rank 0)\n"
     "  --json                 print the summary as JSON\n"
     "\n"
-    "moe fit's --estimator (other than em and ot, which --method names), --batch-size,\n"
-    "--checkpoint and --resume are refused: a distributed fit does not do them.\n"
+    "moe fit's --estimator (other than em and ot), --batch-size, --checkpoint and --resume\n"
+    "are refused, and so are --family and --link under --method ot (other than gaussian\n"
+    "and identity): the fit over ranks does not do them.\n"
     "\n"
     "Exit status (the same on every rank): 0 fitted, 1 the fit failed, 2 usage or input\n"
     "error.\n";
 
-enum { PATH_SIZE = 4096 };
+/* START_ROWS: the exact em's start sample, moe_mpi_fit's default (moe/mpi.h), given here so
+   that the summary can say it. */
+enum { PATH_SIZE = 4096, MESSAGE_SIZE = 1024, START_ROWS = 20000 };
 
-/* moe-mpi's own arguments, taken out before moe fit's are read. */
+/* moe-mpi's own options, taken out before moe fit's are read. */
 typedef struct mpi_arguments {
+    const char *method; /* --method's value, or NULL */
     int shuffle;
-    const char *method; /* "em" or "ot"; NULL: not given */
 } mpi_arguments;
 
-/* moe fit's options that a distributed fit cannot honour: refused by name rather than
-   ignored, since a user who asks for them would otherwise believe they took effect.
-   --estimator em or ot names the method as --method does. */
-static int refuse_unsupported(const fit_arguments *a, mpi_arguments *m)
+static int take_own_arguments(int *argc, char **argv, mpi_arguments *own)
 {
-    if (a->estimator_given && strcmp(a->estimator, "em") != 0 && strcmp(a->estimator, "ot") != 0)
-        return usage_error("fit: --estimator %s: moe-mpi fits by exact em (--method em) or "
-                           "by the one-shot reduction of local fits (--method ot)",
+    int kept = 1;
+    for (int i = 1; i < *argc; ++i) {
+        if (strcmp(argv[i], "--shuffle") == 0) {
+            own->shuffle = 1;
+        } else if (strcmp(argv[i], "--method") == 0) {
+            if ((own->method = option_value(*argc, argv, &i)) == NULL)
+                return EXIT_USAGE;
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    return 0;
+}
+
+/* The method from --method and --estimator (its synonym, as moe fit spells it). */
+static int choose_method(const fit_arguments *a, const char *asked, const char **method)
+{
+    if (asked != NULL && strcmp(asked, "em") != 0 && strcmp(asked, "ot") != 0)
+        return usage_error("fit: --method %s: not em (the exact em, the default) or ot (the "
+                           "one-shot reduction)",
+                           asked);
+    if (a->estimator_given && strcmp(a->estimator, "em") != 0 &&
+        strcmp(a->estimator, "ot") != 0)
+        return usage_error("fit: --estimator %s: moe-mpi fits with em (the exact em, the "
+                           "default) or ot (the one-shot reduction of each rank's em)",
                            a->estimator);
-    if (a->estimator_given && m->method != NULL && strcmp(a->estimator, m->method) != 0)
-        return usage_error("fit: --estimator %s and --method %s: name one method",
-                           a->estimator, m->method);
-    if (m->method == NULL)
-        m->method = a->estimator_given ? a->estimator : "em";
-    if (strcmp(m->method, "ot") == 0 && strcmp(a->family, "gaussian") != 0)
-        return usage_error("fit: --family %s: the transport reduction (--method ot) is "
-                           "derived for Gaussian experts; --method em fits every family",
-                           a->family);
-    if (strcmp(m->method, "ot") == 0 && strcmp(a->link, "identity") != 0)
-        return usage_error("fit: --link %s: the transport reduction (--method ot) is derived "
-                           "for the identity link only; --method em fits every link",
-                           a->link);
+    if (a->estimator_given && asked != NULL && strcmp(a->estimator, asked) != 0)
+        return usage_error("fit: --estimator %s and --method %s: two methods", a->estimator,
+                           asked);
+    *method = asked != NULL ? asked : a->estimator_given ? a->estimator : "em";
+    return 0;
+}
+
+/* moe fit's options that the fit over ranks cannot honour: refused by name rather than
+   ignored, since a user who asks for them would otherwise believe they took effect. */
+static int refuse_unsupported(const fit_arguments *a, const char *method)
+{
     const char *names[] = {"--batch-size", "--checkpoint", "--resume"};
     const char *values[] = {a->batch_size, a->checkpoint, a->resume};
     for (size_t o = 0; o < 3; ++o)
@@ -122,6 +153,18 @@ static int refuse_unsupported(const fit_arguments *a, mpi_arguments *m)
             return usage_error("fit: %s: moe-mpi does not stream (use moe fit for a "
                                "streaming fit)",
                                names[o]);
+    if (strcmp(method, "ot") != 0)
+        return 0;
+    if (strcmp(a->family, "gaussian") != 0)
+        return usage_error("fit: --family %s: the transport reduction (--method ot) is "
+                           "derived for Gaussian experts only (the exact em, --method em, "
+                           "fits every family)",
+                           a->family);
+    if (strcmp(a->link, "identity") != 0)
+        return usage_error("fit: --link %s: the transport reduction (--method ot) is "
+                           "derived for the identity link only (the exact em, --method em, "
+                           "takes every link)",
+                           a->link);
     return 0;
 }
 
@@ -168,44 +211,282 @@ static int rank_path(const char *pattern, int rank, char *out, size_t size)
     return written < 0 || (size_t)written >= size - used ? -2 : 1;
 }
 
-/* The rows a rank fits: its block or file, or what moe_mpi_shuffle gave it (owned). */
+/* The worst of every rank's exit code (collective): a rank that failed alone makes every
+   rank stop at the same point, before any collective of the fit that it would not join. */
+static int agree(int code)
+{
+    int worst = code;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+/* What a rank read: its file (or the one file), and which of its rows it fits. */
+typedef struct rank_input {
+    char path[PATH_SIZE];
+    training_data t;
+    size_t first, count;
+} rank_input;
+
+/* This rank's file or block; 0 or an exit code after this rank's message. */
+static int read_input(int rank, int size, const fit_arguments *a, rank_input *in)
+{
+    int pattern = rank_path(a->data, rank, in->path, sizeof in->path);
+    if (pattern == -1)
+        return usage_error("%s: a pattern takes one %%d conversion", a->data);
+    if (pattern == -2)
+        return usage_error("the path of rank %d from the pattern (%zu bytes) is longer than "
+                           "%d bytes",
+                           rank, strlen(a->data), PATH_SIZE - 1);
+    if (pattern == 0)
+        snprintf(in->path, sizeof in->path, "%s", a->data);
+    fit_arguments local = *a;
+    local.data = in->path;
+    int code = read_training_data(&local, &in->t);
+    if (code != 0)
+        return code;
+    const table *data = &in->t.data;
+    in->first = 0;
+    in->count = data->n;
+    if (!pattern) {
+        in->first = (size_t)rank * data->n / (size_t)size;
+        in->count = (size_t)(rank + 1) * data->n / (size_t)size - in->first;
+    }
+    return 0;
+}
+
+/* Every rank's class labels one after another in rank order (NUL-ended texts) into *all,
+   `total` bytes; *before: the labels of the ranks before this one. Collective; 0, or -1 on
+   every rank when some rank has no room. */
+static int gather_labels(const training_data *t, char **all, int *total, size_t *before)
+{
+    int rank = 0, size = 1, mine = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (size_t c = 0; c < t->n_classes; ++c)
+        mine += (int)strlen(t->classes[c]) + 1;
+    int *lengths = malloc((size_t)size * 2 * sizeof(int));
+    char *packed = malloc((size_t)mine + 1);
+    *all = NULL;
+    *total = 0;
+    if (agree(lengths == NULL || packed == NULL) == 0) {
+        for (size_t c = 0, at = 0; c < t->n_classes; ++c) {
+            memcpy(packed + at, t->classes[c], strlen(t->classes[c]) + 1);
+            at += strlen(t->classes[c]) + 1;
+        }
+        MPI_Allgather(&mine, 1, MPI_INT, lengths, 1, MPI_INT, MPI_COMM_WORLD);
+        int *displacements = lengths + size;
+        for (int r = 0; r < size; ++r) {
+            displacements[r] = *total;
+            *total += lengths[r];
+        }
+        *all = malloc((size_t)*total + 1);
+        if (agree(*all == NULL) == 0) {
+            MPI_Allgatherv(packed, mine, MPI_CHAR, *all, lengths, displacements, MPI_CHAR,
+                           MPI_COMM_WORLD);
+            *before = 0;
+            for (int at = 0; at < displacements[rank]; ++at)
+                *before += (*all)[at] == '\0';
+        } else {
+            free(*all);
+            *all = NULL;
+        }
+    }
+    free(lengths);
+    free(packed);
+    return *all != NULL ? 0 : -1;
+}
+
+/* Every rank's class labels made one list, every rank's y mapped into it (collective): each
+   rank's file encodes the labels it holds, which another file may lack or order otherwise.
+   With one file read by every rank the list is its own. 0 or an exit code. */
+static int union_classes(training_data *t)
+{
+    char *all = NULL;
+    int total = 0;
+    size_t before = 0, names = 0, count = 0;
+    if (gather_labels(t, &all, &total, &before) != 0)
+        return usage_error("out of memory");
+    for (int at = 0; at < total; at += (int)strlen(all + at) + 1)
+        ++names;
+    char **labels = malloc((names > 0 ? names : 1) * sizeof *labels), **classes = NULL;
+    double *index = malloc((names > 0 ? names : 1) * sizeof(double));
+    if (labels != NULL && index != NULL) {
+        names = 0;
+        for (int at = 0; at < total; at += (int)strlen(all + at) + 1)
+            labels[names++] = all + at;
+        count = encode_labels(labels, names, index, &classes);
+    }
+    int code = agree(count == 0);
+    if (code == 0) {
+        /* this rank's class c is label before + c of the list */
+        for (size_t i = 0; i < t->data.n; ++i)
+            t->data.y[i] = index[before + (size_t)t->data.y[i]];
+        free_labels(t->classes, t->n_classes);
+        t->classes = classes;
+        t->n_classes = count;
+    } else {
+        free_labels(classes, count);
+    }
+    free(all);
+    free(labels);
+    free(index);
+    return code != 0 ? usage_error("out of memory") : 0;
+}
+
+/* The rows a rank fits: its block or file, or what moe_mpi_shuffle gave it (owned), whose
+   column d (ldx = d + 1) then holds each row's place among all ranks' rows before, so that a
+   message about a row can still name its file and line. */
 typedef struct rank_rows {
-    size_t n, d;
+    size_t n, d, ldx;
     const double *X, *y;
     double *owned_X, *owned_y;
+    int shuffled;
 } rank_rows;
 
+/* Every rank's first row among all ranks' (rank order) for `n` rows here, and the total at
+   [size]; NULL on every rank when some rank has no room (collective). */
+static unsigned long long *row_offsets(size_t n)
+{
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsigned long long mine = n, *offsets = malloc(((size_t)size + 1) * sizeof *offsets);
+    if (agree(offsets == NULL) != 0) {
+        free(offsets);
+        return NULL;
+    }
+    MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, offsets + 1, 1, MPI_UNSIGNED_LONG_LONG,
+                  MPI_COMM_WORLD);
+    offsets[0] = 0;
+    for (int r = 1; r <= size; ++r)
+        offsets[r] += offsets[r - 1];
+    return offsets;
+}
+
+/* This rank's rows with their place among all ranks' rows as a last column; NULL (for the
+   shuffle to refuse on every rank) when out of memory. */
+static double *rows_with_places(const rank_rows *rows, unsigned long long first)
+{
+    size_t width = rows->d + 1;
+    double *packed = malloc((rows->n > 0 ? rows->n : 1) * width * sizeof(double));
+    if (packed == NULL)
+        return NULL;
+    for (size_t i = 0; i < rows->n; ++i) {
+        if (rows->d > 0)
+            memcpy(packed + i * width, rows->X + i * rows->ldx, rows->d * sizeof(double));
+        packed[i * width + rows->d] = (double)(first + i);
+    }
+    return packed;
+}
+
 /* --shuffle: every rank's rows redistributed at random (the fitter's seed), collective.
-   Returns 0, or an exit code after a message (every rank fails alike). */
+   Returns 0, or an exit code on every rank (rank 0 says why). */
 static int shuffle_rows(int rank, const moe_fitter_t *fitter, rank_rows *rows)
 {
     double seed = 0.0;
-    if (fitter != NULL)
-        moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
-    size_t received = 0;
-    moe_status status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, rows->d,
-                                        rows->X, rows->d, rows->y, NULL, 0, NULL, NULL, NULL,
-                                        &received);
+    moe_fitter_get_double(fitter, MOE_OPT_SEED, &seed);
+    unsigned long long *offsets = row_offsets(rows->n);
+    if (offsets == NULL)
+        return rank == 0 ? usage_error("cannot shuffle the rows: out of memory") : EXIT_USAGE;
+    double *packed = rows_with_places(rows, offsets[rank]);
+    free(offsets);
+    size_t received = 0, width = rows->d + 1;
+    moe_status status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, width, packed,
+                                        width, rows->y, NULL, 0, NULL, NULL, NULL, &received);
     if (status == MOE_OK) {
-        rows->owned_X = malloc((received > 0 ? received : 1) * (rows->d + 1) * sizeof(double));
+        rows->owned_X = malloc((received > 0 ? received : 1) * width * sizeof(double));
         rows->owned_y = malloc((received > 0 ? received : 1) * sizeof(double));
         /* A rank without room asks for the size again: every rank then fails alike. */
         int room = rows->owned_X != NULL && rows->owned_y != NULL;
-        status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, rows->d, rows->X,
-                                 rows->d, rows->y, NULL, room ? received : 0,
+        status = moe_mpi_shuffle(MPI_COMM_WORLD, (uint64_t)seed, rows->n, width, packed, width,
+                                 rows->y, NULL, room ? received : 0,
                                  room ? rows->owned_X : NULL, room ? rows->owned_y : NULL, NULL,
                                  &received);
     }
+    free(packed);
     if (status != MOE_OK) {
-        if (fitter != NULL) /* a rank without one has said why */
-            fprintf(stderr, "moe-mpi: rank %d: cannot shuffle the rows: %s\n", rank,
-                    moe_mpi_last_error());
+        if (rank == 0)
+            fprintf(stderr, "moe-mpi: cannot shuffle the rows: %s\n", moe_mpi_last_error());
         return status == MOE_ERR_OUT_OF_MEMORY ? EXIT_FIT_PROBLEM : EXIT_USAGE;
     }
     rows->n = received;
+    rows->ldx = width;
     rows->X = rows->owned_X;
     rows->y = rows->owned_y;
+    rows->shuffled = 1;
     return 0;
+}
+
+/* The row a library message names among all ranks' rows as they were fitted: "row N" (the
+   exact em counts among all ranks' rows) or "rank R: row I" (ot names a rank and its row);
+   *rest: what follows the number. 0 when it names none. */
+static int named_row(const char *message, const unsigned long long *offsets, int size,
+                     unsigned long long *row, const char **rest)
+{
+    int rank = -1, used = 0;
+    if (sscanf(message, "rank %d: %n", &rank, &used) == 1 && used > 0 && rank >= 0 &&
+        rank < size)
+        message += used;
+    else
+        rank = -1;
+    if (strncmp(message, "row ", 4) != 0 || message[4] < '0' || message[4] > '9')
+        return 0;
+    char *end = NULL;
+    *row = strtoull(message + 4, &end, 10) + (rank >= 0 ? offsets[rank] : 0);
+    *rest = end;
+    return *row < offsets[size];
+}
+
+/* The rank whose rows hold `row` (among all ranks' rows). */
+static int owner_of(const unsigned long long *offsets, int size, unsigned long long row)
+{
+    int rank = 0;
+    while (rank < size - 1 && row >= offsets[rank + 1])
+        ++rank;
+    return rank;
+}
+
+/* The fit's message in the input's terms, the same on every rank (collective): a row's file
+   and line, found where the row came from: the rank that holds it after a shuffle tells its
+   place before, and the rank that read it names its file's line, as moe fit would. */
+static void input_message(const fit_arguments *a, const rank_input *in, const rank_rows *rows,
+                          const char *message, char *out)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsigned long long *fitted = row_offsets(rows->n), *read = row_offsets(in->count), row = 0;
+    const char *rest = NULL;
+    char text[MESSAGE_SIZE];
+    snprintf(out, MESSAGE_SIZE, "%s", message);
+    if (fitted == NULL || read == NULL || !named_row(message, fitted, size, &row, &rest)) {
+        /* one about the response column as a whole names it, as moe fit does */
+        snprintf(out, MESSAGE_SIZE, "%s",
+                 row_message(message, a->data, &in->t.data, 0, text, sizeof text));
+        free(fitted);
+        free(read);
+        return;
+    }
+    if (rows->shuffled) {
+        int holder = owner_of(fitted, size, row);
+        double place = 0.0;
+        if (rank == holder)
+            place = rows->X[(row - fitted[holder]) * rows->ldx + rows->d];
+        MPI_Bcast(&place, 1, MPI_DOUBLE, holder, MPI_COMM_WORLD);
+        row = (unsigned long long)place;
+    }
+    int owner = owner_of(read, size, row);
+    if (rank == owner) {
+        char local[MESSAGE_SIZE];
+        snprintf(local, sizeof local, "row %llu%s", row - read[owner], rest);
+        const char *said = row_message(local, in->path, &in->t.data, in->first, text,
+                                       sizeof text);
+        if (said == text)
+            snprintf(out, MESSAGE_SIZE, "%s", text);
+    }
+    MPI_Bcast(out, MESSAGE_SIZE, MPI_CHAR, owner, MPI_COMM_WORLD);
+    out[MESSAGE_SIZE - 1] = '\0';
+    free(fitted);
+    free(read);
 }
 
 /* The standard errors of the fit's objective over every rank's rows (as moe fit's), or NULL
@@ -227,9 +508,9 @@ static double *standard_errors_of(int rank, const moe_model_t *model, moe_fitter
     double *errors = malloc((P > 0 ? P : 1) * sizeof(double));
     /* Every rank enters the collective; one without room passes no buffer and fails it. */
     int room = covariance != NULL && errors != NULL;
-    moe_status status = moe_mpi_vcov(MPI_COMM_WORLD, model, rows->n, rows->X, rows->d, rows->y,
-                                     NULL, *gate_l2, *expert_ridge, room ? covariance : NULL,
-                                     P * P);
+    moe_status status = moe_mpi_vcov(MPI_COMM_WORLD, model, rows->n, rows->X, rows->ldx,
+                                     rows->y, NULL, *gate_l2, *expert_ridge,
+                                     room ? covariance : NULL, P * P);
     if (status == MOE_OK) {
         for (size_t j = 0; j < P; ++j)
             errors[j] = sqrt(covariance[j * P + j]);
@@ -243,293 +524,235 @@ static double *standard_errors_of(int rank, const moe_model_t *model, moe_fitter
     return errors;
 }
 
-/* The JSON summary with the distributed fit's own object before its closing brace. */
-static void print_json(const moe_model_t *model, const fit_summary *summary,
-                       const moe_mpi_report *measures)
+/* Each expert's mean gate weight over every rank's rows, as moe fit's summary gives it, or
+   NULL (collective). */
+static double *mean_gate_of(const moe_model_t *model, const rank_rows *rows)
 {
-    char *text = NULL;
-    size_t length = 0;
-    FILE *memory = open_memstream(&text, &length);
-    if (memory == NULL) {
-        print_summary_json(stdout, model, summary);
+    size_t K = moe_model_n_experts(model);
+    double *proba = malloc((rows->n > 0 ? rows->n : 1) * K * sizeof(double));
+    /* K sums, the rows, the ranks that failed; then their totals */
+    double *sums = calloc(2 * (K + 2), sizeof(double));
+    if (agree(proba == NULL || sums == NULL) != 0) {
+        free(proba);
+        free(sums);
+        return NULL;
+    }
+    int ok = rows->n == 0 || moe_model_gate_proba(model, rows->n, rows->X, rows->ldx, proba,
+                                                  rows->n * K) == MOE_OK;
+    for (size_t i = 0; ok && i < rows->n; ++i)
+        for (size_t k = 0; k < K; ++k)
+            sums[k] += proba[i * K + k];
+    sums[K] = (double)rows->n;
+    sums[K + 1] = ok ? 0.0 : 1.0;
+    double *total = sums + K + 2;
+    MPI_Allreduce(sums, total, (int)K + 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    free(proba);
+    double *mean = total[K + 1] == 0.0 && total[K] > 0.0 ? malloc(K * sizeof(double)) : NULL;
+    for (size_t k = 0; mean != NULL && k < K; ++k)
+        mean[k] = total[k] / total[K];
+    free(sums);
+    return mean;
+}
+
+/* What the fit's summary needs from every rank's rows (collective), for rank 0 to print. */
+typedef struct fit_statistics {
+    moe_mpi_report measures;
+    moe_criteria criteria;
+    int have_criteria;
+    double *errors, *mean_gate, gate_l2, expert_ridge;
+} fit_statistics;
+
+/* The method's part of the summary: its name on the fit line, its own line after the
+   summary, and the "mpi" member of the JSON object. */
+typedef struct method_summary {
+    char name[64], line[256], json[512];
+} method_summary;
+
+/* A JSON number: null for what JSON cannot write (a NaN gap when a row has no likelihood). */
+static const char *json_value(double value, char *buffer, size_t size)
+{
+    if (isfinite(value))
+        snprintf(buffer, size, "%.17g", value);
+    else
+        snprintf(buffer, size, "null");
+    return buffer;
+}
+
+/* `start_rows`: the exact em's start sample (0: the model's parameters were the start). */
+static void describe_method(const moe_mpi_report *m, size_t start_rows, method_summary *out)
+{
+    if (m->method == MOE_MPI_METHOD_EM) {
+        /* The bytes a pass costs are what the method's scaling rests on: O(K p^2), not the
+           rows. */
+        double per_pass = m->passes > 0 ? m->bytes / (double)m->passes : 0.0;
+        char start[96] = "rank 0's model";
+        if (start_rows > 0) /* the summary's starts are the fit's from it, not the search's */
+            snprintf(start, sizeof start, "the best fit of a sample of %zu rows", start_rows);
+        snprintf(out->name, sizeof out->name, "em (MPI, exact, %d rank%s)", m->ranks,
+                 m->ranks == 1 ? "" : "s");
+        snprintf(out->line, sizeof out->line,
+                 "MPI: %d rank%s, %zu iteration%s from %s, %zu passes with their sums added "
+                 "over the ranks, %.0f bytes per pass (the most a rank sent and received)\n",
+                 m->ranks, m->ranks == 1 ? "" : "s", m->iterations,
+                 m->iterations == 1 ? "" : "s", start, m->passes, per_pass);
+        snprintf(out->json, sizeof out->json,
+                 "\"mpi\": {\"method\": \"em\", \"ranks\": %d, \"iterations\": %zu, "
+                 "\"passes\": %zu, \"bytes\": %.17g, \"bytes_per_pass\": %.17g}",
+                 m->ranks, m->iterations, m->passes, m->bytes, per_pass);
         return;
     }
-    print_summary_json(memory, model, summary);
-    fclose(memory);
-    size_t end = length;
-    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '}'))
-        if (text[--end] == '}')
-            break;
-    fwrite(text, 1, end, stdout);
-    int exact = measures->method == MOE_MPI_METHOD_EM;
-    printf(", \"mpi\": {\"method\": \"%s\", \"ranks\": %d", exact ? "em" : "ot",
-           measures->ranks);
-    if (exact)
-        printf(", \"iterations\": %zu, \"passes\": %zu, \"bytes\": %.0f, \"bytes_per_pass\": %.0f",
-               measures->iterations, measures->passes, measures->bytes,
-               measures->passes > 0 ? measures->bytes / (double)measures->passes : 0.0);
-    else
-        printf(", \"worst_gap\": %.6g, \"worst_rank\": %d, \"shards_differ\": %s",
-               measures->worst_gap, measures->worst_rank,
-               measures->shards_differ ? "true" : "false");
-    fputs("}}\n", stdout);
-    free(text);
+    char gap[32], allowance[32];
+    snprintf(out->name, sizeof out->name, "ot (MPI)");
+    snprintf(out->line, sizeof out->line,
+             "ranks: %d; the result on a rank's rows against that rank's own fit: at most "
+             "%.4g nats per row worse (rank %d)\n",
+             m->ranks, m->worst_gap, m->worst_rank);
+    snprintf(out->json, sizeof out->json,
+             "\"mpi\": {\"method\": \"ot\", \"ranks\": %d, \"worst_gap\": %s, \"worst_rank\": "
+             "%d, \"allowance\": %s, \"shards_differ\": %s}",
+             m->ranks, json_value(m->worst_gap, gap, sizeof gap), m->worst_rank,
+             json_value(m->allowance, allowance, sizeof allowance),
+             m->shards_differ ? "true" : "false");
 }
 
-/* Rank 0's lines after the summary: what the ranks did. */
-static void print_ranks(const moe_mpi_report *measures)
+/* Rank 0's part: ot's warning, the summary and the model file. */
+static int print_fit(const fit_arguments *a, moe_model_t *model, moe_fitter_t *fitter,
+                     const training_data *t, const fit_statistics *s)
 {
-    if (measures->method == MOE_MPI_METHOD_EM)
-        printf("ranks: %d; exact em: %zu iteration%s, %zu passes whose sums travelled, %.0f "
-               "bytes a pass at the busiest rank\n",
-               measures->ranks, measures->iterations, measures->iterations == 1 ? "" : "s",
-               measures->passes,
-               measures->passes > 0 ? measures->bytes / (double)measures->passes : 0.0);
-    else
-        printf("ranks: %d; the result on a rank's rows against that rank's own fit: at "
-               "most %.4g nats per row worse (rank %d)\n",
-               measures->ranks, measures->worst_gap, measures->worst_rank);
+    const moe_mpi_report *m = &s->measures;
+    if (m->shards_differ)
+        fprintf(stderr,
+                "moe-mpi: warning: the reduced model explains rank %d's rows %.3g nats "
+                "per row worse than that rank's own fit (allowed: %.3g): the ranks' "
+                "rows look like samples of different distributions (a file sorted by a "
+                "column, split in blocks?), and the result is unreliable: shuffle the "
+                "rows (--shuffle) or the files\n",
+                m->worst_rank, m->worst_gap, m->allowance);
+    fit_name_model(model, &t->data, t->classes, t->n_classes);
+    moe_fit_report report = MOE_FIT_REPORT_INIT;
+    moe_fitter_get_report(fitter, &report);
+    report.seconds = m->seconds; /* the slowest rank's wall time, not root's */
+    if (m->method == MOE_MPI_METHOD_EM)
+        fit_warnings(&report, a->experts);
+    double init = MOE_INIT_MIXED;
+    moe_fitter_get_double(fitter, MOE_OPT_INIT, &init);
+    size_t start_rows = m->n_obs < START_ROWS ? (size_t)m->n_obs : START_ROWS;
+    method_summary method;
+    describe_method(m, init == MOE_INIT_MODEL ? 0 : start_rows, &method);
+    size_t rows = s->have_criteria ? (size_t)s->criteria.n_obs : t->data.n;
+    fit_summary summary = {s->have_criteria ? &s->criteria : NULL,
+                           s->mean_gate,
+                           &report,
+                           method.name,
+                           rows,
+                           s->errors,
+                           a->intervals,
+                           s->gate_l2,
+                           s->expert_ridge,
+                           0,
+                           method.json};
+    if (a->json) {
+        print_summary_json(stdout, model, &summary);
+    } else {
+        print_summary(stdout, model, &summary);
+        fputs(method.line, stdout);
+    }
+    if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
+        fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
+        return EXIT_FIT_PROBLEM;
+    }
+    return 0;
 }
 
-/* The fit's measures over every rank's rows (collective), then rank 0's summary, warning
-   and model file. */
-static int summarize(int rank, const fit_arguments *a, moe_model_t *model, moe_fitter_t *fitter,
-                     const training_data *t, const rank_rows *rows)
+/* The fit's measures over every rank's rows (collective), then rank 0's summary. */
+static int summarize(int rank, const fit_arguments *a, moe_model_t *model,
+                     moe_fitter_t *fitter, const training_data *t, const rank_rows *rows)
 {
     moe_mpi_report measures = MOE_MPI_REPORT_INIT;
-    moe_mpi_get_report(&measures);
     moe_criteria criteria = MOE_CRITERIA_INIT;
-    int have_criteria = moe_mpi_criteria(MPI_COMM_WORLD, model, rows->n, rows->X, rows->d,
-                                         rows->y, NULL, &criteria) == MOE_OK;
-    double gate_l2 = 0.0, expert_ridge = 0.0;
-    double *errors = standard_errors_of(rank, model, fitter, rows, &gate_l2, &expert_ridge);
-    int code = 0;
-    if (rank == 0) {
-        if (measures.shards_differ)
-            fprintf(stderr,
-                    "moe-mpi: warning: the reduced model explains rank %d's rows %.3g nats "
-                    "per row worse than that rank's own fit (allowed: %.3g): the ranks' "
-                    "rows look like samples of different distributions (a file sorted by a "
-                    "column, split in blocks?), and the result is unreliable: shuffle the "
-                    "rows (--shuffle) or the files, or fit by exact em (--method em)\n",
-                    measures.worst_rank, measures.worst_gap, measures.allowance);
-        fit_name_model(model, &t->data, t->classes, t->n_classes);
-        moe_fit_report report = MOE_FIT_REPORT_INIT;
-        moe_fitter_get_report(fitter, &report);
-        report.seconds = measures.seconds;
-        size_t rows_fitted = have_criteria ? (size_t)criteria.n_obs : t->data.n;
-        int exact = measures.method == MOE_MPI_METHOD_EM;
-        fit_summary summary = {have_criteria ? &criteria : NULL, NULL, &report,
-                               exact ? "em (MPI, exact)" : "ot (MPI)", rows_fitted, errors,
-                               a->intervals, gate_l2, expert_ridge, 0};
-        if (a->json)
-            print_json(model, &summary, &measures);
-        else {
-            print_summary(stdout, model, &summary);
-            print_ranks(&measures);
-        }
-        if (a->output != NULL && moe_model_save(model, a->output) != MOE_OK) {
-            fprintf(stderr, "moe-mpi: cannot save the model: %s\n", moe_last_error());
-            code = EXIT_FIT_PROBLEM;
-        }
-    }
-    free(errors);
+    fit_statistics s;
+    memset(&s, 0, sizeof s);
+    s.measures = measures;
+    s.criteria = criteria;
+    moe_mpi_get_report(&s.measures);
+    s.have_criteria = moe_mpi_criteria(MPI_COMM_WORLD, model, rows->n, rows->X, rows->ldx,
+                                       rows->y, NULL, &s.criteria) == MOE_OK;
+    s.errors = standard_errors_of(rank, model, fitter, rows, &s.gate_l2, &s.expert_ridge);
+    /* ot's summary stays as it was; the exact em's is moe fit's */
+    if (s.measures.method == MOE_MPI_METHOD_EM)
+        s.mean_gate = mean_gate_of(model, rows);
+    int code = rank == 0 ? print_fit(a, model, fitter, t, &s) : 0;
+    free(s.errors);
+    free(s.mean_gate);
     return code;
 }
 
-/* "row N..." of a message that counts rows among every rank's, as row N - offset of the
-   rank that holds it: the number of that rank, or -1 when the message names no row. */
-static int owner_of_row(const char *message, const unsigned long long *offsets, int size,
-                        char *local, size_t capacity)
+static int create_fit(const fit_arguments *a, const char *method, const training_data *t,
+                      moe_model_t **model, moe_fitter_t **fitter)
 {
-    unsigned long long row = 0;
-    int used = 0;
-    if (sscanf(message, "row %llu%n", &row, &used) != 1)
-        return -1;
-    int owner = 0;
-    while (owner + 1 < size && offsets[owner + 1] <= row)
-        ++owner;
-    snprintf(local, capacity, "row %llu%s", row - offsets[owner], message + used);
-    return owner;
+    int code = fit_create_model(a, t, a->experts, model);
+    if (code == 0 && moe_fitter_create(fitter, method) != MOE_OK)
+        code = usage_error("%s", moe_last_error());
+    return code == 0 ? fit_set_options(*fitter, a) : code;
 }
 
-/* An exact em's failure, the same on every rank, in the input's terms: the file and line of
-   the row it names (the rank that read it translates), printed once; the exit code. */
-static int exact_failure(int rank, int size, moe_status status, const char *path,
-                         const table *data, size_t first, int pattern)
+/* A failed fit: the same status and message on every rank; rank 0 says it. */
+static int fit_failed(int rank, const fit_arguments *a, const rank_input *in,
+                      const rank_rows *rows, moe_status status)
 {
-    char message[1024], local[1024], text[1024];
-    snprintf(message, sizeof message, "%s", moe_mpi_last_error());
-    unsigned long long mine = pattern ? data->n : first, *offsets = calloc((size_t)size, sizeof *offsets);
-    if (offsets != NULL)
-        MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, offsets, 1, MPI_UNSIGNED_LONG_LONG,
-                      MPI_COMM_WORLD);
-    int owner = -1;
-    if (offsets != NULL && pattern) { /* each rank's file: its rows follow the ranks before */
-        unsigned long long at = 0;
-        for (int r = 0; r < size; ++r) {
-            unsigned long long rows = offsets[r];
-            offsets[r] = at;
-            at += rows;
-        }
-        owner = owner_of_row(message, offsets, size, local, sizeof local);
-    }
-    char translated[1024];
-    if (owner < 0)
-        snprintf(text, sizeof text, "%s",
-                 row_message(message, path, data, 0, translated, sizeof translated));
-    else if (rank == owner)
-        snprintf(text, sizeof text, "%s",
-                 row_message(local, path, data, 0, translated, sizeof translated));
-    if (owner >= 0)
-        MPI_Bcast(text, (int)sizeof text, MPI_CHAR, owner, MPI_COMM_WORLD);
-    free(offsets);
-    /* Every rank has the message; rank 0 says it, and every rank exits with its code. */
-    int code = rank == 0 ? fit_failure(status, "", text) : 0;
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return code;
+    char said[MESSAGE_SIZE], message[MESSAGE_SIZE];
+    snprintf(said, sizeof said, "%s", moe_mpi_last_error());
+    input_message(a, in, rows, said, message);
+    return rank == 0 ? fit_failure(status, "", message) : fit_failure_code(status);
 }
 
-/* Classes of a classification fit: the same labels in the same order on every rank (each
-   rank's file encodes its own), else a usage error on every rank. */
-static int agree_on_classes(const training_data *t)
+static int run(int rank, int size, const fit_arguments *a, const char *method, int shuffle)
 {
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    for (size_t c = 0; c < t->n_classes; ++c)
-        for (const char *at = t->classes[c]; ; ++at) {
-            hash = (hash ^ (unsigned char)*at) * 0x100000001b3ULL;
-            if (*at == '\0')
-                break;
-        }
-    uint64_t both[2] = {hash, ~hash}, most[2];
-    MPI_Allreduce(both, most, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (most[0] == ~most[1])
-        return 0;
-    return usage_error("the ranks' files hold other class labels (the response's distinct "
-                       "values must be the same in every file)");
-}
-
-/* The model for the arguments' family, link, classes and inputs; 0 or an exit code. */
-static int model_for(const fit_arguments *a, const training_data *t, moe_model_t **model)
-{
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    spec.family = t->family;
-    spec.link = t->link;
-    spec.n_experts = a->experts;
-    spec.n_features = t->data.d;
-    spec.intercept = !a->no_intercept;
-    spec.n_classes = t->family == MOE_FAMILY_MULTINOMIAL ? t->n_classes : 0;
-    spec_set_inputs(&spec, &t->inputs);
-    if (moe_model_create(model, &spec) != MOE_OK)
-        return usage_error("cannot create the model: %s", moe_last_error());
-    return 0;
-}
-
-/* This rank's path (its own file for a pattern, else the one file); 0 or an exit code. */
-static int path_of_rank(const fit_arguments *a, int rank, char *path, int *pattern)
-{
-    *pattern = rank_path(a->data, rank, path, PATH_SIZE);
-    if (*pattern == -1)
-        return usage_error("%s: a pattern takes one %%d conversion", a->data);
-    if (*pattern == -2)
-        return usage_error("the path of rank %d from the pattern (%zu bytes) is longer than "
-                           "%d bytes",
-                           rank, strlen(a->data), PATH_SIZE - 1);
-    if (!*pattern)
-        snprintf(path, PATH_SIZE, "%s", a->data);
-    return 0;
-}
-
-static int run(int rank, int size, const fit_arguments *a, const mpi_arguments *m)
-{
-    /* Every rank enters the collective whatever happened before it: a rank whose data or
-       options failed enters with no fitter, and every rank then returns the failure. */
-    char path[PATH_SIZE];
-    int pattern = 0, code = path_of_rank(a, rank, path, &pattern);
-    fit_arguments local = *a;
-    local.data = path;
-    training_data t;
-    memset(&t, 0, sizeof t);
-    if (code == 0)
-        code = prepare_data(&local, &t);
-    if (is_class_family(t.family) && pattern) { /* collective: every rank reaches it */
-        int agreed = code == 0 ? agree_on_classes(&t) : 0;
-        code = code != 0 ? code : agreed;
-    }
-    table *data = &t.data;
-    size_t first = 0, count = data->n;
-    if (code == 0 && !pattern) {
-        first = (size_t)rank * data->n / (size_t)size;
-        count = (size_t)(rank + 1) * data->n / (size_t)size - first;
+    rank_input in;
+    memset(&in, 0, sizeof in);
+    int code = agree(read_input(rank, size, a, &in));
+    if (code == 0 && is_class_family(in.t.family)) {
+        code = union_classes(&in.t);
+        if (code == 0) /* the same classes everywhere: said once */
+            code = agree(rank == 0 ? check_classes(a, &in.t) : 0);
     }
     moe_model_t *model = NULL;
     moe_fitter_t *fitter = NULL;
     if (code == 0)
-        code = model_for(a, &t, &model);
-    if (code == 0 && moe_fitter_create(&fitter, m->method) != MOE_OK)
-        code = usage_error("%s", moe_last_error());
-    if (code == 0)
-        code = fit_set_options(fitter, a);
-    int ready = code == 0;
-    rank_rows rows = {ready ? count : 0, ready ? data->d : 0,
-                      ready ? data->X + first * data->d : NULL, ready ? data->y + first : NULL,
-                      NULL, NULL};
-    int shuffled = m->shuffle ? shuffle_rows(rank, ready ? fitter : NULL, &rows) : 0;
-    if (shuffled != 0) /* on every rank: none enters the fit */
-        code = code != 0 ? code : shuffled;
-    moe_status status = MOE_OK;
-    if (shuffled == 0)
-        status = moe_mpi_fit(MPI_COMM_WORLD, 0, ready ? fitter : NULL, model, rows.n, rows.X,
-                             rows.d, rows.y, NULL, 0);
-    /* When every rank came to the fit ready, an exact em's failure is every rank's, said
-       once, its row counted among all rows (a rank that failed before has said why). */
-    int all_ready = ready;
-    if (shuffled == 0)
-        MPI_Allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (status != MOE_OK && all_ready && strcmp(m->method, "em") == 0 && !m->shuffle)
-        code = exact_failure(rank, size, status, path, data, first, pattern);
-    else if (ready && status != MOE_OK) {
-        char context[32];
-        snprintf(context, sizeof context, "rank %d: ", rank);
-        code = fit_failure(status, context, moe_mpi_last_error());
+        code = agree(create_fit(a, method, &in.t, &model, &fitter));
+    rank_rows rows;
+    memset(&rows, 0, sizeof rows);
+    if (code == 0) {
+        const table *data = &in.t.data;
+        rows.n = in.count;
+        rows.d = rows.ldx = data->d;
+        rows.X = data->X + in.first * data->d;
+        rows.y = data->y + in.first;
+    }
+    if (code == 0 && shuffle)
+        code = shuffle_rows(rank, fitter, &rows);
+    if (code == 0) {
+        size_t support = strcmp(method, "em") == 0 ? START_ROWS : 0;
+        moe_status status = moe_mpi_fit(MPI_COMM_WORLD, 0, fitter, model, rows.n, rows.X,
+                                        rows.ldx, rows.y, NULL, support);
+        if (status != MOE_OK)
+            code = fit_failed(rank, a, &in, &rows, status);
     }
     if (code == 0)
-        code = summarize(rank, a, model, fitter, &t, &rows);
+        code = summarize(rank, a, model, fitter, &in.t, &rows);
     free(rows.owned_X);
     free(rows.owned_y);
     moe_model_free(model);
     moe_fitter_free(fitter);
-    free_training_data(&t);
+    free_training_data(&in.t);
     return code;
 }
 
-/* --shuffle and --method, moe-mpi's own, taken out of argv before moe fit's options are
-   read; 0 or an exit code. */
-static int take_mpi_arguments(int *argc, char **argv, mpi_arguments *m)
+/* moe-mpi fit's arguments, then the fit: an exit code. */
+static int command_fit_mpi(int rank, int size, int argc, char **argv)
 {
-    int kept = 1;
-    for (int i = 1; i < *argc; ++i) {
-        if (strcmp(argv[i], "--shuffle") == 0)
-            m->shuffle = 1;
-        else if (strcmp(argv[i], "--method") == 0 && i + 1 < *argc)
-            m->method = argv[++i];
-        else if (strcmp(argv[i], "--method") == 0)
-            return usage_error("fit: --method needs a value (em or ot)");
-        else
-            argv[kept++] = argv[i];
-    }
-    *argc = kept;
-    if (m->method != NULL && strcmp(m->method, "em") != 0 && strcmp(m->method, "ot") != 0)
-        return usage_error("fit: --method %s: the methods are em (exact, the default) and ot "
-                           "(the one-shot reduction)",
-                           m->method);
-    return 0;
-}
-
-static int fit_command(int rank, int size, int argc, char **argv)
-{
-    mpi_arguments m = {0, NULL};
-    int code = take_mpi_arguments(&argc, argv, &m);
+    mpi_arguments own = {NULL, 0};
+    int code = take_own_arguments(&argc, argv, &own);
     if (code != 0)
         return code;
     if (asks_for_help(argc - 1, argv + 1)) {
@@ -538,10 +761,13 @@ static int fit_command(int rank, int size, int argc, char **argv)
         return 0;
     }
     fit_arguments arguments;
+    const char *method = "em";
     int parsed = parse_fit_arguments(argc - 1, argv + 1, &arguments, 0);
     if (parsed == 0)
-        parsed = refuse_unsupported(&arguments, &m);
-    code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments, &m);
+        parsed = choose_method(&arguments, own.method, &method);
+    if (parsed == 0)
+        parsed = refuse_unsupported(&arguments, method);
+    code = parsed < 0 ? 0 : parsed != 0 ? parsed : run(rank, size, &arguments, method, own.shuffle);
     free(arguments.options);
     return code;
 }
@@ -555,14 +781,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int code = 0;
     if (argc < 2 || strcmp(argv[1], "fit") != 0) {
+        int help = argc >= 2 && strcmp(argv[1], "--help") == 0;
         if (rank == 0)
-            fputs(usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
-        code = argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : EXIT_USAGE;
-    } else
-        code = fit_command(rank, size, argc, argv);
+            fputs(usage, help ? stdout : stderr);
+        code = help ? 0 : EXIT_USAGE;
+    } else {
+        code = command_fit_mpi(rank, size, argc, argv);
+    }
     /* The same exit status on every rank. */
-    int worst = code;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    code = agree(code);
     MPI_Finalize();
-    return worst;
+    return code;
 }
