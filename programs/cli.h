@@ -20,6 +20,7 @@ int command_select(int argc, char **argv);
 int command_predict(int argc, char **argv);
 int command_info(int argc, char **argv);
 int command_options(int argc, char **argv);
+int command_families(int argc, char **argv);
 int command_plot(int argc, char **argv);
 
 /* The name error messages start with: "moe", or "moe-mpi" in that tool. */
@@ -204,6 +205,8 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
 
 /* Classes of a model's experts: n_classes (multinomial), 2 (logistic) or 0 (Gaussian). */
 size_t model_classes(const moe_model_t *model);
+/* The library's families as "a, b or c" (moe_family_count), in buffer. */
+const char *family_list(char *buffer, size_t size);
 /* Whether the family's responses are class labels (logistic, multinomial) rather than
    numbers (Gaussian, Poisson counts). */
 int is_class_family(moe_family family);

@@ -186,6 +186,21 @@ const char *feature_label(const moe_model_t *model, size_t j, char *buffer, size
     return buffer;
 }
 
+const char *family_list(char *buffer, size_t size)
+{
+    size_t used = 0, count = moe_family_count();
+    buffer[0] = '\0';
+    for (size_t i = 0; i < count; ++i) {
+        int written = snprintf(buffer + used, size - used, "%s%s",
+                               i == 0 ? "" : i + 1 == count ? " or " : ", ",
+                               moe_family_name(moe_family_at(i)));
+        if (written < 0 || (size_t)written >= size - used)
+            break;
+        used += (size_t)written;
+    }
+    return buffer;
+}
+
 int is_class_family(moe_family family)
 {
     return family == MOE_FAMILY_LOGISTIC || family == MOE_FAMILY_MULTINOMIAL;

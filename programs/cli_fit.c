@@ -20,9 +20,9 @@ static const char fit_help[] =
     "  --features A,B,...     the feature columns (default: every other column, or\n"
     "                         when --gate-features and --expert-features both name\n"
     "                         columns, those and the --offset column)\n"
-    "  --family F             gaussian (default), logistic, multinomial, poisson\n"
-    "                         (counts, log link) or t (robust regression); class\n"
-    "                         labels of logistic and multinomial may be any text\n"
+    "  --family F             the experts' family: gaussian (default), or another\n"
+    "                         that `moe families` lists; class labels of logistic\n"
+    "                         and multinomial may be any text\n"
     "  --link L               the Gaussian experts' mean g(x'beta): identity\n"
     "                         (default), sigmoid or relu\n"
     "  -k, --experts K        number of experts (default 2)\n"
@@ -384,9 +384,10 @@ static char *feature_columns(const fit_arguments *a)
 int read_training_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
+    char families[256];
     if (moe_family_from_name(a->family, &out->family) != MOE_OK)
-        return usage_error("--family: '%s' is not gaussian, logistic, multinomial, poisson or t",
-                           a->family);
+        return usage_error("--family: '%s' is not %s (moe families describes them)", a->family,
+                           family_list(families, sizeof families));
     if (moe_link_from_name(a->link, &out->link) != MOE_OK)
         return usage_error("--link: '%s' is not identity, sigmoid or relu", a->link);
     int classification = is_class_family(out->family);

@@ -20,6 +20,7 @@ static const char main_help[] =
     "  info MODEL.moe [--json]                           summarise a saved model\n"
     "  plot MODEL.moe DATA.csv -o FIT.svg                draw the fit\n"
     "  options [ESTIMATOR]                               the estimators, or one's options\n"
+    "  families                                          the experts' families\n"
     "\n"
     "`moe COMMAND --help` describes a command. `moe --version` prints the version.\n"
     "Exit status: 0 success, 1 a fit or model problem, 2 usage or input error.\n";
@@ -54,5 +55,7 @@ int main(int argc, char **argv)
         return command_info(argc - 1, argv + 1);
     if (strcmp(command, "options") == 0)
         return command_options(argc - 1, argv + 1);
+    if (strcmp(command, "families") == 0)
+        return command_families(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (see moe --help)", command);
 }

@@ -42,7 +42,10 @@ START_TEST(family_and_link_names_round_trip)
                                     MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON,
                                     MOE_FAMILY_STUDENT_T };
     const char *family_names[] = { "gaussian", "logistic", "multinomial", "poisson", "t" };
+    ck_assert_uint_eq(moe_family_count(), 5);
+    ck_assert_int_eq(moe_family_at(5), 0);
     for (size_t i = 0; i < 5; ++i) {
+        ck_assert_int_eq(moe_family_at(i), families[i]);
         ck_assert_str_eq(moe_family_name(families[i]), family_names[i]);
         moe_family back = (moe_family)0;
         EXPECT_STATUS(moe_family_from_name(family_names[i], &back), MOE_OK);

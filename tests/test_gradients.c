@@ -83,7 +83,7 @@ static double expert_objective(const problem *pr, double ridge)
     double *linear = malloc(N * K * m->expert_rows * sizeof(double));
     moe_data_load_columns(&pr->data, 0, N, columns);
     moe_expert_linear_columns(m, N, columns, linear);
-    m->family_ops->log_density(m, N, linear, pr->y, logf, scratch);
+    m->family_ops->log_density(m, N, columns, linear, pr->y, logf, scratch);
     free(linear);
     double sum = 0.0;
     for (size_t i = 0; i < N; ++i)

@@ -56,6 +56,14 @@ typedef enum moe_family {
                                    name "t" */
 } moe_family;
 
+/* Since 1.2: the families this library knows, in enum order, and the one at
+   `index` (0 when index >= moe_family_count()), for listings that should grow with the
+   library (moe --help, the bindings). */
+MOE_API size_t moe_family_count(void);
+MOE_API moe_family moe_family_at(size_t index);
+/* Since 1.2: one line on what a family fits, for listings; NULL outside the enum. */
+MOE_API const char *moe_family_description(moe_family family);
+
 /*
  * Link of the Gaussian expert mean: expert k's mean is g(beta_k' x~). Gaussian experts
  * take any of the three; the classification families only the identity (their own
@@ -69,6 +77,18 @@ typedef enum moe_link {
     MOE_LINK_SIGMOID = 1,  /* g(t) = 1 / (1 + exp(-t)): a mean in (0, 1) */
     MOE_LINK_RELU = 2      /* g(t) = max(0, t); derivative taken as 0 at t = 0 */
 } moe_link;
+
+/*
+ * Since 1.2: what a family's experts hold besides their coefficients (the arrays of
+ * moe_model_get_variances and moe_model_get_degrees), so that a summary or plot needs no
+ * list of families.
+ */
+typedef enum moe_scale_kind {
+    MOE_SCALE_NONE = 0,     /* nothing: logistic, multinomial, Poisson */
+    MOE_SCALE_VARIANCE = 1, /* variances sigma_k^2: Gaussian */
+    MOE_SCALE_STUDENT = 2   /* squared scales sigma_k^2 (variances) and degrees of freedom
+                               nu_k (degrees): t */
+} moe_scale_kind;
 
 /* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson", "t") and
    links ("identity", "sigmoid", "relu"), as the CLI, the bindings and the
@@ -172,6 +192,15 @@ MOE_API size_t moe_model_prediction_width(const moe_model_t *model);
 MOE_API size_t moe_model_n_free_params(const moe_model_t *model);
 /* The structure as a spec (spec->version selects how many fields are written). */
 MOE_API moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec);
+/* Since 1.2: the kind of the model's per-expert parameters besides the coefficients. */
+MOE_API moe_scale_kind moe_model_scale_kind(const moe_model_t *model);
+/*
+ * Since 1.2: an expert's mean at linear predictors eta = beta_k' x~ (n values; out may be
+ * linear): the Gaussian link g(eta), t's eta, the probability of class 1 sigma(eta) for
+ * logistic experts, exp(eta) for Poisson experts. Multinomial experts have no one mean: MOE_ERR_UNSUPPORTED.
+ */
+MOE_API moe_status moe_model_inverse_link(const moe_model_t *model, size_t n,
+                                          const double *linear, double *out);
 
 /*
  * Parameter access. `length` is the number of doubles the buffer holds; it

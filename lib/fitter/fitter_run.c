@@ -86,7 +86,7 @@ static moe_status validate_rows(char *message, const struct moe_model *model, si
     if (status == MOE_OK && (need_y || y != NULL)) {
         status = moe_check_response_values(message, n, y);
         if (status == MOE_OK)
-            status = model->family_ops->check_response(model, n, y, message);
+            status = model->family_ops->check_response(model, n, X, ldx, y, message);
     }
     if (status == MOE_OK)
         status = moe_check_weights(message, n, weights);

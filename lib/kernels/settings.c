@@ -110,7 +110,8 @@ moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *ro
     if (status == MOE_OK && rows->y != NULL) {
         status = moe_check_response_values(message, rows->n, rows->y);
         if (status == MOE_OK)
-            status = model->family_ops->check_response(model, rows->n, rows->y, message);
+            status = model->family_ops->check_response(model, rows->n, rows->X, rows->ldx, rows->y,
+                                                        message);
     }
     if (status == MOE_OK)
         status = moe_check_weights(message, rows->n, rows->weights);
@@ -231,7 +232,7 @@ moe_status moe_context_expert_log_density(moe_fit_context *context, const moe_mo
         size_t rows_here = count - start < MOE_BLOCK_ROWS ? count - start : MOE_BLOCK_ROWS;
         moe_data_load_columns(&data, first + start, rows_here, columns);
         moe_expert_linear_columns(model, rows_here, columns, linear);
-        model->family_ops->log_density(model, rows_here, linear, data.y + first + start,
+        model->family_ops->log_density(model, rows_here, columns, linear, data.y + first + start,
                                        density, scratch);
         /* the family's columns into the caller's rows x K */
         for (size_t i = 0; i < rows_here; ++i)

@@ -78,14 +78,29 @@ double moe_expert_penalty(const struct moe_model *model, double ridge)
     return 0.5 * ridge * sum;
 }
 
+/* The family table: every family the library knows, in enum order (value = index + 1). A
+   new family is its own file and one row here. */
+static const struct moe_family_ops *const family_table[] = {
+    &moe_family_gaussian, &moe_family_logistic, &moe_family_multinomial, &moe_family_poisson,
+    &moe_family_student_t,
+};
+
+#define FAMILY_COUNT (sizeof family_table / sizeof family_table[0])
+
 const struct moe_family_ops *moe_family_lookup(moe_family family)
 {
-    switch (family) {
-    case MOE_FAMILY_GAUSSIAN: return &moe_family_gaussian;
-    case MOE_FAMILY_LOGISTIC: return &moe_family_logistic;
-    case MOE_FAMILY_MULTINOMIAL: return &moe_family_multinomial;
-    case MOE_FAMILY_POISSON: return &moe_family_poisson;
-    case MOE_FAMILY_STUDENT_T: return &moe_family_student_t;
-    }
-    return NULL;
+    size_t index = (size_t)family - 1;
+    if ((int)family < 1 || index >= FAMILY_COUNT)
+        return NULL;
+    return family_table[index];
+}
+
+size_t moe_family_count(void)
+{
+    return FAMILY_COUNT;
+}
+
+moe_family moe_family_at(size_t index)
+{
+    return index < FAMILY_COUNT ? family_table[index]->id : (moe_family)0;
 }

@@ -40,31 +40,60 @@ typedef struct moe_expert_mstep_report {
 
 #define MOE_EXPERT_MSTEP_REPORT_INIT { 0, 0, 0, 0, 0, 0 }
 
+/*
+ * Where the observed information (model/information.c) keeps one expert's parameters: P
+ * parameters in all; expert k's first coefficient row at coefficients, its variance or
+ * squared scale at scale, its second parameter (t's nu, Gamma's shape) at shape.
+ */
+typedef struct moe_information_slots {
+    size_t P, coefficients, scale, shape;
+} moe_information_slots;
+
 struct moe_family_ops {
     moe_family id;
     const char *name;
+    const char *alias; /* another spelling moe_family_from_name accepts, or NULL */
+    const char *description; /* one line for listings (moe_family_description) */
     int uses_classes; /* expert blocks have n_classes rows */
     int has_variance;
-    int has_degrees;  /* Student-t: K degrees of freedom in model->degrees */
+    int has_degrees;  /* K second parameters in model->degrees: t's nu, Gamma's shape */
+    double default_degrees; /* their value in a new model */
     int numeric_response; /* y is a number to cluster on (Gaussian, Poisson), not a label */
+    int takes_trials; /* binomial: a feature may hold the rows' trials (MOE_INPUT_TRIALS) */
+    /* What moe_model_scale_kind reports (the public name of the per-expert parameters). */
+    moe_scale_kind scale_kind;
     int (*supports_link)(moe_link link);
     /* Free parameters of one expert. */
     size_t (*expert_free_params)(const struct moe_model *model);
     /* Restore the family's constraints on an array of experts' coefficients before they are
        stored (may be NULL); nonzero, with the array unchanged, when that overflows. */
     int (*normalize_experts)(const struct moe_model *model, double *experts);
-    /* Check the response values; the message names the first bad row. */
-    moe_status (*check_response)(const struct moe_model *model, size_t n, const double *y,
-                                 char *message);
+    /* Check the response values (and the features the family reads: binomial trials in
+       X, n x ldx); the message names the first bad row. */
+    moe_status (*check_response)(const struct moe_model *model, size_t n, const double *X,
+                                 size_t ldx, const double *y, char *message);
+    /* An expert's mean at linear predictor eta (moe_model_inverse_link); NULL when the
+       experts have no one mean (multinomial). */
+    double (*inverse_link)(const struct moe_model *model, double eta);
     /*
      * log f_k(y_i | x_i) for a block of `rows` rows by columns (common/columns.h) from
      * the experts' linear predictors (moe_expert_linear_columns' K * expert_rows x rows):
-     * out is K x rows. scratch holds rows * K * expert_rows doubles. The caller computes
-     * the predictors so that the E-step can get them and the gate's logits from one
-     * product.
+     * out is K x rows. columns is the block's design by columns (p x rows), for families
+     * that read a column of it (binomial trials). scratch holds rows * K * expert_rows
+     * doubles. The caller computes the predictors so that the E-step can get them and the
+     * gate's logits from one product.
      */
-    void (*log_density)(const struct moe_model *model, size_t rows, const double *linear,
-                        const double *y, double *out, double *scratch);
+    void (*log_density)(const struct moe_model *model, size_t rows, const double *columns,
+                        const double *linear, const double *y, double *out, double *scratch);
+    /*
+     * One row's part of the observed information: returns log f_k(y | x) at the design row
+     * x (p values). With score not NULL it also writes expert k's complete-data score
+     * entries into score (a P-vector, at the slots) and adds w times minus the Hessian of
+     * log f_k in those parameters to information (P x P, upper triangle).
+     */
+    double (*information_row)(const struct moe_model *model, size_t k, const double *x,
+                              double y, double w, const moe_information_slots *slots,
+                              double *score, double *information);
     /* Values per row returned by predict (1, or n_classes). */
     size_t (*prediction_width)(const struct moe_model *model);
     /*

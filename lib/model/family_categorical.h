@@ -25,4 +25,10 @@ moe_status moe_categorical_gradient(const struct moe_model *model, const moe_dat
                                     size_t threads,
                                     double *coefficients, double *log_variances, char *message);
 
+/* The observed information's row terms of a logistic or multinomial expert (family.h). */
+double moe_categorical_information_row(const struct moe_model *model, size_t k,
+                                       const double *x, double y, double w,
+                                       const moe_information_slots *slots, double *score,
+                                       double *information);
+
 #endif

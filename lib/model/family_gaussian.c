@@ -73,8 +73,11 @@ static size_t gaussian_expert_free_params(const struct moe_model *model)
 }
 
 static moe_status gaussian_check_response(const struct moe_model *model, size_t n,
-                                          const double *y, char *message)
+                                          const double *X, size_t ldx, const double *y,
+                                          char *message)
 {
+    (void)X;
+    (void)ldx;
     (void)model;
     (void)n;
     (void)y;
@@ -99,9 +102,11 @@ MOE_SIMD_PROCEDURE(normal_density, normal_density_body,
                     const double *y, double *density),
                    (rows, constant, inverse, mean, y, density))
 
-static void gaussian_log_density(const struct moe_model *model, size_t rows, const double *linear,
+static void gaussian_log_density(const struct moe_model *model, size_t rows,
+    const double *columns, const double *linear,
                                  const double *y, double *out, double *scratch)
 {
+    (void)columns;
     size_t K = model->n_experts;
     const double *means = linear;
     if (model->link != MOE_LINK_IDENTITY) {
@@ -896,13 +901,56 @@ static double gaussian_curvature(const struct moe_model *model)
     return slope_squared / smallest;
 }
 
+/* Identity link only (moe_model_information refuses the others): log f, the score in
+   beta (e x~ / v) and in v, and -H. */
+static double gaussian_information_row(const struct moe_model *model, size_t k,
+                                       const double *x, double y, double w,
+                                       const moe_information_slots *slots, double *score,
+                                       double *information)
+{
+    size_t p = model->n_inputs, P = slots->P, scale = slots->scale;
+    const double *beta = model->experts + k * p;
+    double mean = 0.0;
+    for (size_t j = 0; j < p; ++j)
+        mean += beta[j] * x[j];
+    double variance = model->variances[k], e = y - mean;
+    double log_f = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) + e * e / variance);
+    if (score == NULL)
+        return log_f;
+    for (size_t j = 0; j < p; ++j)
+        score[slots->coefficients + j] = e * x[j] / variance;
+    score[scale] = -0.5 / variance + 0.5 * e * e / (variance * variance);
+    double *beta_block = information + slots->coefficients * P + slots->coefficients;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * x[a] * x[b] / variance;
+    for (size_t a = 0; a < p; ++a)
+        information[(slots->coefficients + a) * P + scale] += w * e * x[a] / (variance * variance);
+    information[scale * P + scale] +=
+        w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
+    return log_f;
+}
+
+static double gaussian_inverse_link(const struct moe_model *model, double eta)
+{
+    if (model->link == MOE_LINK_SIGMOID)
+        return 1.0 / (1.0 + exp(-eta));
+    if (model->link == MOE_LINK_RELU)
+        return eta > 0.0 ? eta : 0.0;
+    return eta;
+}
+
 const struct moe_family_ops moe_family_gaussian = {
     .id = MOE_FAMILY_GAUSSIAN,
     .name = "gaussian",
+    .description = "y real: normal regression, identity, sigmoid or relu link",
     .uses_classes = 0,
     .has_variance = 1,
     .numeric_response = 1,
+    .scale_kind = MOE_SCALE_VARIANCE,
     .supports_link = gaussian_supports_link,
+    .information_row = gaussian_information_row,
+    .inverse_link = gaussian_inverse_link,
     .expert_free_params = gaussian_expert_free_params,
     .normalize_experts = NULL,
     .check_response = gaussian_check_response,

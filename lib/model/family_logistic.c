@@ -20,15 +20,20 @@ static size_t logistic_expert_free_params(const struct moe_model *model)
 }
 
 static moe_status logistic_check_response(const struct moe_model *model, size_t n,
-                                          const double *y, char *message)
+                                          const double *X, size_t ldx, const double *y,
+                                          char *message)
 {
+    (void)X;
+    (void)ldx;
     (void)model;
     return moe_check_class_labels(message, n, y, 2, "logistic");
 }
 
-static void logistic_log_density(const struct moe_model *model, size_t rows, const double *logits,
+static void logistic_log_density(const struct moe_model *model, size_t rows,
+    const double *columns, const double *logits,
                                  const double *y, double *out, double *scratch)
 {
+    (void)columns;
     (void)scratch;
     size_t K = model->n_experts;
     for (size_t k = 0; k < K; ++k)
@@ -57,12 +62,21 @@ static double logistic_curvature(const struct moe_model *model)
     return 0.25; /* sigma' <= 1/4 */
 }
 
+static double logistic_inverse_link(const struct moe_model *model, double eta)
+{
+    (void)model;
+    return exp(moe_log_sigmoid(eta));
+}
+
 const struct moe_family_ops moe_family_logistic = {
     .id = MOE_FAMILY_LOGISTIC,
     .name = "logistic",
+    .description = "two classes (any labels): logistic regression",
     .uses_classes = 0,
     .has_variance = 0,
     .supports_link = logistic_supports_link,
+    .information_row = moe_categorical_information_row,
+    .inverse_link = logistic_inverse_link,
     .expert_free_params = logistic_expert_free_params,
     .normalize_experts = NULL,
     .check_response = logistic_check_response,

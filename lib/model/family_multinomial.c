@@ -39,8 +39,11 @@ static int multinomial_normalize_experts(const struct moe_model *model, double *
 }
 
 static moe_status multinomial_check_response(const struct moe_model *model, size_t n,
-                                             const double *y, char *message)
+                                             const double *X, size_t ldx, const double *y,
+                                             char *message)
 {
+    (void)X;
+    (void)ldx;
     return moe_check_class_labels(message, n, y, model->n_classes, "multinomial");
 }
 
@@ -55,9 +58,10 @@ static void expert_log_proba(const struct moe_model *model, size_t rows, const d
 }
 
 static void multinomial_log_density(const struct moe_model *model, size_t rows,
-                                    const double *logits, const double *y, double *out,
+    const double *columns, const double *logits, const double *y, double *out,
                                     double *scratch)
 {
+    (void)columns;
     size_t K = model->n_experts, C = model->n_classes;
     /* expert k's class c logits are row k C + c of the columns */
     for (size_t k = 0; k < K; ++k)
@@ -99,9 +103,11 @@ static double multinomial_curvature(const struct moe_model *model)
 const struct moe_family_ops moe_family_multinomial = {
     .id = MOE_FAMILY_MULTINOMIAL,
     .name = "multinomial",
+    .description = "C classes: multinomial logistic regression",
     .uses_classes = 1,
     .has_variance = 0,
     .supports_link = multinomial_supports_link,
+    .information_row = moe_categorical_information_row,
     .expert_free_params = multinomial_expert_free_params,
     .normalize_experts = multinomial_normalize_experts,
     .check_response = multinomial_check_response,

@@ -2,14 +2,11 @@
  * Poisson experts with the log link: y in {0, 1, 2, ...},
  *   log f_k(y | x) = y eta - exp(eta) - log y!,   eta = beta_k' x~,  E[y | x, k] = exp(eta).
  * One stored row per expert, no variance. Each expert's M-step is a weighted Poisson
- * regression, solved exactly by Newton's method (IRLS) with step halving: the objective
- * per expert (sum scale, minimised)
- *   F(beta) = sum_i v_i r_ik (exp(eta_i) - y_i eta_i) + N (ridge/2) ||beta without intercept||^2
- * is convex, its Hessian sum v r exp(eta) x x' + N ridge, so Newton from any finite start
- * with a line search that never accepts an increase converges.
+ * regression by the GLM engine (model/glm_expert.h) with the row loss exp(eta) - y eta,
+ * convex, its curvature exp(eta).
  */
 #include "model/family.h"
-#include "model/newton.h"
+#include "model/glm_expert.h"
 #include "common/alloc.h"
 #include "common/combine.h"
 #include "common/error.h"
@@ -36,8 +33,11 @@ static size_t poisson_expert_free_params(const struct moe_model *model)
 }
 
 static moe_status poisson_check_response(const struct moe_model *model, size_t n,
-                                         const double *y, char *message)
+                                         const double *X, size_t ldx, const double *y,
+                                         char *message)
 {
+    (void)X;
+    (void)ldx;
     (void)model;
     for (size_t i = 0; i < n; ++i) {
         if (isnan(y[i]))
@@ -53,9 +53,11 @@ static moe_status poisson_check_response(const struct moe_model *model, size_t n
     return MOE_OK;
 }
 
-static void poisson_log_density(const struct moe_model *model, size_t rows, const double *linear,
+static void poisson_log_density(const struct moe_model *model, size_t rows,
+    const double *columns, const double *linear,
                                 const double *y, double *out, double *scratch)
 {
+    (void)columns;
     (void)scratch;
     size_t K = model->n_experts;
     for (size_t k = 0; k < K; ++k)
@@ -85,141 +87,19 @@ static void poisson_predict(const struct moe_model *model, size_t rows, const do
     moe_expert_mixture_mean(model, rows, block, gate_proba, log_rate, out, scratch);
 }
 
-/* ---- One expert's weighted Poisson regression ------------------------------------------- */
+/* ---- The row loss and the GLM engine's callbacks ------------------------------------------ */
 
-typedef struct expert_pass {
-    const moe_data *data;
-    const double *resp;
-    size_t K, k, p;
-    const double *beta;
-    int derivatives; /* also the gradient and the Hessian's upper triangle */
-} expert_pass;
-
-/* Sums (sum scale) of one chunk: [data term, gradient (p), Hessian (p x p)]. */
-static size_t expert_chunk(void *opaque, size_t start, size_t rows, double *sums,
-                           double *workspace)
+static void poisson_row(const struct moe_model *model, size_t k, const double *x, double y,
+                        double eta, moe_glm_row *out)
 {
-    const expert_pass *pass = opaque;
-    size_t p = pass->p, R = moe_block_rows_for(rows);
-    double *block = workspace, *weights = block + R * p, *scratch = weights + R;
-    double *gradient = sums + 1, *hessian = sums + 1 + p;
-    for (size_t offset = 0; offset < rows; offset += R) {
-        size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(pass->data, first, count, block);
-        for (size_t i = 0; i < count; ++i) {
-            double share = moe_data_weight(pass->data, first + i) *
-                           pass->resp[(first + i) * pass->K + pass->k];
-            double y = pass->data->y[first + i];
-            double eta = moe_dot(p, block + i * p, pass->beta), mu = moe_exp(eta);
-            weights[i] = 0.0;
-            if (share == 0.0)
-                continue;
-            sums[0] += share * (mu - (y == 0.0 ? 0.0 : y * eta));
-            if (!pass->derivatives)
-                continue;
-            for (size_t j = 0; j < p; ++j)
-                gradient[j] += share * (mu - y) * block[i * p + j];
-            weights[i] = share * mu;
-        }
-        if (pass->derivatives)
-            moe_weighted_gram_add(count, p, block, weights, scratch, hessian);
-    }
-    return 0;
-}
-
-typedef struct poisson_newton {
-    const struct moe_model *model;
-    const moe_data *data;
-    const double *resp;
-    const moe_expert_mstep_options *options;
-    size_t k, p;
-    double *beta, *saved, *direction, *sums, *work;
-    double *warm_end; /* where Newton from the warm start ended (newton_steps) */
-} poisson_newton;
-
-static double ridge_norm(const poisson_newton *s, const double *beta)
-{
-    double sum = 0.0;
-    for (size_t j = (size_t)s->model->intercept; j < s->p; ++j)
-        sum += beta[j] * beta[j];
-    return sum;
-}
-
-/* The mean-scale objective at s->beta (and, with derivatives, its gradient and Hessian in
-   s->sums, mean scale, penalty included); +inf where exp overflows. */
-static moe_status evaluate(poisson_newton *s, int derivatives, size_t *failed, double *objective,
-                           char *message)
-{
-    size_t p = s->p;
-    expert_pass pass = {s->data, s->resp, s->model->n_experts, s->k, p, s->beta, derivatives};
-    size_t R = moe_block_rows_for(s->data->n);
-    moe_chunk_job job = {s->data->n, 1 + p + p * p, R * (2 * p + 1), expert_chunk, &pass};
-    moe_status status = moe_run_chunks(&job, s->options->threads, s->sums, failed, message);
-    if (status != MOE_OK)
-        return status;
-    double N = s->options->total_weight, ridge = s->options->ridge;
-    *objective = s->sums[0] / N + 0.5 * ridge * ridge_norm(s, s->beta);
-    if (!isfinite(*objective))
-        *objective = INFINITY;
-    if (derivatives) {
-        double *gradient = s->sums + 1, *hessian = s->sums + 1 + p;
-        moe_symmetrize_upper(p, hessian);
-        for (size_t a = 0; a < p; ++a) {
-            gradient[a] /= N;
-            for (size_t b = 0; b < p; ++b)
-                hessian[a * p + b] /= N;
-        }
-        for (size_t j = (size_t)s->model->intercept; j < p; ++j) {
-            gradient[j] += ridge * s->beta[j];
-            hessian[j * p + j] += ridge;
-        }
-        /* Held inputs (common/inputs.h): a zero step there. */
-        moe_inputs_zero(1, p, s->model->expert_inputs, gradient);
-        moe_inputs_restrict_step(1, p, s->model->expert_inputs, hessian, NULL);
-    }
-    return MOE_OK;
-}
-
-static moe_status refuse_overflow(const poisson_newton *s, char *message)
-{
-    return moe_fail(message, MOE_ERR_NUMERICAL,
-                    "poisson expert %zu: its expected counts overflow (a linear predictor above "
-                    "709) at the coefficients the M-step starts from; the fit has diverged",
-                    s->k);
-}
-
-/* The Newton loop's evaluation (model/newton.h): derivatives only when it asks for all of
-   them (a pass of the objective alone is cheaper than one with the gradient); where they
-   are asked, a point at which the expected counts overflow is refused. */
-static moe_status newton_evaluate(void *user, int level, double *objective, int *gradient_ready,
-                                  char *message)
-{
-    poisson_newton *s = user;
-    size_t failed = 0;
-    int derivatives = level == MOE_NEWTON_DERIVATIVES;
-    moe_status status = evaluate(s, derivatives, &failed, objective, message);
-    if (status == MOE_OK && derivatives && !isfinite(*objective))
-        status = refuse_overflow(s, message);
-    *gradient_ready = derivatives;
-    return status;
-}
-
-static moe_newton_problem newton_problem(poisson_newton *s)
-{
-    moe_newton_problem problem = {s->p,          s->beta,      s->sums + 1, s->sums + 1 + s->p,
-                                  s->direction, s->saved,     s->work,     newton_evaluate, s,
-                                  NULL};
-    return problem;
-}
-
-/* Newton (IRLS) with step halving from s->beta; the objective never increases. */
-static moe_status newton_from(poisson_newton *s, moe_newton_report *outcome, double *objective,
-                              char *message)
-{
-    moe_newton_problem problem = newton_problem(s);
-    moe_newton_options options = {s->options->max_newton, s->options->tolerance};
-    *objective = INFINITY;
-    return moe_newton_minimise(&problem, &options, outcome, objective, message);
+    (void)model;
+    (void)k;
+    (void)x;
+    double mu = moe_exp(eta);
+    /* y = 0 would make 0 * (-inf) of an underflowed rate: its term is just mu. */
+    out->loss = mu - (y == 0.0 ? 0.0 : y * eta);
+    out->slope = mu - y;
+    out->curvature = mu;
 }
 
 /*
@@ -228,7 +108,7 @@ static moe_status newton_from(poisson_newton *s, moe_newton_report *outcome, dou
  * log(sum s y / sum s exp(eta without it)). Into s->beta; 0 when there is none (no free
  * intercept, or no counts).
  */
-static int constant_rate_start(poisson_newton *s, char *message)
+static int constant_rate_start(moe_glm_expert *s, char *message)
 {
     const struct moe_model *model = s->model;
     size_t p = s->p, K = model->n_experts;
@@ -245,7 +125,7 @@ static int constant_rate_start(poisson_newton *s, char *message)
         return 0;
     size_t failed = 0;
     double objective = 0.0;
-    if (!(counts > 0.0) || evaluate(s, 1, &failed, &objective, message) != MOE_OK)
+    if (!(counts > 0.0) || moe_glm_evaluate(s, 1, &failed, &objective, message) != MOE_OK)
         return 0;
     /* the intercept's gradient, mean scale: (sum s mu - sum s y) / N */
     double rates = s->sums[1] * s->options->total_weight + counts;
@@ -253,72 +133,9 @@ static int constant_rate_start(poisson_newton *s, char *message)
     return rates > 0.0 && isfinite(s->beta[0]);
 }
 
-/*
- * Newton from the current coefficients, the warm start that makes EM's M-steps short. Far
- * from the optimum (a count of 8e15 among counts of 4, an expert at the starting zeros) the
- * log link's Newton step overshoots by orders of magnitude, and 40 halvings do not bring it
- * back: the step fails and the expert would stay where it was. Then the minimisation runs
- * again from the constant rate, which puts every row's expected count at the mean, and the
- * better of the two ends is kept (the problem is convex: both head for one minimum).
- */
-static moe_status newton_steps(poisson_newton *s, moe_expert_mstep_report *report,
-                               char *message)
-{
-    moe_newton_report outcome = {0, 0, 0, 0};
-    double objective = INFINITY;
-    moe_status status = newton_from(s, &outcome, &objective, message);
-    if (status == MOE_OK && outcome.line_search_failures > 0) {
-        memcpy(s->warm_end, s->beta, s->p * sizeof(double));
-        moe_newton_report again = {0, 0, 0, 0};
-        double other = INFINITY;
-        moe_status retried = MOE_OK;
-        if (constant_rate_start(s, message))
-            retried = newton_from(s, &again, &other, message);
-        outcome.steps += again.steps;
-        outcome.ridge_fallbacks += again.ridge_fallbacks;
-        /* the second run only ever improves on the first: its failure keeps the first's end */
-        if (retried == MOE_OK && other < objective)
-            outcome.line_search_failures = again.line_search_failures;
-        else
-            memcpy(s->beta, s->warm_end, s->p * sizeof(double));
-    }
-    report->newton_steps += outcome.steps;
-    report->ridge_fallbacks += outcome.ridge_fallbacks;
-    report->line_search_failures += outcome.line_search_failures;
-    return status;
-}
-
-/* The inexact M-step: `inner_steps` gradient steps of size options->step, each halved until
-   the objective does not increase (the Poisson curvature has no global bound). */
-static moe_status gradient_steps(poisson_newton *s, moe_expert_mstep_report *report,
-                                 char *message)
-{
-    size_t p = s->p;
-    moe_newton_problem problem = newton_problem(s);
-    for (size_t step = 0; step < s->options->inner_steps; ++step) {
-        double current = INFINITY;
-        int ready = 0;
-        moe_status status =
-            newton_evaluate(s, MOE_NEWTON_DERIVATIVES, &current, &ready, message);
-        if (status != MOE_OK)
-            return status;
-        for (size_t j = 0; j < p; ++j)
-            s->direction[j] = -s->sums[1 + j];
-        double squared = moe_dot(p, s->direction, s->direction);
-        int accepted = 0;
-        double next = current;
-        status = moe_newton_line_search(&problem, current, squared * s->options->step,
-                                        s->options->step, &next, &accepted, &ready, message);
-        report->newton_steps++;
-        if (status != MOE_OK || !accepted)
-            return status;
-    }
-    return MOE_OK;
-}
-
 /* Weighted counts of zero under the expert with no penalty: the rate's optimum is 0, the
    intercept's at minus infinity. */
-static int expert_without_counts(const poisson_newton *s)
+static int expert_without_counts(const moe_glm_expert *s)
 {
     if (s->options->ridge != 0.0)
         return 0;
@@ -334,64 +151,17 @@ static int expert_without_counts(const poisson_newton *s)
     return sums[0] <= 1e-9 * sums[1];
 }
 
+static const moe_glm_family poisson_glm = {
+    poisson_row, constant_rate_start, expert_without_counts,
+    "its expected counts overflow (a linear predictor above 709) at the coefficients the "
+    "M-step starts from; the fit has diverged",
+    "an expected count exceeds the doubles' range"};
+
 static moe_status poisson_m_step(struct moe_model *model, const moe_data *data, const double *resp,
                                  const moe_expert_mstep_options *options,
                                  moe_expert_mstep_report *report, char *message)
 {
-    size_t K = model->n_experts, p = model->n_inputs;
-    /* beta, saved, direction, warm_end (p each), sums (1 + p + p^2), solver work
-       (p (p + 1)) */
-    double *memory = moe_alloc_array(4 * p + 1 + p + p * p + p * (p + 1), 1, sizeof(double));
-    if (memory == NULL)
-        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
-    double *sums = memory + 4 * p;
-    poisson_newton s = {model, data,           resp, options,   0, p, memory, memory + p,
-                        memory + 2 * p, sums, sums + 1 + p + p * p, memory + 3 * p};
-    moe_status status = MOE_OK;
-    for (size_t k = 0; k < K && status == MOE_OK; ++k) {
-        if (!moe_expert_has_weight(data, resp, K, k, options, report))
-            continue;
-        s.k = k;
-        memcpy(s.beta, model->experts + k * p, p * sizeof(double));
-        status = options->inner_steps > 0 ? gradient_steps(&s, report, message)
-                                          : newton_steps(&s, report, message);
-        if (status == MOE_OK && options->inner_steps == 0 && expert_without_counts(&s))
-            report->separations++;
-        if (status == MOE_OK)
-            memcpy(model->experts + k * p, s.beta, p * sizeof(double));
-    }
-    free(memory);
-    return status;
-}
-
-/* ---- Gradient and curvature ------------------------------------------------------------ */
-
-typedef struct gradient_pass {
-    const struct moe_model *model;
-    const moe_data *data;
-    const double *resp;
-} gradient_pass;
-
-static size_t gradient_chunk(void *opaque, size_t start, size_t rows, double *sums,
-                             double *workspace)
-{
-    const gradient_pass *pass = opaque;
-    size_t K = pass->model->n_experts, p = pass->model->n_inputs;
-    size_t R = moe_block_rows_for(rows);
-    double *block = workspace, *scaled = block + R * p;
-    for (size_t offset = 0; offset < rows; offset += R) {
-        size_t first = start + offset, count = rows - offset < R ? rows - offset : R;
-        moe_data_load_block(pass->data, first, count, block);
-        moe_expert_linear(pass->model, count, block, scaled);
-        for (size_t i = 0; i < count; ++i) {
-            double weight = moe_data_weight(pass->data, first + i), y = pass->data->y[first + i];
-            const double *r = pass->resp + (first + i) * K;
-            for (size_t k = 0; k < K; ++k)
-                scaled[i * K + k] = weight * r[k] * (moe_exp(scaled[i * K + k]) - y);
-        }
-        moe_product_atb_add(count, K, p, scaled, block, sums);
-    }
-    return 0;
+    return moe_glm_m_step(&poisson_glm, model, data, resp, options, report, message);
 }
 
 static moe_status poisson_gradient(const struct moe_model *model, const moe_data *data,
@@ -400,29 +170,8 @@ static moe_status poisson_gradient(const struct moe_model *model, const moe_data
                                    char *message)
 {
     (void)log_variances;
-    size_t K = model->n_experts, p = model->n_inputs;
-    double *sums = moe_alloc_array(K * p, 1, sizeof(double));
-    if (sums == NULL)
-        return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
-    gradient_pass pass = {model, data, resp};
-    moe_chunk_job job = {data->n, K * p, moe_block_rows_for(data->n) * (p + K), gradient_chunk,
-                         &pass};
-    size_t ignored = 0;
-    moe_status status = moe_run_chunks(&job, threads, sums, &ignored, message);
-    for (size_t k = 0; status == MOE_OK && k < K; ++k)
-        for (size_t j = 0; j < p; ++j) {
-            double value = sums[k * p + j] / total_weight;
-            if (j >= (size_t)model->intercept)
-                value += ridge * model->experts[k * p + j];
-            coefficients[k * p + j] = value;
-        }
-    for (size_t i = 0; status == MOE_OK && i < K * p; ++i)
-        if (!isfinite(coefficients[i]))
-            status = moe_fail(message, MOE_ERR_NUMERICAL,
-                              "the poisson experts' gradient overflows: an expected count "
-                              "exceeds the doubles' range");
-    free(sums);
-    return status;
+    return moe_glm_gradient(&poisson_glm, model, data, resp, ridge, total_weight, threads,
+                            coefficients, message);
 }
 
 /* Without data no bound exists: the curvature is E_w[r exp(eta) x x'], as large as the
@@ -437,29 +186,48 @@ static double poisson_curvature(const struct moe_model *model)
    every expert's curvature, sum_i v r mu x x' <= max mu sum_i v x x'. */
 static double poisson_data_curvature(const struct moe_model *model, const moe_data *data)
 {
-    size_t K = model->n_experts, p = model->n_inputs;
-    double largest = 0.0, *row = moe_alloc_array(p + 1, 1, sizeof(double));
-    if (row == NULL)
-        return INFINITY;
-    for (size_t i = 0; i < data->n; ++i) {
-        moe_data_load_block(data, i, 1, row);
-        for (size_t k = 0; k < K; ++k) {
-            double mu = moe_exp(moe_dot(p, row, model->experts + k * p));
-            if (!(mu <= largest))
-                largest = mu;
-        }
-    }
-    free(row);
-    return largest > 0.0 ? largest : DBL_MIN;
+    return moe_glm_data_curvature(&poisson_glm, model, data);
+}
+
+/* log f, the score (y - mu) x~ and -H mu x~ x~'. */
+static double poisson_information_row(const struct moe_model *model, size_t k, const double *x,
+                                      double y, double w, const moe_information_slots *slots,
+                                      double *score, double *information)
+{
+    size_t p = model->n_inputs, P = slots->P;
+    const double *beta = model->experts + k * p;
+    double eta = 0.0;
+    for (size_t j = 0; j < p; ++j)
+        eta += beta[j] * x[j];
+    double mu = moe_exp(eta);
+    double log_f = (y == 0.0 ? 0.0 : y * eta) - mu - lgamma(y + 1.0);
+    if (score == NULL)
+        return log_f;
+    for (size_t j = 0; j < p; ++j)
+        score[slots->coefficients + j] = (y - mu) * x[j];
+    double *beta_block = information + slots->coefficients * P + slots->coefficients;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * mu * x[a] * x[b];
+    return log_f;
+}
+
+static double poisson_inverse_link(const struct moe_model *model, double eta)
+{
+    (void)model;
+    return exp(eta);
 }
 
 const struct moe_family_ops moe_family_poisson = {
     .id = MOE_FAMILY_POISSON,
     .name = "poisson",
+    .description = "counts: Poisson regression, log link (an offset for exposure)",
     .uses_classes = 0,
     .has_variance = 0,
     .numeric_response = 1,
     .supports_link = poisson_supports_link,
+    .information_row = poisson_information_row,
+    .inverse_link = poisson_inverse_link,
     .expert_free_params = poisson_expert_free_params,
     .normalize_experts = NULL,
     .check_response = poisson_check_response,

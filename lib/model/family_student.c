@@ -33,50 +33,13 @@
 #include "common/combine.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
+#include "common/special.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const double log_pi = 1.1447298858494001741434273513531;
-#define ROOT_BISECTIONS 200
-
-/* psi(x) for x > 0: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the
-   asymptotic series, whose truncation error there is below 1e-13. */
-static double digamma(double x)
-{
-    double result = 0.0;
-    while (x < 6.0) {
-        result -= 1.0 / x;
-        x += 1.0;
-    }
-    double inverse = 1.0 / x, squared = inverse * inverse;
-    double series = squared * (1.0 / 12.0 - squared * (1.0 / 120.0 - squared * (1.0 / 252.0 -
-                    squared * (1.0 / 240.0 - squared * (1.0 / 132.0)))));
-    return result + log(x) - 0.5 * inverse - series;
-}
-
-/* psi'(x) for x > 0: psi'(x) = psi'(x + 1) + 1/x^2 up to x >= 6, then the asymptotic
-   series (truncation error there below 1e-12 relative). */
-static double trigamma(double x)
-{
-    double result = 0.0;
-    while (x < 6.0) {
-        result += 1.0 / (x * x);
-        x += 1.0;
-    }
-    double inverse = 1.0 / x, squared = inverse * inverse;
-    double series = inverse + 0.5 * squared +
-                    inverse * squared * (1.0 / 6.0 - squared * (1.0 / 30.0 - squared *
-                    (1.0 / 42.0 - squared * (1.0 / 30.0 - squared * (5.0 / 66.0)))));
-    return result + series;
-}
-
-/* log(x) - psi(x) > 0, falling in x. */
-static double log_minus_digamma(double x)
-{
-    return log(x) - digamma(x);
-}
 
 /* The part of log f that does not depend on the residual. */
 static double t_constant(double nu, double scale_squared)
@@ -102,14 +65,14 @@ void moe_student_t_row(double residual, double nu, double scale_squared, moe_stu
     out->log_density = t_log_density(e, nu, v, t_constant(nu, v));
     out->score_location = (nu + 1.0) * e / a;
     out->score_scale = -0.5 / v + 0.5 * (nu + 1.0) * e2 / (v * a);
-    out->score_degrees = 0.5 * (digamma(0.5 * (nu + 1.0)) - digamma(0.5 * nu) -
+    out->score_degrees = 0.5 * (moe_digamma(0.5 * (nu + 1.0)) - moe_digamma(0.5 * nu) -
                                 log1p(e2 / (nu * v)) + (e2 - v) / a);
     out->location_location = (nu + 1.0) * (nu * v - e2) / a2;
     out->location_scale = (nu + 1.0) * nu * e / a2;
     out->location_degrees = e * (v - e2) / a2;
     out->scale_scale = -0.5 / (v * v) + 0.5 * (nu + 1.0) * e2 * (a + nu * v) / (v * v * a2);
     out->scale_degrees = e2 * (v - e2) / (2.0 * v * a2);
-    out->degrees_degrees = -0.25 * (trigamma(0.5 * (nu + 1.0)) - trigamma(0.5 * nu)) -
+    out->degrees_degrees = -0.25 * (moe_trigamma(0.5 * (nu + 1.0)) - moe_trigamma(0.5 * nu)) -
                            0.5 / nu + 0.5 * v / a + 0.5 * v * (e2 - v) / a2;
 }
 
@@ -123,9 +86,12 @@ static size_t t_expert_free_params(const struct moe_model *model)
     return moe_expert_free_inputs(model) + 2; /* coefficients, the scale and nu */
 }
 
-static moe_status t_check_response(const struct moe_model *model, size_t n, const double *y,
+static moe_status t_check_response(const struct moe_model *model, size_t n,
+                                   const double *X, size_t ldx, const double *y,
                                    char *message)
 {
+    (void)X;
+    (void)ldx;
     (void)model;
     (void)n;
     (void)y;
@@ -134,9 +100,10 @@ static moe_status t_check_response(const struct moe_model *model, size_t n, cons
 }
 
 static void t_log_density_block(const struct moe_model *model, size_t rows,
-                                const double *linear, const double *y, double *out,
+    const double *columns, const double *linear, const double *y, double *out,
                                 double *scratch)
 {
+    (void)columns;
     (void)scratch;
     for (size_t k = 0; k < model->n_experts; ++k) {
         double nu = model->degrees[k], scale = model->variances[k];
@@ -295,22 +262,10 @@ static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
     e->scale = scale;
 }
 
-/* CM2's root: log(nu/2) - psi(nu/2) + c = 0, by bisection in log nu on the range. */
+/* CM2's root: log(nu/2) - psi(nu/2) + c = 0 on the range of nu. */
 static double degrees_root(double c)
 {
-    double low = log(MOE_DEGREES_MIN), high = log(MOE_DEGREES_MAX);
-    if (log_minus_digamma(0.5 * MOE_DEGREES_MAX) + c >= 0.0)
-        return MOE_DEGREES_MAX;
-    if (log_minus_digamma(0.5 * MOE_DEGREES_MIN) + c <= 0.0)
-        return MOE_DEGREES_MIN;
-    for (int step = 0; step < ROOT_BISECTIONS && high - low > 1e-12; ++step) {
-        double middle = 0.5 * (low + high);
-        if (log_minus_digamma(0.5 * exp(middle)) + c > 0.0)
-            low = middle;
-        else
-            high = middle;
-    }
-    return exp(0.5 * (low + high));
+    return moe_log_minus_digamma_root(0.5, c, MOE_DEGREES_MIN, MOE_DEGREES_MAX);
 }
 
 /* One ECM cycle: E, CM1, then CM2 kept only if it does not lower the objective. */
@@ -323,7 +278,7 @@ static void ecm_cycle(t_expert *e, moe_expert_mstep_report *report)
     if (!e->options->update_degrees)
         return;
     double half = 0.5 * (old_nu + 1.0);
-    double candidate = degrees_root(1.0 + spread - log_minus_digamma(half));
+    double candidate = degrees_root(1.0 + spread - moe_log_minus_digamma(half));
     if (candidate == old_nu)
         return;
     double nu[2] = {old_nu, candidate}, objective[2];
@@ -454,7 +409,7 @@ static moe_status t_gradient_parts(const struct moe_model *model, const moe_data
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert gradient");
     }
     for (size_t k = 0; k < K; ++k)
-        digammas[k] = digamma(0.5 * (model->degrees[k] + 1.0)) - digamma(0.5 * model->degrees[k]);
+        digammas[k] = moe_digamma(0.5 * (model->degrees[k] + 1.0)) - moe_digamma(0.5 * model->degrees[k]);
     gradient_pass pass = {model, data, resp, digammas};
     moe_chunk_job job = {data->n, K * p + 2 * K, moe_block_rows_for(data->n) * (p + K),
                          gradient_chunk, &pass};
@@ -509,13 +464,58 @@ static double t_curvature(const struct moe_model *model)
     return largest;
 }
 
+/* log f, the score in beta, v and nu, and -H (moe_student_t_row). */
+static double t_information_row(const struct moe_model *model, size_t k, const double *x,
+                                double y, double w, const moe_information_slots *slots,
+                                double *score, double *information)
+{
+    size_t p = model->n_inputs, P = slots->P, beta = slots->coefficients;
+    size_t scale = slots->scale, degrees = slots->shape;
+    const double *coefficients = model->experts + k * p;
+    double mean = 0.0;
+    for (size_t j = 0; j < p; ++j)
+        mean += coefficients[j] * x[j];
+    moe_student_t_terms t;
+    moe_student_t_row(y - mean, model->degrees[k], model->variances[k], &t);
+    if (score == NULL)
+        return t.log_density;
+    for (size_t j = 0; j < p; ++j)
+        score[beta + j] = t.score_location * x[j];
+    score[scale] = t.score_scale;
+    score[degrees] = t.score_degrees;
+    double *beta_block = information + beta * P + beta;
+    for (size_t a = 0; a < p; ++a)
+        for (size_t b = a; b < p; ++b)
+            beta_block[a * P + b] += w * t.location_location * x[a] * x[b];
+    for (size_t a = 0; a < p; ++a) {
+        information[(beta + a) * P + scale] += w * t.location_scale * x[a];
+        information[(beta + a) * P + degrees] += w * t.location_degrees * x[a];
+    }
+    information[scale * P + scale] += w * t.scale_scale;
+    information[scale * P + degrees] += w * t.scale_degrees;
+    information[degrees * P + degrees] += w * t.degrees_degrees;
+    return t.log_density;
+}
+
+static double t_inverse_link(const struct moe_model *model, double eta)
+{
+    (void)model;
+    return eta;
+}
+
 const struct moe_family_ops moe_family_student_t = {
     .id = MOE_FAMILY_STUDENT_T,
     .name = "t",
+    .description = "y real: regression with Student-t noise, robust to outliers",
+    .alias = "student_t",
     .uses_classes = 0,
     .has_variance = 1,
     .has_degrees = 1,
+    .default_degrees = MOE_DEGREES_DEFAULT,
     .numeric_response = 1,
+    .scale_kind = MOE_SCALE_STUDENT,
+    .information_row = t_information_row,
+    .inverse_link = t_inverse_link,
     .supports_link = t_supports_link,
     .expert_free_params = t_expert_free_params,
     .normalize_experts = NULL,

@@ -32,25 +32,30 @@
 typedef struct layout {
     size_t K, p, R, P;
     size_t experts, variances, degrees; /* offsets */
-    int gaussian, classes;     /* classes: multinomial with R free classes */
-    int poisson, student;
 } layout;
 
+/* The parameters: the gate's free rows, the experts' (R free rows each), then the family's
+   variances and second parameters (t's nu, Gamma's shape), K of each it has. */
 static layout layout_of(const struct moe_model *model)
 {
+    const struct moe_family_ops *ops = model->family_ops;
     layout l;
     l.K = model->n_experts;
     l.p = model->n_inputs;
-    l.gaussian = model->family == MOE_FAMILY_GAUSSIAN;
-    l.classes = model->family == MOE_FAMILY_MULTINOMIAL;
-    l.poisson = model->family == MOE_FAMILY_POISSON;
-    l.student = model->family == MOE_FAMILY_STUDENT_T;
-    l.R = l.classes ? model->n_classes - 1 : 1;
+    l.R = ops->uses_classes ? model->n_classes - 1 : 1;
     l.experts = (l.K - 1) * l.p;
     l.variances = l.experts + l.K * l.R * l.p;
-    l.degrees = l.variances + (l.gaussian || l.student ? l.K : 0);
-    l.P = l.degrees + (l.student ? l.K : 0);
+    l.degrees = l.variances + (ops->has_variance ? l.K : 0);
+    l.P = l.degrees + (ops->has_degrees ? l.K : 0);
     return l;
+}
+
+/* Where expert k's parameters are. */
+static moe_information_slots slots_of(const layout *l, size_t k)
+{
+    moe_information_slots slots = {l->P, l->experts + k * l->R * l->p, l->variances + k,
+                                   l->degrees + k};
+    return slots;
 }
 
 /*
@@ -95,16 +100,15 @@ static moe_status compress_information(const struct moe_model *model, const layo
 }
 
 /*
- * The gate probabilities (probability, rows x K), responsibilities (responsibility,
- * rows x K) and, for Gaussian and t experts, residuals (rows x K) of a block's rows (for Poisson
- * experts the expected counts there), once for all K passes of accumulate. 1 when a row has
- * zero likelihood under every expert.
+ * The gate probabilities (probability, rows x K) and responsibilities (responsibility,
+ * rows x K) of a block's rows, once for all K passes of accumulate. 1 when a row has zero
+ * likelihood under every expert.
  */
 static int block_posterior(const struct moe_model *model, const layout *l,
                            const moe_data *data, size_t start, size_t rows, const double *block,
-                           double *probabilities, double *responsibilities, double *residuals)
+                           double *probabilities, double *responsibilities)
 {
-    size_t K = l->K, p = l->p, R = l->R;
+    size_t K = l->K, p = l->p;
     double logits[64], log_f[64];
     for (size_t i = 0; i < rows; ++i) {
         const double *x = block + i * p;
@@ -120,43 +124,10 @@ static int block_posterior(const struct moe_model *model, const layout *l,
         double total = moe_log_sum_exp(logits, K);
         for (size_t a = 0; a < K; ++a)
             probability[a] = exp(logits[a] - total);
-        /* experts' log densities */
         for (size_t c = 0; c < K; ++c) {
-            const double *beta = model->experts + c * model->expert_rows * p;
-            if (l->gaussian || l->student) {
-                double mean = 0.0;
-                for (size_t j = 0; j < p; ++j)
-                    mean += beta[j] * x[j];
-                double variance = model->variances[c], e = y - mean;
-                residuals[i * K + c] = e;
-                if (l->student) {
-                    moe_student_t_terms t;
-                    moe_student_t_row(e, model->degrees[c], variance, &t);
-                    log_f[c] = t.log_density;
-                } else {
-                    log_f[c] = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) +
-                                       e * e / variance);
-                }
-            } else if (l->poisson) {
-                double eta = 0.0;
-                for (size_t j = 0; j < p; ++j)
-                    eta += beta[j] * x[j];
-                double mu = moe_exp(eta);
-                residuals[i * K + c] = mu;
-                log_f[c] = (y == 0.0 ? 0.0 : y * eta) - mu - lgamma(y + 1.0);
-            } else {
-                /* class logits, reference last (logistic: class 1 free, 0 reference) */
-                double z[257];
-                for (size_t q = 0; q < R; ++q) {
-                    double sum = 0.0;
-                    for (size_t j = 0; j < p; ++j)
-                        sum += beta[q * p + j] * x[j];
-                    z[q] = sum;
-                }
-                z[R] = 0.0;
-                size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
-                log_f[c] = z[label] - moe_log_sum_exp(z, R + 1);
-            }
+            moe_information_slots slots = slots_of(l, c);
+            log_f[c] = model->family_ops->information_row(model, c, x, y, 0.0, &slots, NULL,
+                                                          NULL);
         }
         double joint[64];
         for (size_t c = 0; c < K; ++c)
@@ -168,100 +139,6 @@ static int block_posterior(const struct moe_model *model, const layout *l,
             r[c] = exp(joint[c] - loglik);
     }
     return 0;
-}
-
-/* Expert k's score block and its -H (Gram, cross column, scalar), weighted w = v r_k, for a
-   Gaussian expert with residual e. */
-static void gaussian_terms(const struct moe_model *model, const layout *l, size_t k,
-                           const double *x, double w, double e, double *s, double *se,
-                           double *information)
-{
-    size_t p = l->p, P = l->P;
-    double variance = model->variances[k];
-    for (size_t j = 0; j < p; ++j)
-        se[j] = e * x[j] / variance;
-    s[l->variances + k] = -0.5 / variance + 0.5 * e * e / (variance * variance);
-    double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * x[a] * x[b] / variance;
-    for (size_t a = 0; a < p; ++a)
-        information[(l->experts + k * p + a) * P + l->variances + k] +=
-            w * e * x[a] / (variance * variance);
-    information[(l->variances + k) * P + l->variances + k] +=
-        w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
-}
-
-/* The same for a t expert: coefficients, squared scale v_k and nu_k. */
-static void student_terms(const struct moe_model *model, const layout *l, size_t k,
-                          const double *x, double w, double e, double *s, double *se,
-                          double *information)
-{
-    size_t p = l->p, P = l->P, beta = l->experts + k * p;
-    size_t scale = l->variances + k, degrees = l->degrees + k;
-    moe_student_t_terms t;
-    moe_student_t_row(e, model->degrees[k], model->variances[k], &t);
-    for (size_t j = 0; j < p; ++j)
-        se[j] = t.score_location * x[j];
-    s[scale] = t.score_scale;
-    s[degrees] = t.score_degrees;
-    double *beta_block = information + beta * P + beta;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * t.location_location * x[a] * x[b];
-    for (size_t a = 0; a < p; ++a) {
-        information[(beta + a) * P + scale] += w * t.location_scale * x[a];
-        information[(beta + a) * P + degrees] += w * t.location_degrees * x[a];
-    }
-    information[scale * P + scale] += w * t.scale_scale;
-    information[scale * P + degrees] += w * t.scale_degrees;
-    information[degrees * P + degrees] += w * t.degrees_degrees;
-}
-
-/* The same for a Poisson expert with expected count mu: score (y - mu) x~, -H mu x~ x~'. */
-static void poisson_terms(const layout *l, size_t k, const double *x, double y, double mu,
-                          double w, double *se, double *information)
-{
-    size_t p = l->p, P = l->P;
-    for (size_t j = 0; j < p; ++j)
-        se[j] = (y - mu) * x[j];
-    double *beta_block = information + (l->experts + k * p) * P + l->experts + k * p;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * mu * x[a] * x[b];
-}
-
-/* The same for a classification expert (coefficients beta, label y). */
-static void classification_terms(const layout *l, size_t k, const double *x,
-                                 const double *beta, double y, double w, double *se,
-                                 double *information)
-{
-    size_t p = l->p, R = l->R, P = l->P;
-    double classes_linear[257], class_probability[257];
-    for (size_t q = 0; q < R; ++q) {
-        double sum = 0.0;
-        for (size_t j = 0; j < p; ++j)
-            sum += beta[q * p + j] * x[j];
-        classes_linear[q] = sum;
-    }
-    classes_linear[R] = 0.0;
-    double ctotal = moe_log_sum_exp(classes_linear, R + 1);
-    for (size_t q = 0; q <= R; ++q)
-        class_probability[q] = exp(classes_linear[q] - ctotal);
-    size_t label = l->classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
-    for (size_t q = 0; q < R; ++q)
-        for (size_t j = 0; j < p; ++j)
-            se[q * p + j] = ((q == label ? 1.0 : 0.0) - class_probability[q]) * x[j];
-    for (size_t q1 = 0; q1 < R; ++q1)
-        for (size_t q2 = q1; q2 < R; ++q2) {
-            double c = w * ((q1 == q2 ? class_probability[q1] : 0.0) -
-                            class_probability[q1] * class_probability[q2]);
-            double *out = information + (l->experts + (k * R + q1) * p) * P +
-                          l->experts + (k * R + q2) * p;
-            for (size_t a = 0; a < p; ++a)
-                for (size_t b = (q1 == q2 ? a : 0); b < p; ++b)
-                    out[a * P + b] += c * x[a] * x[b];
-        }
 }
 
 /* The gate's -H of one row of weight v (upper triangle). */
@@ -283,12 +160,11 @@ static void gate_terms(const layout *l, const double *x, double v, const double 
 static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
                       size_t start, size_t rows, double *block, double *scores, double *mean_score,
                       double *weights, double *probabilities, double *responsibilities,
-                      double *residuals, double *information)
+                      double *information)
 {
-    size_t K = l->K, p = l->p, R = l->R, P = l->P;
+    size_t K = l->K, p = l->p, P = l->P;
     moe_data_load_block(data, start, rows, block);
-    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities,
-                        residuals))
+    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities))
         return 1;
     memset(mean_score, 0, rows * P * sizeof(double));
     for (int k_pass = 0; k_pass < (int)K; ++k_pass) {
@@ -304,18 +180,9 @@ static int accumulate(const struct moe_model *model, const layout *l, const moe_
             for (size_t a = 0; a + 1 < K; ++a)
                 for (size_t j = 0; j < p; ++j)
                     s[a * p + j] = ((a == k ? 1.0 : 0.0) - probability[a]) * x[j];
-            const double *beta = model->experts + k * model->expert_rows * p;
-            double *se = s + l->experts + k * R * p;
-            if (l->gaussian)
-                gaussian_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
-                               information);
-            else if (l->student)
-                student_terms(model, l, k, x, v * r[k], residuals[i * K + k], s, se,
-                              information);
-            else if (l->poisson)
-                poisson_terms(l, k, x, y, residuals[i * K + k], v * r[k], se, information);
-            else
-                classification_terms(l, k, x, beta, y, v * r[k], se, information);
+            moe_information_slots slots = slots_of(l, k);
+            model->family_ops->information_row(model, k, x, y, v * r[k], &slots, s,
+                                               information);
             /* sbar += r_k s_k; the gate's -H (the same for every k) once, at k = 0 */
             double *m = mean_score + i * P;
             for (size_t j = 0; j < P; ++j)
@@ -377,7 +244,7 @@ static moe_status add_penalty(const struct moe_model *model, const layout *l, do
                         gate * ((a == b ? 1.0 : 0.0) - 1.0 / (double)K);
     if (expert_ridge != 0.0) {
         /* One free row (R = 1) has no reference class to centre against. */
-        double classes = l->classes ? (double)(R + 1) : INFINITY;
+        double classes = model->family_ops->uses_classes ? (double)(R + 1) : INFINITY;
         for (size_t k = 0; k < K; ++k)
             for (size_t j = first; j < p; ++j)
                 for (size_t q1 = 0; q1 < R; ++q1)
@@ -404,10 +271,10 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
         status = check_penalty("expert_ridge", expert_ridge);
     if (status != MOE_OK)
         return status;
-    if (model->family == MOE_FAMILY_GAUSSIAN && model->link != MOE_LINK_IDENTITY)
+    if (model->link != MOE_LINK_IDENTITY)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information is derived for the identity link only");
-    if (model->n_experts > 64 || (model->family == MOE_FAMILY_MULTINOMIAL &&
+    if (model->n_experts > 64 || (model->family_ops->uses_classes &&
                                   model->n_classes > 256))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information takes at most 64 experts and 256 classes");
@@ -422,7 +289,7 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     if (status == MOE_OK)
         status = moe_check_response_values(NULL, n, y);
     if (status == MOE_OK)
-        status = model->family_ops->check_response(model, n, y, NULL);
+        status = model->family_ops->check_response(model, n, X, ldx, y, NULL);
     if (status == MOE_OK)
         status = moe_check_weights(NULL, n, weights);
     if (status != MOE_OK)
@@ -438,15 +305,14 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     double *row_weights = moe_alloc_array(B, 1, sizeof(double));
     double *probabilities = moe_alloc_array(B, l.K, sizeof(double));
     double *responsibilities = moe_alloc_array(B, l.K, sizeof(double));
-    double *residuals = moe_alloc_array(B, l.K, sizeof(double));
     double *information = calloc(P * P, sizeof(double));
     if (!block || !scores || !mean || !row_weights || !probabilities || !responsibilities ||
-        !residuals || !information)
+        !information)
         status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
     for (size_t start = 0; status == MOE_OK && start < n; start += B) {
         size_t rows = n - start < B ? n - start : B;
         if (accumulate(model, &l, &data, start, rows, block, scores, mean, row_weights,
-                       probabilities, responsibilities, residuals, information) != 0)
+                       probabilities, responsibilities, information) != 0)
             status = moe_fail(NULL, MOE_ERR_NUMERICAL,
                               "a row in rows %zu..%zu has zero likelihood under every expert",
                               start, start + rows - 1);
@@ -467,7 +333,6 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
     free(row_weights);
     free(probabilities);
     free(responsibilities);
-    free(residuals);
     free(information);
     return status;
 }

@@ -13,7 +13,7 @@
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
  *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial, 4 poisson,
- *                      5 t)
+ *                      5 t: the family table's range)
  *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu; 0 unless gaussian)
  *       32     4  u32 intercept (0 or 1)
  *       36     4  u32 reserved: 0
@@ -363,7 +363,7 @@ static moe_status read_spec(const unsigned char *bytes, moe_model_spec *spec)
     uint32_t family = moe_get_u32(bytes + OFFSET_FAMILY);
     uint32_t link = moe_get_u32(bytes + OFFSET_LINK);
     uint32_t intercept = moe_get_u32(bytes + OFFSET_INTERCEPT);
-    if (family > (uint32_t)MOE_FAMILY_STUDENT_T || moe_family_lookup((moe_family)family) == NULL)
+    if (family > (uint32_t)moe_family_count() || moe_family_lookup((moe_family)family) == NULL)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown expert family %" PRIu32, family);
     if (link != MOE_LINK_IDENTITY && link != MOE_LINK_SIGMOID && link != MOE_LINK_RELU)
         return moe_fail(NULL, MOE_ERR_FORMAT, "unknown link %" PRIu32, link);

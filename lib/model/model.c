@@ -181,7 +181,7 @@ moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec
             model->variances[k] = 1.0;
     if (model->degrees != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
-            model->degrees[k] = MOE_DEGREES_DEFAULT;
+            model->degrees[k] = ops->default_degrees;
     *out = model;
     return MOE_OK;
 }
@@ -675,4 +675,24 @@ moe_status moe_model_get_degrees(const moe_model_t *model, double *degrees, size
 moe_status moe_model_set_degrees(moe_model_t *model, const double *degrees, size_t length)
 {
     return set_per_expert(model, &degrees_array, degrees, length);
+}
+
+moe_scale_kind moe_model_scale_kind(const moe_model_t *model)
+{
+    return model == NULL ? MOE_SCALE_NONE : model->family_ops->scale_kind;
+}
+
+moe_status moe_model_inverse_link(const moe_model_t *model, size_t n, const double *linear,
+                                  double *out)
+{
+    if (model == NULL || linear == NULL || out == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
+                        model == NULL ? "model" : linear == NULL ? "linear" : "out");
+    if (model->family_ops->inverse_link == NULL)
+        return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
+                        "%s experts have no one mean (a probability per class)",
+                        model->family_ops->name);
+    for (size_t i = 0; i < n; ++i)
+        out[i] = model->family_ops->inverse_link(model, linear[i]);
+    return MOE_OK;
 }

@@ -216,7 +216,8 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
         moe_product_ab(width, count, p, context->stacked, columns, w.combined);
         double *linear = w.combined + K * count;
         if (!normal)
-            model->family_ops->log_density(model, count, linear, y, w.density, w.family_scratch);
+            model->family_ops->log_density(model, count, columns, linear, y, w.density,
+                                           w.family_scratch);
         prefetch_slice(context, first + count, block, 1);
         /* The responsibilities by rows, where the caller keeps them, or in scratch. */
         double *resp = context->resp != NULL ? context->resp + first * K : w.resp_rows;

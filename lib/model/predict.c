@@ -32,7 +32,7 @@ static moe_status prepare(const moe_model_t *model, size_t n, const double *X, s
     if (need_y) {
         status = moe_check_response_values(NULL, n, y);
         if (status == MOE_OK)
-            status = model->family_ops->check_response(model, n, y, NULL);
+            status = model->family_ops->check_response(model, n, X, ldx, y, NULL);
         if (status != MOE_OK)
             return status;
     }

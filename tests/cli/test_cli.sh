@@ -38,11 +38,17 @@ for command in fit predict info select plot options; do
     run 0 "moe $command --help" "$moe" "$command" --help
     contains "$work/out" "usage: moe $command" "moe $command --help"
 done
-# The family list: "(counts, log link)" describes poisson, not t.
+# The families come from the library's table: moe families lists each with its line, and
+# moe fit --help sends the reader there.
 run 0 "moe fit --help" "$moe" fit --help
 tr '\n' ' ' <"$work/out" | tr -s ' ' >"$work/help_line"
-contains "$work/help_line" "poisson (counts, log link)" "moe fit --help: poisson's description"
-lacks "$work/help_line" "t (counts, log link)" "moe fit --help: poisson's description on t"
+contains "$work/help_line" "moe families" "moe fit --help: where the families are"
+run 0 "moe families" "$moe" families
+for family in gaussian logistic multinomial poisson t; do
+    grep -q "^$family  *[a-zC]" "$work/out" || fail "moe families: no line for $family"
+done
+contains "$work/out" "counts: Poisson regression" "moe families: poisson's description"
+run 2 "moe families extra" "$moe" families extra
 run 0 "moe --version" "$moe" --version
 contains "$work/out" "moe (libmoe)" "moe --version"
 run 2 "no command" "$moe"
@@ -517,8 +523,8 @@ awk 'BEGIN { print "x,visits"; print "0.5,3"; print "1.0,2.5"; print "1.5,4" }' 
 run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --response visits \
     --family poisson -k 1
 contains "$work/err" "poisson experts need counts" "poisson: a count that is not whole"
-run 2 "--family gamma" "$moe" fit "$work/counts.csv" --response visits --family gamma
-contains "$work/err" "gaussian, logistic, multinomial, poisson or t" "--family gamma"
+run 2 "--family weibull" "$moe" fit "$work/counts.csv" --response visits --family weibull
+contains "$work/err" "gaussian, logistic, multinomial, poisson or t" "--family weibull"
 
 # --- Student-t experts ------------------------------------------------------------------
 # y = -2.5 x or 2.5 x by a gate on x, noise 0.3, every 20th y a gross outlier (+-20..40).

@@ -38,9 +38,9 @@ test_that("the C glue reads the family by the library's names", {
   fit <- .Call(glue, "logistic", 2L, X, as.double(data$label == "yes"), NULL, TRUE, 0L, "em",
                "seed", "1", NULL)
   expect_type(fit$model, "raw")
-  expect_error(.Call(glue, "gamma", 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
+  expect_error(.Call(glue, "weibull", 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
                      character(0), NULL),
-               "unknown family \"gamma\"", fixed = TRUE)
+               "unknown family \"weibull\"", fixed = TRUE)
   # poisson (libmoe 1.1) is a family the glue reads: the library then judges the counts
   expect_error(.Call(glue, "poisson", 2L, X, data$x, NULL, TRUE, 0L, "em", character(0),
                      character(0), NULL),
