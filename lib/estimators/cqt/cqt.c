@@ -73,68 +73,40 @@ static const char *const scale_keywords[] = {"unit", "natural", NULL};
  * the two with the larger likelihood after a gate stage in 33, with the smallest mean error
  * at k = 3 and 4 (docs/REPRODUCTIONS.md, "The k = 4 misses"). No criterion of stage 1 alone
  * can choose: the residual prefers the power method's fit of the noise.
+ *
+ * One row per option (common/option_fields.h): field, name, type, flags, lower, upper,
+ * default, keywords, description.
  */
-#define CQT_OPTION(name, type, lower, upper, default_value, keywords, description)            \
-    {MOE_OPTION_INFO_VERSION, name, type, 0, lower, upper, default_value, keywords,           \
-     description, 0}
-static const moe_option_info cqt_options[] = {
-    CQT_OPTION("sigma", MOE_OPTION_REAL, 0, 1e300, 0, NULL,
-               "noise standard deviation shared by the experts; 0: estimated"),
-    CQT_OPTION("relu_constants", MOE_OPTION_KEYWORD, 0, 0, CQT_PRESET_EXACT, preset_keywords,
-               "the ReLU link's moment constants: exact, or the paper's"),
-    CQT_OPTION("decomposition", MOE_OPTION_KEYWORD, 0, 0, DECOMPOSE_BOTH,
-               decomposition_keywords,
-               "stage 1's tensor decomposition: power, als, or both (the likelihood chooses)"),
-    CQT_OPTION("tensor_restarts", MOE_OPTION_INTEGER, 1, 100000, 30, NULL,
-               "random starts of the tensor decomposition"),
-    CQT_OPTION("tensor_iterations", MOE_OPTION_INTEGER, 1, 100000, 50, NULL,
-               "iterations per start of the tensor decomposition"),
-    CQT_OPTION("gate_method", MOE_OPTION_KEYWORD, 0, 0, CQT_GATE_EM, gate_keywords,
-               "stage 2's gate fit: em, gradient, or moments"),
-    CQT_OPTION("gate_radius", MOE_OPTION_REAL, 0, 1e300, 8.0, NULL,
-               "whitened bound on each free gate row; 0: none"),
-    CQT_OPTION("gate_change_tol", MOE_OPTION_REAL, 0, 1e300, 1e-5, NULL,
-               "stage 2 stops when the gate moves less than this"),
-    CQT_OPTION("expert_scale", MOE_OPTION_KEYWORD, 0, 0, 0, scale_keywords,
-               "experts of unit norm in whitened coordinates, or the tensor's natural scale"),
-    CQT_OPTION("refine", MOE_OPTION_INTEGER, 0, 1, 0, NULL,
-               "1: em then fits every parameter from the tensor solution"),
-};
-
-static const moe_option_field cqt_fields[] = {
-    {offsetof(cqt_settings, sigma), MOE_FIELD_DOUBLE},
-    {offsetof(cqt_settings, preset), MOE_FIELD_INT},
-    {offsetof(cqt_settings, decomposition), MOE_FIELD_INT},
-    {offsetof(cqt_settings, restarts), MOE_FIELD_SIZE},
-    {offsetof(cqt_settings, iterations), MOE_FIELD_SIZE},
-    {offsetof(cqt_settings, gate), MOE_FIELD_INT},
-    {offsetof(cqt_settings, radius), MOE_FIELD_DOUBLE},
-    {offsetof(cqt_settings, change_tol), MOE_FIELD_DOUBLE},
-    {offsetof(cqt_settings, natural_scale), MOE_FIELD_INT},
-    {offsetof(cqt_settings, refine), MOE_FIELD_INT},
-};
-_Static_assert(sizeof cqt_fields / sizeof cqt_fields[0] ==
-                   sizeof cqt_options / sizeof cqt_options[0],
-               "one field per cqt option");
-
-static moe_status cqt_set_option(void *state, size_t index, double value)
-{
-    moe_option_field_store(state, &cqt_fields[index], value);
-    return MOE_OK;
-}
+#define CQT_OPTIONS(X, S)                                                                    \
+    X(S, sigma, "sigma", MOE_OPTION_REAL, 0, 0, 1e300, 0, NULL,                               \
+      "noise standard deviation shared by the experts; 0: estimated")                         \
+    X(S, preset, "relu_constants", MOE_OPTION_KEYWORD, 0, 0, 0, CQT_PRESET_EXACT,             \
+      preset_keywords, "the ReLU link's moment constants: exact, or the paper's")             \
+    X(S, decomposition, "decomposition", MOE_OPTION_KEYWORD, 0, 0, 0, DECOMPOSE_BOTH,         \
+      decomposition_keywords,                                                                 \
+      "stage 1's tensor decomposition: power, als, or both (the likelihood chooses)")         \
+    X(S, restarts, "tensor_restarts", MOE_OPTION_INTEGER, 0, 1, 100000, 30, NULL,             \
+      "random starts of the tensor decomposition")                                            \
+    X(S, iterations, "tensor_iterations", MOE_OPTION_INTEGER, 0, 1, 100000, 50, NULL,         \
+      "iterations per start of the tensor decomposition")                                     \
+    X(S, gate, "gate_method", MOE_OPTION_KEYWORD, 0, 0, 0, CQT_GATE_EM, gate_keywords,        \
+      "stage 2's gate fit: em, gradient, or moments")                                         \
+    X(S, radius, "gate_radius", MOE_OPTION_REAL, 0, 0, 1e300, 8.0, NULL,                      \
+      "whitened bound on each free gate row; 0: none")                                        \
+    X(S, change_tol, "gate_change_tol", MOE_OPTION_REAL, 0, 0, 1e300, 1e-5, NULL,             \
+      "stage 2 stops when the gate moves less than this")                                     \
+    X(S, natural_scale, "expert_scale", MOE_OPTION_KEYWORD, 0, 0, 0, 0, scale_keywords,       \
+      "experts of unit norm in whitened coordinates, or the tensor's natural scale")          \
+    X(S, refine, "refine", MOE_OPTION_INTEGER, 0, 0, 1, 0, NULL,                              \
+      "1: em then fits every parameter from the tensor solution")
+MOE_OPTION_LIST(static, cqt, cqt_settings, CQT_OPTIONS);
+MOE_OPTION_ACCESSORS(cqt)
 
 /* The settings of cqt's defaults: em's init = tensor runs cqt with them. */
 static void default_settings(cqt_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
-    for (size_t i = 0; i < sizeof cqt_options / sizeof cqt_options[0]; ++i)
-        moe_option_field_store(settings, &cqt_fields[i], cqt_options[i].default_value);
-}
-
-static moe_status cqt_get_option(const void *state, size_t index, double *value)
-{
-    *value = moe_option_field_load(state, &cqt_fields[index]);
-    return MOE_OK;
+    (void)moe_option_list_defaults(&cqt_option_list, settings); /* the table's defaults are valid */
 }
 
 static moe_status cqt_create(void **state)
@@ -143,7 +115,7 @@ static moe_status cqt_create(void **state)
     if (settings == NULL)
         return MOE_ERR_OUT_OF_MEMORY;
     memset(settings, 0, sizeof *settings);
-    *state = settings; /* the fitter sets every default from cqt_options */
+    *state = settings; /* the fitter sets every default from cqt_option_table */
     return MOE_OK;
 }
 
@@ -597,8 +569,8 @@ const moe_estimator_ops moe_estimator_cqt = {
     .aggregate = NULL,
     .save_state = NULL,
     .load_state = NULL,
-    .option_table = cqt_options,
-    .option_count = sizeof cqt_options / sizeof cqt_options[0],
+    .option_table = cqt_option_table,
+    .option_count = sizeof cqt_option_table / sizeof cqt_option_table[0],
     .set_option = cqt_set_option,
     .get_option = cqt_get_option,
 };

@@ -29,7 +29,8 @@
  * to bytes that moe_fitter_save_state wraps in its checksummed file (ismm_state_file.c).
  * Loading trusts none of it: every count is checked against the others and against the
  * bytes present, so a crafted state allocates no more than it carries and describes only a
- * session ismm could reach. The options and the session's arrays are in ismm_session.c.
+ * session ismm could reach. The options (declared in ismm_session.h) and the session's
+ * arrays are in ismm_session.c.
  */
 #include "estimators/ismm/ismm.h"
 #include "estimators/ismm/ismm_session.h"

@@ -1,10 +1,9 @@
 /*
- * ismm's options (the table the fitter reads, and their fields in the settings) and the
- * session it keeps between partial fits: its life, its shape and its arrays.
+ * ismm's options (the table and fields its list in ismm_session.h expands to, and their set
+ * and get) and the session it keeps between partial fits: its life, its shape and its arrays.
  */
 #include "estimators/ismm/ismm_session.h"
 #include "common/alloc.h"
-#include "common/option_fields.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,51 +11,18 @@
 
 /* ---- Options --------------------------------------------------------------------------------- */
 
-static const char *const bound_keywords[] = {"paper", "bohning", NULL};
-static const char *const gate_solve_keywords[] = {"kronecker", "dense", NULL};
+static const char *const ismm_bound_keywords[] = {"paper", "bohning", NULL};
+static const char *const ismm_gate_solve_keywords[] = {"kronecker", "dense", NULL};
 
-#define ISMM_OPTION(name, type, flags, lower, upper, default_value, keywords, description)      \
-    {MOE_OPTION_INFO_VERSION, name, type, flags, lower, upper, default_value, keywords,         \
-     description, 0}
-const moe_option_info ismm_option_table[ISMM_OPTION_COUNT] = {
-    ISMM_OPTION("step_scale", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1.0, NULL,
-                "the step schedule's scale: gamma_r = step_scale (r + step_offset)^-step_decay"),
-    ISMM_OPTION("step_offset", MOE_OPTION_REAL, 0, -1, 1e300, -1.0, NULL,
-                "the step schedule's offset in rows; negative: the warm start's size"),
-    ISMM_OPTION("step_decay", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0.5, 1, 0.6, NULL,
-                "the step schedule's decay, in (0.5, 1] so that the steps sum to infinity and "
-                "their squares do not"),
-    ISMM_OPTION("warm_start", MOE_OPTION_INTEGER, 0, 0, 100000000, 0, NULL,
-                "rows of a session's warm start; 0: max(85, 10 per free parameter)"),
-    ISMM_OPTION("bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_PAPER, bound_keywords,
-                "the gate's quadratic bound: the paper's, or Bohning's fixed curvature"),
-    ISMM_OPTION("gate_solve", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_GATE_KRONECKER,
-                gate_solve_keywords,
-                "the gate M-step's linear solve: kronecker (structured) or dense"),
-    ISMM_OPTION("bound_eps", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1e-6, NULL,
-                "the paper's bound: the smallest gate probability it allows for"),
-    ISMM_OPTION("polyak", MOE_OPTION_INTEGER, 0, 0, 9007199254740992.0, 0, NULL,
-                "average the iterates from this step on; 0: no averaging"),
-};
-
-static const moe_option_field ismm_fields[] = {
-    {offsetof(ismm_settings, step_scale), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, step_offset), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, step_decay), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, warm_start), MOE_FIELD_SIZE},
-    {offsetof(ismm_settings, bound), MOE_FIELD_INT},
-    {offsetof(ismm_settings, gate_solve), MOE_FIELD_INT},
-    {offsetof(ismm_settings, eps), MOE_FIELD_DOUBLE},
-    {offsetof(ismm_settings, polyak), MOE_FIELD_SIZE},
-};
-_Static_assert(sizeof ismm_fields / sizeof ismm_fields[0] == ISMM_OPTION_COUNT,
-               "one field per ismm option");
+MOE_OPTION_LIST(, ismm, ismm_settings, ISMM_OPTIONS);
 
 moe_status ismm_set_option(void *opaque, size_t index, double value)
 {
     ismm_state *state = opaque;
     ismm_settings next = state->settings;
-    moe_option_field_store(&next, &ismm_fields[index], value);
+    moe_status status = moe_option_list_set(&ismm_option_list, &next, index, value);
+    if (status != MOE_OK)
+        return status;
     /* The schedule, the warm start and the surrogate cannot change in the middle of a session
        (from its first call on: the warm start's size is fixed then). */
     if (state->ready && memcmp(&next, &state->settings, sizeof next) != 0)
@@ -68,8 +34,7 @@ moe_status ismm_set_option(void *opaque, size_t index, double value)
 moe_status ismm_get_option(const void *opaque, size_t index, double *value)
 {
     const ismm_state *state = opaque;
-    *value = moe_option_field_load(&state->settings, &ismm_fields[index]);
-    return MOE_OK;
+    return moe_option_list_get(&ismm_option_list, &state->settings, index, value);
 }
 
 /* ---- State ----------------------------------------------------------------------------------- */

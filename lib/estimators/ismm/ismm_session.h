@@ -1,11 +1,12 @@
 /*
- * What ismm.c and its saved state (ismm_state_file.c) share: the estimator's settings and
- * the session it keeps between partial fits.
+ * What ismm.c and its saved state (ismm_state_file.c) share: the estimator's settings, its
+ * options and the session it keeps between partial fits.
  */
 #ifndef MOE_LIB_ISMM_SESSION_H
 #define MOE_LIB_ISMM_SESSION_H
 
 #include "estimators/ismm/ismm.h"
+#include "common/option_fields.h"
 
 #include <stdint.h>
 
@@ -37,9 +38,34 @@ typedef struct ismm_state {
     unsigned char *inputs; /* 2 p bytes: shape's gate_inputs and expert_inputs live here */
 } ismm_state;
 
-/* The estimator's own options (moe_estimator_ops.option_table) and their set and get. */
-enum { ISMM_OPTION_COUNT = 8 };
+/*
+ * The estimator's own options (moe_estimator_ops.option_table), one row each
+ * (common/option_fields.h): field of ismm_settings, name, type, flags, lower, upper,
+ * default, keywords, description. A saved state's header holds them in this order
+ * (ismm_state_file.c), and a loaded one is held to these bounds.
+ */
+#define ISMM_OPTIONS(X, S)                                                                   \
+    X(S, step_scale, "step_scale", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1.0, NULL,   \
+      "the step schedule's scale: gamma_r = step_scale (r + step_offset)^-step_decay")        \
+    X(S, step_offset, "step_offset", MOE_OPTION_REAL, 0, -1, 1e300, -1.0, NULL,               \
+      "the step schedule's offset in rows; negative: the warm start's size")                  \
+    X(S, step_decay, "step_decay", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0.5, 1, 0.6, NULL, \
+      "the step schedule's decay, in (0.5, 1] so that the steps sum to infinity and "         \
+      "their squares do not")                                                                 \
+    X(S, warm_start, "warm_start", MOE_OPTION_INTEGER, 0, 0, 100000000, 0, NULL,              \
+      "rows of a session's warm start; 0: max(85, 10 per free parameter)")                    \
+    X(S, bound, "bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_PAPER, ismm_bound_keywords,  \
+      "the gate's quadratic bound: the paper's, or Bohning's fixed curvature")                \
+    X(S, gate_solve, "gate_solve", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_GATE_KRONECKER,          \
+      ismm_gate_solve_keywords,                                                               \
+      "the gate M-step's linear solve: kronecker (structured) or dense")                      \
+    X(S, eps, "bound_eps", MOE_OPTION_REAL, MOE_OPTION_LOWER_OPEN, 0, 1, 1e-6, NULL,          \
+      "the paper's bound: the smallest gate probability it allows for")                       \
+    X(S, polyak, "polyak", MOE_OPTION_INTEGER, 0, 0, 9007199254740992.0, 0, NULL,             \
+      "average the iterates from this step on; 0: no averaging")
+enum { ISMM_OPTION_COUNT = MOE_OPTION_COUNT(ismm_settings, ISMM_OPTIONS) };
 extern const moe_option_info ismm_option_table[ISMM_OPTION_COUNT];
+extern const moe_option_list ismm_option_list;
 moe_status ismm_set_option(void *opaque, size_t index, double value);
 moe_status ismm_get_option(const void *opaque, size_t index, double *value);
 

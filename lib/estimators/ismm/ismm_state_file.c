@@ -26,11 +26,27 @@ static size_t arrays_length(const ismm_state *state)
 }
 
 /*
- * Header words: magic, step_scale, step_offset, step_decay, warm_start, bound, gate_solve,
- * eps, polyak, ready, started, K, d, rows, gaussian, intercept, steps, averaged, variance
- * floor, warm rows, batch_size, waiting; then (ready) s, theta, the average and the waiting
- * rows (x, y, w each). Without a session every word after the settings is 0.
+ * Header words: magic; the options in their table's order (ismm_session.h: step_scale,
+ * step_offset, step_decay, warm_start, bound, gate_solve, bound_eps, polyak), a real one as
+ * a double and an integer or keyword one as an integer; ready, started, K, d, rows,
+ * gaussian, intercept, steps, averaged, variance floor, warm rows, batch_size, waiting; then
+ * (ready) s, theta, the average and the waiting rows (x, y, w each). Without a session every
+ * word after the options is 0.
  */
+_Static_assert(ISMM_HEADER_WORDS == 1 + ISMM_OPTION_COUNT + 13, "the header's words");
+
+static void write_options(unsigned char **at, const ismm_settings *settings)
+{
+    for (size_t i = 0; i < ISMM_OPTION_COUNT; ++i) {
+        double value = 0.0;
+        (void)moe_option_list_get(&ismm_option_list, settings, i, &value); /* i is in range */
+        if (ismm_option_list.fields[i].kind == MOE_FIELD_DOUBLE)
+            moe_write_double(at, value);
+        else
+            moe_write_u64(at, (uint64_t)value); /* integral, within 2^53 */
+    }
+}
+
 moe_status ismm_save_state(const void *opaque, void *buffer, size_t capacity,
                                   size_t *written)
 {
@@ -42,16 +58,8 @@ moe_status ismm_save_state(const void *opaque, void *buffer, size_t capacity,
     if (capacity < words * 8)
         return MOE_ERR_BUFFER_TOO_SMALL;
     unsigned char *at = buffer;
-    const ismm_settings *s = &state->settings;
     moe_write_u64(&at, ISMM_STATE_MAGIC);
-    moe_write_double(&at, s->step_scale);
-    moe_write_double(&at, s->step_offset);
-    moe_write_double(&at, s->step_decay);
-    moe_write_u64(&at, s->warm_start);
-    moe_write_u64(&at, (uint64_t)s->bound);
-    moe_write_u64(&at, (uint64_t)s->gate_solve);
-    moe_write_double(&at, s->eps);
-    moe_write_u64(&at, s->polyak);
+    write_options(&at, &state->settings);
     moe_write_u64(&at, (uint64_t)state->ready);
     moe_write_u64(&at, (uint64_t)state->started);
     moe_write_u64(&at, state->shape.K);
@@ -87,22 +95,38 @@ moe_status ismm_save_state(const void *opaque, void *buffer, size_t capacity,
 /* A saved state's header as read, before any of it is trusted. */
 typedef struct saved_header {
     ismm_settings settings;
-    uint64_t bound, gate_solve, ready, started, K, d, rows, gaussian, intercept;
+    uint64_t ready, started, K, d, rows, gaussian, intercept;
     uint64_t steps, averaged, warm_rows, batch_size, waiting;
     double floor;
 } saved_header;
 
-static void read_header(const unsigned char *at, saved_header *h)
+/*
+ * The options' words into settings, each held to its table entry as ismm_set_option holds a
+ * value; nonzero when one is no value its option takes. An integer word beyond 2^53 is none
+ * (the fitter holds integer bounds within 2^53), and read as a double it could round into
+ * the bounds.
+ */
+static int read_options(const unsigned char **at, ismm_settings *settings)
 {
-    ismm_settings *s = &h->settings;
-    s->step_scale = moe_read_double(&at);
-    s->step_offset = moe_read_double(&at);
-    s->step_decay = moe_read_double(&at);
-    s->warm_start = (size_t)moe_read_u64(&at);
-    h->bound = moe_read_u64(&at);
-    h->gate_solve = moe_read_u64(&at);
-    s->eps = moe_read_double(&at);
-    s->polyak = (size_t)moe_read_u64(&at);
+    int bad = 0;
+    for (size_t i = 0; i < ISMM_OPTION_COUNT; ++i) {
+        double value;
+        if (ismm_option_list.fields[i].kind == MOE_FIELD_DOUBLE) {
+            value = moe_read_double(at);
+        } else {
+            uint64_t word = moe_read_u64(at);
+            value = word <= (1ULL << 53) ? (double)word : NAN;
+        }
+        bad |= moe_option_list_set(&ismm_option_list, settings, i, value) != MOE_OK;
+    }
+    return bad;
+}
+
+/* The header after the magic; nonzero when an option is no value its option takes. */
+static int read_header(const unsigned char *at, saved_header *h)
+{
+    memset(&h->settings, 0, sizeof h->settings);
+    int bad = read_options(&at, &h->settings);
     h->ready = moe_read_u64(&at);
     h->started = moe_read_u64(&at);
     h->K = moe_read_u64(&at);
@@ -116,18 +140,7 @@ static void read_header(const unsigned char *at, saved_header *h)
     h->warm_rows = moe_read_u64(&at);
     h->batch_size = moe_read_u64(&at);
     h->waiting = moe_read_u64(&at);
-    s->bound = h->bound == 1 ? ISMM_BOUND_BOHNING : ISMM_BOUND_PAPER;
-    s->gate_solve = h->gate_solve == 1 ? ISMM_GATE_DENSE : ISMM_GATE_KRONECKER;
-}
-
-/* The settings within what ismm_set_option accepts. */
-static int settings_valid(const saved_header *h)
-{
-    const ismm_settings *s = &h->settings;
-    return h->bound <= 1 && h->gate_solve <= 1 && s->step_scale > 0.0 && s->step_scale <= 1.0 &&
-           s->step_decay > 0.5 && s->step_decay <= 1.0 && s->eps > 0.0 && s->eps <= 1.0 &&
-           s->step_offset >= -1.0 && isfinite(s->step_offset) &&
-           s->warm_start <= 100000000 && s->polyak <= ((size_t)1 << 53);
+    return bad;
 }
 
 /* The Polyak average's count after `steps` steps (polyak_update's rule). */
@@ -224,9 +237,9 @@ moe_status ismm_load_state(void *opaque, const void *buffer, size_t size)
     if (moe_read_u64(&at) != ISMM_STATE_MAGIC)
         return MOE_ERR_FORMAT;
     saved_header h;
-    read_header(at, &h);
+    int bad_options = read_header(at, &h);
     at += (ISMM_HEADER_WORDS - 1) * 8;
-    if (!settings_valid(&h) || h.ready > 1)
+    if (bad_options || h.ready > 1)
         return MOE_ERR_FORMAT;
     ismm_state loaded;
     memset(&loaded, 0, sizeof loaded);

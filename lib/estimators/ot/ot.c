@@ -50,52 +50,26 @@ static const char *const gate_target_keywords[] = {"plan", "posterior", NULL};
    model), far below what its rows can tell apart, while the global em's default tol of 1e-8
    is kept for single fits (bench/RESULTS.md). The screen: good shards' fits differ by
    hundredths of a nat per support row, one in a poorer optimum by tenths (bench/RESULTS.md). */
-#define OT_OPTION(name, type, lower, upper, default_value, keywords, description)              \
-    {MOE_OPTION_INFO_VERSION, name, type, 0, lower, upper, default_value, keywords,           \
-     description, 0}
-static const moe_option_info ot_option_table[] = {
-    OT_OPTION("shards", MOE_OPTION_INTEGER, 1, 1048576, 4, NULL,
-              "parts the rows are split into, each fitted by a local em"),
-    OT_OPTION("support", MOE_OPTION_INTEGER, 0, 1099511627776.0, 0, NULL,
-              "rows of the reduction's support sample; 0: N / shards within a cap"),
-    OT_OPTION("reduction", MOE_OPTION_KEYWORD, 0, 0, OT_TRANSPORT, reduction_keywords,
-              "how the local models are combined: transport (the paper's), middle or "
-              "average"),
-    OT_OPTION("gate_targets", MOE_OPTION_KEYWORD, 0, 0, OT_GATE_PLAN, gate_target_keywords,
-              "the reduced gate's targets: the transport plan, or the local posteriors"),
-    OT_OPTION("reduction_restarts", MOE_OPTION_INTEGER, 1, 10000, 1, NULL,
-              "starts of the reduction's majorise-minimise iterations"),
-    OT_OPTION("local_tol", MOE_OPTION_REAL, 0, 1, 1e-5, NULL,
-              "the local fits' and the reduction's tol is at least this; 0: the fitter's tol"),
-    OT_OPTION("screen", MOE_OPTION_REAL, 0, 1e300, 0.05, NULL,
-              "leave out local models this many nats per support row below the best; 0: keep "
-              "all"),
-};
-
-static const moe_option_field ot_fields[] = {
-    {offsetof(ot_settings, shards), MOE_FIELD_SIZE},
-    {offsetof(ot_settings, support), MOE_FIELD_SIZE},
-    {offsetof(ot_settings, method), MOE_FIELD_INT},
-    {offsetof(ot_settings, gate_targets), MOE_FIELD_INT},
-    {offsetof(ot_settings, restarts), MOE_FIELD_SIZE},
-    {offsetof(ot_settings, local_tolerance), MOE_FIELD_DOUBLE},
-    {offsetof(ot_settings, screen), MOE_FIELD_DOUBLE},
-};
-_Static_assert(sizeof ot_fields / sizeof ot_fields[0] ==
-                   sizeof ot_option_table / sizeof ot_option_table[0],
-               "one field per ot option");
-
-static moe_status ot_set_option(void *settings, size_t index, double value)
-{
-    moe_option_field_store(settings, &ot_fields[index], value);
-    return MOE_OK;
-}
-
-static moe_status ot_get_option(const void *settings, size_t index, double *value)
-{
-    *value = moe_option_field_load(settings, &ot_fields[index]);
-    return MOE_OK;
-}
+#define OT_OPTIONS(X, S)                                                                     \
+    X(S, shards, "shards", MOE_OPTION_INTEGER, 0, 1, 1048576, 4, NULL,                        \
+      "parts the rows are split into, each fitted by a local em")                             \
+    X(S, support, "support", MOE_OPTION_INTEGER, 0, 0, 1099511627776.0, 0, NULL,              \
+      "rows of the reduction's support sample; 0: N / shards within a cap")                   \
+    X(S, method, "reduction", MOE_OPTION_KEYWORD, 0, 0, 0, OT_TRANSPORT, reduction_keywords,  \
+      "how the local models are combined: transport (the paper's), middle or "                \
+      "average")                                                                              \
+    X(S, gate_targets, "gate_targets", MOE_OPTION_KEYWORD, 0, 0, 0, OT_GATE_PLAN,             \
+      gate_target_keywords,                                                                   \
+      "the reduced gate's targets: the transport plan, or the local posteriors")              \
+    X(S, restarts, "reduction_restarts", MOE_OPTION_INTEGER, 0, 1, 10000, 1, NULL,            \
+      "starts of the reduction's majorise-minimise iterations")                               \
+    X(S, local_tolerance, "local_tol", MOE_OPTION_REAL, 0, 0, 1, 1e-5, NULL,                  \
+      "the local fits' and the reduction's tol is at least this; 0: the fitter's tol")        \
+    X(S, screen, "screen", MOE_OPTION_REAL, 0, 0, 1e300, 0.05, NULL,                          \
+      "leave out local models this many nats per support row below the best; 0: keep "        \
+      "all")
+MOE_OPTION_LIST(static, ot, ot_settings, OT_OPTIONS);
+MOE_OPTION_ACCESSORS(ot)
 
 static moe_status ot_create(void **out)
 {
