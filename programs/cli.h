@@ -93,6 +93,7 @@ typedef struct fit_arguments {
        the features, comma separated, or "none"; NULL: every feature), and the experts'
        offset column (NULL: none). */
     const char *gate_features, *expert_features, *offset;
+    const char *trials; /* binomial experts: the column of trials (NULL: one a row) */
 } fit_arguments;
 
 /* Parse fit's (select = 0) or select's arguments; -1 after --help, else an exit code. The
@@ -104,6 +105,7 @@ int parse_fit_arguments(int argc, char **argv, fit_arguments *a, int select);
 typedef struct model_inputs {
     unsigned char *gate_features, *expert_features;
     long offset;
+    long trials; /* the trials' feature or -1 */
 } model_inputs;
 
 /* The columns to read as features when --features is not given and both --gate-features

@@ -38,6 +38,10 @@ static const char fit_help[] =
     "                         mixture of means, or of rates; default every feature but\n"
     "                         the --offset column). Coefficients of features a part\n"
     "                         does not see are held at 0 and show as '-'\n"
+    "  --trials COLUMN        binomial experts: the column of each row's number of\n"
+    "                         trials (the response counts the successes among them;\n"
+    "                         read also from the data given to predict); without it\n"
+    "                         one trial a row\n"
     "  --offset COLUMN        a column added to every expert's linear predictor with\n"
     "                         coefficient 1 (not multinomial experts): for Poisson\n"
     "                         experts of counts over an exposure t it must hold log(t)\n"
@@ -77,7 +81,7 @@ static const char select_help[] =
     "  -o, --output FILE      save the best model\n"
     "  --json                 the table as JSON\n"
     "  and the data and fitter options of moe fit (--features, --gate-features,\n"
-    "  --expert-features, --offset, --family, --link, --no-intercept,\n"
+    "  --expert-features, --offset, --trials, --family, --link, --no-intercept,\n"
     "  --estimator, --seed, --n-init, --max-iter, --tol, --threads, --option,\n"
     "  --sep).\n"
     "\n"
@@ -144,6 +148,7 @@ static const text_option text_options[] = {
     TEXT_OPTION("--gate-features", gate_features, FOR_BOTH),
     TEXT_OPTION("--expert-features", expert_features, FOR_BOTH),
     TEXT_OPTION("--offset", offset, FOR_BOTH),
+    TEXT_OPTION("--trials", trials, FOR_BOTH),
     TEXT_OPTION("--family", family, FOR_BOTH),
     TEXT_OPTION("--link", link, FOR_BOTH),
     TEXT_OPTION("--batch-size", batch_size, FOR_FIT),
@@ -357,27 +362,41 @@ static int mean_gate(const moe_model_t *model, const table *data, double *out)
     return 0;
 }
 
-/* The columns to read with --features: its list, and the --offset column after them when
-   the list does not name it (an offset is no covariate, but X must hold it). */
+/* list (room for its text, a comma and column) with column appended unless it names it
+   already or column is a number (a position among the features, not a column to add). */
+static void append_column(char *list, const char *column)
+{
+    size_t length = strlen(list);
+    char *copy = malloc(length + 1);
+    if (copy == NULL)
+        return;
+    memcpy(copy, list, length + 1);
+    size_t count = 0;
+    const char **names = split_names(copy, &count);
+    int listed = names == NULL;
+    for (size_t j = 0; !listed && j < count; ++j)
+        listed = strcmp(names[j], column) == 0;
+    free(names);
+    free(copy);
+    if (!listed && strspn(column, "0123456789") != strlen(column))
+        snprintf(list + length, strlen(column) + 2, ",%s", column);
+}
+
+/* The columns to read with --features: its list, and the --offset and --trials columns
+   after them when the list does not name them (neither is a covariate, but X must hold
+   them). */
 static char *feature_columns(const fit_arguments *a)
 {
     size_t length = strlen(a->features);
-    char *list = malloc(length + (a->offset != NULL ? strlen(a->offset) : 0) + 2);
+    char *list = malloc(length + (a->offset != NULL ? strlen(a->offset) : 0) +
+                        (a->trials != NULL ? strlen(a->trials) : 0) + 3);
     if (list == NULL)
         return NULL;
     memcpy(list, a->features, length + 1);
-    if (a->offset == NULL)
-        return list;
-    size_t count = 0;
-    const char **names = split_names(list, &count);
-    int listed = names == NULL;
-    for (size_t j = 0; !listed && j < count; ++j)
-        listed = strcmp(names[j], a->offset) == 0;
-    free(names);
-    memcpy(list, a->features, length + 1);
-    /* A number is a position among the features, not a column to add. */
-    if (!listed && strspn(a->offset, "0123456789") != strlen(a->offset))
-        snprintf(list + length, strlen(a->offset) + 2, ",%s", a->offset);
+    if (a->offset != NULL)
+        append_column(list, a->offset);
+    if (a->trials != NULL)
+        append_column(list, a->trials);
     return list;
 }
 

@@ -109,10 +109,12 @@ char *model_columns(const fit_arguments *a)
 {
     if (a->features != NULL || a->gate_features == NULL || a->expert_features == NULL ||
         has_position(a->gate_features) || has_position(a->expert_features) ||
-        (a->offset != NULL && has_position(a->offset)))
+        (a->offset != NULL && has_position(a->offset)) ||
+        (a->trials != NULL && has_position(a->trials)))
         return NULL;
     size_t size = strlen(a->gate_features) + strlen(a->expert_features) +
-                  (a->offset != NULL ? strlen(a->offset) : 0) + 3;
+                  (a->offset != NULL ? strlen(a->offset) : 0) +
+                  (a->trials != NULL ? strlen(a->trials) : 0) + 4;
     char *list = calloc(size, 1);
     if (list == NULL)
         return NULL;
@@ -120,16 +122,23 @@ char *model_columns(const fit_arguments *a)
     add_columns(list, a->expert_features, a->response, 1);
     if (a->offset != NULL)
         add_columns(list, a->offset, a->response, 0);
+    if (a->trials != NULL)
+        add_columns(list, a->trials, a->response, 0);
     return list;
 }
 
 int resolve_model_inputs(const fit_arguments *a, const table *data, model_inputs *out)
 {
     memset(out, 0, sizeof *out);
-    out->offset = -1;
+    out->offset = out->trials = -1;
     int code = 0;
     if (a->offset != NULL && (out->offset = find_feature(data, a->offset)) < 0)
         code = unknown_feature("--offset", data, a->offset);
+    if (code == 0 && a->trials != NULL && (out->trials = find_feature(data, a->trials)) < 0)
+        code = unknown_feature("--trials", data, a->trials);
+    if (code == 0 && out->trials >= 0 && out->trials == out->offset)
+        code = usage_error("--trials and --offset name the same column '%s'",
+                           data->feature_names[out->trials]);
     if (code == 0 && a->gate_features != NULL)
         code = resolve_list("--gate-features", a->gate_features, data, &out->gate_features);
     if (code == 0 && a->expert_features != NULL)
@@ -140,15 +149,21 @@ int resolve_model_inputs(const fit_arguments *a, const table *data, model_inputs
         code = usage_error("--expert-features lists '%s', the --offset column: the experts take "
                            "it with its coefficient fixed at 1",
                            data->feature_names[out->offset]);
-    /* An offset (a log exposure) is not a covariate of the gate unless the user says so. */
-    if (code == 0 && out->offset >= 0 && out->gate_features == NULL) {
+    /* An offset (a log exposure) is not a covariate of the gate unless the user says so;
+       the trials never are (the library holds them out of both parts). */
+    if (code == 0 && (out->offset >= 0 || out->trials >= 0) && out->gate_features == NULL) {
         if ((out->gate_features = malloc(data->d)) == NULL)
             code = usage_error("out of memory");
         else {
             memset(out->gate_features, 1, data->d);
-            out->gate_features[out->offset] = 0;
+            if (out->offset >= 0)
+                out->gate_features[out->offset] = 0;
         }
     }
+    if (code == 0 && out->trials >= 0 && out->gate_features != NULL)
+        out->gate_features[out->trials] = 0;
+    if (code == 0 && out->trials >= 0 && out->expert_features != NULL)
+        out->expert_features[out->trials] = 0;
     if (code != 0)
         free_model_inputs(out);
     return code;
@@ -159,7 +174,7 @@ void free_model_inputs(model_inputs *inputs)
     free(inputs->gate_features);
     free(inputs->expert_features);
     inputs->gate_features = inputs->expert_features = NULL;
-    inputs->offset = -1;
+    inputs->offset = inputs->trials = -1;
 }
 
 void spec_set_inputs(moe_model_spec *spec, const model_inputs *inputs)
@@ -167,4 +182,5 @@ void spec_set_inputs(moe_model_spec *spec, const model_inputs *inputs)
     spec->gate_features = inputs->gate_features;
     spec->expert_features = inputs->expert_features;
     spec->offset_feature = inputs->offset;
+    spec->trials_feature = inputs->trials;
 }

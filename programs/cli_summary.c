@@ -15,7 +15,7 @@ typedef struct parameters {
     unsigned char *gate_roles, *expert_roles;
 } parameters;
 
-enum { INPUT_HELD = 0, INPUT_FREE = 1, INPUT_OFFSET = 2 };
+enum { INPUT_HELD = 0, INPUT_FREE = 1, INPUT_OFFSET = 2, INPUT_TRIALS = 3 };
 
 /* The roles of one part's p inputs, from a version-2 spec (moe/model.h): features seen
    (nonzero byte, or NULL for every one), the intercept when its flag is set, and the
@@ -32,6 +32,8 @@ static void part_roles(const moe_model_spec *spec, int gate, unsigned char *role
         roles[first + j] = features == NULL || features[j] ? INPUT_FREE : INPUT_HELD;
         if (!gate && (long)j == spec->offset_feature)
             roles[first + j] = INPUT_OFFSET;
+        if (!gate && (long)j == spec->trials_feature)
+            roles[first + j] = INPUT_TRIALS;
     }
 }
 
@@ -108,6 +110,8 @@ static void print_part_inputs(FILE *out, const moe_model_t *model, const paramet
         if (roles[a] == INPUT_OFFSET)
             fprintf(out, "; offset %s (coefficient 1)",
                     input_label(model, p, a, buffer, sizeof buffer));
+        else if (roles[a] == INPUT_TRIALS)
+            fprintf(out, "; trials %s", input_label(model, p, a, buffer, sizeof buffer));
     fputc('\n', out);
 }
 
@@ -128,7 +132,9 @@ static void print_table(FILE *out, const moe_model_t *model, const parameters *p
             if (roles[a] == INPUT_FREE)
                 fprintf(out, " %14.6g", values[k * stride + a]);
             else /* held at 0, or an offset's 1: not estimated */
-                fprintf(out, " %14s", roles[a] == INPUT_OFFSET ? "offset" : "-");
+                fprintf(out, " %14s", roles[a] == INPUT_OFFSET   ? "offset"
+                                      : roles[a] == INPUT_TRIALS ? "trials"
+                                                                 : "-");
         fputc('\n', out);
     }
 }
@@ -364,6 +370,8 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
                     class_label(model, 1, buffer, sizeof buffer));
         else if (family == MOE_FAMILY_POISSON)
             fputs("experts: coefficients of log E[y] (Poisson, log link)\n", out);
+        else if (family == MOE_FAMILY_BINOMIAL)
+            fputs("experts: log-odds of success (binomial, logit link)\n", out);
         else if (family == MOE_FAMILY_STUDENT_T)
             fputs("experts: regression coefficients (Student-t noise)\n", out);
         else if (link == MOE_LINK_IDENTITY)
@@ -519,13 +527,15 @@ static void json_fit_report(FILE *out, const fit_summary *fit)
 static void json_part_inputs(FILE *out, const moe_model_t *model, const parameters *p,
                              const char *member, const unsigned char *roles)
 {
-    char buffer[32], offset_buffer[32];
+    char buffer[32], offset_buffer[32], trials_buffer[32];
     const char *separator = "";
-    const char *offset = NULL;
+    const char *offset = NULL, *trials = NULL;
     fprintf(out, ", \"%s\": [", member);
     for (size_t a = 0; a < p->p; ++a) {
         if (roles[a] == INPUT_OFFSET)
             offset = input_label(model, p, a, offset_buffer, sizeof offset_buffer);
+        if (roles[a] == INPUT_TRIALS)
+            trials = input_label(model, p, a, trials_buffer, sizeof trials_buffer);
         if (roles[a] != INPUT_FREE)
             continue;
         fputs(separator, out);
@@ -537,6 +547,11 @@ static void json_part_inputs(FILE *out, const moe_model_t *model, const paramete
         fputs(", \"offset\": ", out);
         if (offset != NULL)
             json_string(out, offset);
+        else
+            fputs("null", out);
+        fputs(", \"trials\": ", out);
+        if (trials != NULL)
+            json_string(out, trials);
         else
             fputs("null", out);
     }

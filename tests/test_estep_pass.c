@@ -69,6 +69,11 @@ static double expert_log_density(const struct moe_model *model, size_t k, const 
                0.5 * log(3.141592653589793 * nu * scale) -
                0.5 * (nu + 1.0) * log(1.0 + e * e / (nu * scale));
     }
+    case MOE_FAMILY_BINOMIAL: {
+        double trials = model->trials_input < p ? x[model->trials_input] : 1.0;
+        return lgamma(trials + 1.0) - lgamma(y + 1.0) - lgamma(trials - y + 1.0) + y * z[0] -
+               trials * log1p(exp(z[0]));
+    }
     }
     return NAN;
 }

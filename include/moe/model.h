@@ -51,9 +51,12 @@ typedef enum moe_family {
     MOE_FAMILY_MULTINOMIAL = 3, /* y in {0, ..., C-1}: P(y = c | expert k) = softmax_c(B_k x~) */
     MOE_FAMILY_POISSON = 4,     /* since 1.1: y in {0, 1, 2, ...}, Poisson with log link:
                                    E[y | expert k] = exp(beta_k' x~) */
-    MOE_FAMILY_STUDENT_T = 5    /* since 1.1: y real, y = beta_k' x~ + sigma_k e with e
+    MOE_FAMILY_STUDENT_T = 5,   /* since 1.1: y real, y = beta_k' x~ + sigma_k e with e
                                    Student-t with nu_k degrees of freedom (identity link);
                                    name "t" */
+    MOE_FAMILY_BINOMIAL = 6     /* since 1.2: y successes out of n_i trials (the spec's
+                                   trials_feature; 1 without it), logit link:
+                                   P(success | expert k) = sigma(beta_k' x~) */
 } moe_family;
 
 /* Since 1.2: the families this library knows, in enum order, and the one at
@@ -84,13 +87,14 @@ typedef enum moe_link {
  * list of families.
  */
 typedef enum moe_scale_kind {
-    MOE_SCALE_NONE = 0,     /* nothing: logistic, multinomial, Poisson */
+    MOE_SCALE_NONE = 0,     /* nothing: logistic, multinomial, Poisson, binomial */
     MOE_SCALE_VARIANCE = 1, /* variances sigma_k^2: Gaussian */
     MOE_SCALE_STUDENT = 2   /* squared scales sigma_k^2 (variances) and degrees of freedom
                                nu_k (degrees): t */
 } moe_scale_kind;
 
-/* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson", "t") and
+/* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson", "t",
+   "binomial") and
    links ("identity", "sigmoid", "relu"), as the CLI, the bindings and the
    model files' text forms spell them; NULL for a value outside the enum. */
 MOE_API const char *moe_family_name(moe_family family);
@@ -104,7 +108,7 @@ MOE_API moe_status moe_link_from_name(const char *name, moe_link *link);
  * (or moe_model_spec_init) and then set fields, so that code compiled
  * against this header keeps working when later versions append fields.
  */
-#define MOE_MODEL_SPEC_VERSION 2
+#define MOE_MODEL_SPEC_VERSION 3
 /* Limits (MOE_ERR_INVALID_ARGUMENT beyond them), which keep every size product far from
    overflow: at most 4096 experts, 2^24 features, 65536 classes, and 2^31 expert
    coefficients (experts x classes x inputs). */
@@ -143,11 +147,19 @@ typedef struct moe_model_spec {
      * and must be 1 for moe_model_set_experts. -1 (the default): no offset.
      */
     long offset_feature;
+    /*
+     * Since 1.2 (version 3): binomial experts only, the feature that holds each row's number
+     * of trials n_i (a count; y is the successes among them, 0 <= y <= n_i). Neither the
+     * gate nor the experts see it (its bytes above are ignored; moe_model_get_spec reports
+     * it as 0 in the gate's and 3 in the experts') and its coefficients read back as 0.
+     * -1 (the default): one trial a row (the Bernoulli likelihood, y in {0, 1}).
+     */
+    long trials_feature;
 } moe_model_spec;
 
 #define MOE_MODEL_SPEC_INIT                                                                  \
     { MOE_MODEL_SPEC_VERSION, MOE_FAMILY_GAUSSIAN, 2, 1, 1, 0, MOE_LINK_IDENTITY, NULL, NULL, 1, \
-      1, -1 }
+      1, -1, -1 }
 
 /* Fill *spec with the defaults of the given spec version. */
 MOE_API moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version);
@@ -197,7 +209,8 @@ MOE_API moe_scale_kind moe_model_scale_kind(const moe_model_t *model);
 /*
  * Since 1.2: an expert's mean at linear predictors eta = beta_k' x~ (n values; out may be
  * linear): the Gaussian link g(eta), t's eta, the probability of class 1 sigma(eta) for
- * logistic experts, exp(eta) for Poisson experts. Multinomial experts have no one mean: MOE_ERR_UNSUPPORTED.
+ * logistic experts, the success probability sigma(eta) for binomial ones, exp(eta) for
+ * Poisson experts. Multinomial experts have no one mean: MOE_ERR_UNSUPPORTED.
  */
 MOE_API moe_status moe_model_inverse_link(const moe_model_t *model, size_t n,
                                           const double *linear, double *out);
@@ -269,7 +282,9 @@ MOE_API const char *moe_model_get_name(const moe_model_t *model, moe_name_kind k
  *   predict:     Gaussian: n values of E[y | x]; logistic: n values of
  *                P(y = 1 | x); multinomial: n * n_classes values, row-major,
  *                P(y = c | x); Poisson: n values of the mean count
- *                E[y | x] = sum_k pi_k(x) exp(beta_k' x~)
+ *                E[y | x] = sum_k pi_k(x) exp(beta_k' x~); binomial (1.2): n values
+ *                of the success probability sum_k pi_k(x) sigma(beta_k' x~) (times a
+ *                row's trials it is the expected count)
  *   gate_proba:  n * n_experts values, row-major, pi_k(x_i)
  *   posterior:   n * n_experts values, P(expert k | x_i, y_i)
  * posterior, loglik and the criteria return MOE_ERR_NUMERICAL when some row

@@ -27,6 +27,14 @@ static inline double moe_data_weight(const moe_data *data, size_t row)
     return data->weights == NULL ? 1.0 : data->weights[row];
 }
 
+/* Input `input` of the design row `row` (the intercept's 1 first when there is one). */
+static inline double moe_data_design_value(const moe_data *data, size_t row, size_t input)
+{
+    return input < (size_t)data->intercept
+               ? 1.0
+               : data->X[row * data->ldx + input - (size_t)data->intercept];
+}
+
 /* Sum of n frequency weights; n when weights is NULL. */
 double moe_weight_sum(size_t n, const double *weights);
 

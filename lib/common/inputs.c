@@ -108,6 +108,8 @@ void moe_spec_part_inputs(const moe_model_spec *spec, int gate, unsigned char *i
         inputs[first + j] = features == NULL || features[j] ? MOE_INPUT_FREE : MOE_INPUT_UNSEEN;
     if (later && !gate && spec->offset_feature >= 0)
         inputs[first + (size_t)spec->offset_feature] = MOE_INPUT_OFFSET;
+    if (spec->version >= 3 && spec->trials_feature >= 0)
+        inputs[first + (size_t)spec->trials_feature] = gate ? MOE_INPUT_UNSEEN : MOE_INPUT_TRIALS;
 }
 
 const unsigned char *moe_model_part_inputs(const moe_model_t *model, int gate,

@@ -20,7 +20,8 @@
 enum moe_input_role {
     MOE_INPUT_UNSEEN = 0, /* coefficient held at 0 */
     MOE_INPUT_FREE = 1,   /* estimated */
-    MOE_INPUT_OFFSET = 2  /* coefficient held at 1 (experts' offset) */
+    MOE_INPUT_OFFSET = 2, /* coefficient held at 1 (experts' offset) */
+    MOE_INPUT_TRIALS = 3  /* coefficient held at 0; the column holds binomial trials */
 };
 
 static inline int moe_input_free(const unsigned char *inputs, size_t a)

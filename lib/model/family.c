@@ -82,7 +82,7 @@ double moe_expert_penalty(const struct moe_model *model, double ridge)
    new family is its own file and one row here. */
 static const struct moe_family_ops *const family_table[] = {
     &moe_family_gaussian, &moe_family_logistic, &moe_family_multinomial, &moe_family_poisson,
-    &moe_family_student_t,
+    &moe_family_student_t, &moe_family_binomial,
 };
 
 #define FAMILY_COUNT (sizeof family_table / sizeof family_table[0])

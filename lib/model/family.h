@@ -237,5 +237,6 @@ extern const struct moe_family_ops moe_family_logistic;
 extern const struct moe_family_ops moe_family_multinomial;
 extern const struct moe_family_ops moe_family_poisson;
 extern const struct moe_family_ops moe_family_student_t;
+extern const struct moe_family_ops moe_family_binomial;
 
 #endif

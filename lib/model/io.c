@@ -13,7 +13,7 @@
  *       12     4  u32 flags, reserved: 0
  *       16     8  u64 total size of the model in bytes, checksum included
  *       24     4  u32 family (moe_family: 1 gaussian, 2 logistic, 3 multinomial, 4 poisson,
- *                      5 t: the family table's range)
+ *                      5 t, 6 binomial: the family table's range)
  *       28     4  u32 link (moe_link: 0 identity, 1 sigmoid, 2 relu; 0 unless gaussian)
  *       32     4  u32 intercept (0 or 1)
  *       36     4  u32 reserved: 0
@@ -28,8 +28,10 @@
  *                 inputs (version 3 only):
  *                   u8 gate[p], u8 experts[p]: which inputs (intercept first) each part
  *                   sees: 0 not seen (coefficients held at 0), 1 seen, 2 (experts only,
- *                   at most one feature) the offset, its coefficients held at 1; at
- *                   least one byte of the two arrays is not 1
+ *                   at most one feature) the offset, its coefficients held at 1, 3
+ *                   (experts of a family that takes trials, at most one feature, which
+ *                   the gate does not see) the trials, coefficients held at 0; at least
+ *                   one byte of the two arrays is not 1
  *                 names (versions 2 and 3):
  *                   u32 count E (>= 1 in version 2, >= 0 in version 3), then E entries of
  *                   u32 kind (moe_name_kind), u32 index, u32 length L (1..MOE_NAME_MAX),
@@ -511,19 +513,26 @@ static moe_status read_inputs(const unsigned char *at, moe_model_spec *spec,
                               unsigned char *features)
 {
     size_t d = spec->n_features, first = (size_t)spec->intercept, p = d + first;
+    int takes_trials = moe_family_lookup(spec->family)->takes_trials;
     spec->offset_feature = -1;
+    spec->trials_feature = -1;
     for (size_t a = 0; a < 2 * p; ++a) {
         int expert = a >= p;
         size_t input = expert ? a - p : a;
         unsigned role = at[a];
         int offset = expert && role == MOE_INPUT_OFFSET && input >= first;
-        if (role > MOE_INPUT_FREE && !offset)
+        int trials = expert && takes_trials && role == MOE_INPUT_TRIALS && input >= first &&
+                     at[input] == MOE_INPUT_UNSEEN;
+        if (role > MOE_INPUT_FREE && !offset && !trials)
             return moe_fail(NULL, MOE_ERR_FORMAT, "the %s's input %zu has an invalid role %u",
                             expert ? "experts" : "gate", input, role);
-        if (offset && spec->offset_feature >= 0)
-            return moe_fail(NULL, MOE_ERR_FORMAT, "the experts have more than one offset");
+        if ((offset && spec->offset_feature >= 0) || (trials && spec->trials_feature >= 0))
+            return moe_fail(NULL, MOE_ERR_FORMAT, "the experts have more than one %s",
+                            offset ? "offset" : "trials column");
         if (offset)
             spec->offset_feature = (long)(input - first);
+        if (trials)
+            spec->trials_feature = (long)(input - first);
         if (input >= first)
             features[(expert ? d : 0) + input - first] = role != MOE_INPUT_UNSEEN;
     }

@@ -16,11 +16,13 @@
 #define MOE_MAX_CLASSES 65536
 #define MOE_MAX_PARAMETERS ((size_t)1 << 31)
 
-/* moe_model_spec's versions (common/versioned.h): 1.1 appended the inputs of the parts. */
+/* moe_model_spec's versions (common/versioned.h): 1.1 appended the inputs of the parts, 1.2
+   the trials. */
 static const moe_struct_layout spec_layout = {
     "model spec", MOE_MODEL_SPEC_VERSION,
-    {offsetof(moe_model_spec, gate_features), sizeof(moe_model_spec)}};
-_Static_assert(MOE_MODEL_SPEC_VERSION == 2, "a new version appends its size to spec_layout");
+    {offsetof(moe_model_spec, gate_features), offsetof(moe_model_spec, trials_feature),
+     sizeof(moe_model_spec)}};
+_Static_assert(MOE_MODEL_SPEC_VERSION == 3, "a new version appends its size to spec_layout");
 
 moe_status moe_model_spec_init(moe_model_spec *spec, unsigned int version)
 {
@@ -97,6 +99,27 @@ static moe_status part_inputs_allocate(const moe_model_spec *spec, int gate,
     return MOE_OK;
 }
 
+/* A version-3 spec's trials column: a feature other than the offset, binomial experts'. */
+static moe_status check_trials(const moe_model_spec *spec, const struct moe_family_ops *ops,
+                               char *message)
+{
+    if (spec->version < 3 || spec->trials_feature == -1)
+        return MOE_OK;
+    if (!ops->takes_trials)
+        return moe_fail(message, MOE_ERR_UNSUPPORTED,
+                        "family %s takes no trials (trials_feature must be -1, got %ld)",
+                        ops->name, spec->trials_feature);
+    if (spec->trials_feature < -1 || spec->trials_feature >= (long)spec->n_features)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "trials_feature must be -1 (none) or a feature in 0..%zu, got %ld",
+                        spec->n_features == 0 ? 0 : spec->n_features - 1, spec->trials_feature);
+    if (spec->trials_feature == spec->offset_feature)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
+                        "feature %ld cannot be both the offset and the trials",
+                        spec->trials_feature);
+    return MOE_OK;
+}
+
 static moe_status check_parts(const moe_model_spec *spec, const struct moe_family_ops *ops,
                               char *message)
 {
@@ -122,6 +145,9 @@ static moe_status check_parts(const moe_model_spec *spec, const struct moe_famil
         return moe_fail(message, MOE_ERR_UNSUPPORTED,
                         "family %s takes no offset: it would shift every class's logit alike",
                         ops->name);
+    moe_status status = check_trials(spec, ops, message);
+    if (status != MOE_OK)
+        return status;
     size_t p = spec->n_features + (size_t)spec->intercept;
     unsigned char *inputs = malloc(p);
     if (inputs == NULL)
@@ -182,6 +208,10 @@ moe_status moe_model_allocate(struct moe_model **out, const moe_model_spec *spec
     if (model->degrees != NULL)
         for (size_t k = 0; k < model->n_experts; ++k)
             model->degrees[k] = ops->default_degrees;
+    model->trials_input = model->n_inputs;
+    for (size_t a = 0; model->expert_inputs != NULL && a < model->n_inputs; ++a)
+        if (model->expert_inputs[a] == MOE_INPUT_TRIALS)
+            model->trials_input = a;
     *out = model;
     return MOE_OK;
 }
@@ -375,6 +405,10 @@ moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec)
             if (model->expert_inputs[first + j] == MOE_INPUT_OFFSET)
                 spec->offset_feature = (long)j;
     }
+    if (spec->version >= 3)
+        spec->trials_feature = model->trials_input < model->n_inputs
+                                   ? (long)(model->trials_input - (size_t)model->intercept)
+                                   : -1;
     return MOE_OK;
 }
 

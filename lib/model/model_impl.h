@@ -25,6 +25,7 @@ struct moe_model {
        bytes; the experts' MOE_INPUT_OFFSET marks the offset. */
     unsigned char *gate_inputs;
     unsigned char *expert_inputs;
+    size_t trials_input; /* binomial: the design column of the trials, else n_inputs */
     const struct moe_family_ops *family_ops;
     /* moe_model_set_name: NULL until a name is set, then moe_name_slots() entries
        (features, the response, the class labels), each NULL or an owned string. */

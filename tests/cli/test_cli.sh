@@ -524,7 +524,44 @@ run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --r
     --family poisson -k 1
 contains "$work/err" "poisson experts need counts" "poisson: a count that is not whole"
 run 2 "--family weibull" "$moe" fit "$work/counts.csv" --response visits --family weibull
-contains "$work/err" "gaussian, logistic, multinomial, poisson or t" "--family weibull"
+contains "$work/err" "gaussian, logistic, multinomial, poisson, t or binomial" "--family weibull"
+
+# --- binomial experts (successes out of --trials, logit link) ----------------------------
+# logit p = -1 + 1.2 x where the gate favours expert 1 (x > 0), 1.5 - 0.8 x elsewhere;
+# 0..15 trials a row.
+awk 'BEGIN { srand(23); print "x,n,deaths";
+    for (i = 0; i < 600; i++) {
+        x = 4 * rand() - 2; n = int(16 * rand());
+        eta = (rand() < 1 / (1 + exp(-2.5 * x))) ? -1 + 1.2 * x : 1.5 - 0.8 * x;
+        p = 1 / (1 + exp(-eta)); s = 0;
+        for (t = 0; t < n; t++) if (rand() < p) s++;
+        printf "%.6f,%d,%d\n", x, n, s } }' >"$work/trials.csv"
+run 0 "fit binomial" "$moe" fit "$work/trials.csv" --response deaths --family binomial \
+    --trials n -k 2 --seed 1 -o "$work/trials.moe" --json
+contains "$work/out" '"family": "binomial"' "binomial summary family"
+contains "$work/out" '"trials": "n"' "binomial summary names the trials"
+lacks "$work/out" '"expert 1: n"' "the trials are no parameter"
+run 0 "fit binomial text" "$moe" fit "$work/trials.csv" --response deaths --family binomial \
+    --trials n -k 2 --seed 1
+contains "$work/out" "log-odds of success" "binomial experts' coefficients"
+contains "$work/out" "trials n" "binomial: the experts' trials"
+run 0 "predict binomial" "$moe" predict "$work/trials.moe" "$work/trials.csv"
+checks=$((checks + 1))
+awk -F, 'NR > 1 && !($NF > 0 && $NF < 1) { bad = 1 } END { exit bad }' "$work/out" ||
+    fail "predict binomial: a success probability outside (0, 1)"
+run 0 "families binomial" "$moe" families
+contains "$work/out" "binomial" "moe families lists binomial"
+awk 'BEGIN { print "x,n,deaths"; print "0.5,3,1"; print "1.0,2,3"; print "1.5,4,2" }' \
+    >"$work/too_many.csv"
+run 2 "binomial: more successes than trials" "$moe" fit "$work/too_many.csv" \
+    --response deaths --family binomial --trials n -k 1
+contains "$work/err" "line 3" "binomial: the row of too many successes"
+contains "$work/err" "successes among 2 trials" "binomial: what is wrong"
+run 2 "--trials with --family poisson" "$moe" fit "$work/trials.csv" --response deaths \
+    --family poisson --trials n
+contains "$work/err" "takes no trials" "--trials with poisson"
+run 2 "--trials of no column" "$moe" fit "$work/trials.csv" --response deaths \
+    --family binomial --trials nope
 
 # --- Student-t experts ------------------------------------------------------------------
 # y = -2.5 x or 2.5 x by a gate on x, noise 0.3, every 20th y a gross outlier (+-20..40).

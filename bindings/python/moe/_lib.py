@@ -85,19 +85,20 @@ c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
 
 
 class ModelSpec(ctypes.Structure):
-    """moe_model_spec (moe/model.h), version 2: version 1's fields, then (libmoe 1.1) the
+    """moe_model_spec (moe/model.h), version 3: version 1's fields, then (libmoe 1.1) the
     features the gate and the experts see (n_features bytes each, NULL: every one), their
-    intercept flags and the experts' offset feature (-1: none)."""
+    intercept flags and the experts' offset feature (-1: none), then (libmoe 1.2) the
+    binomial experts' trials feature (-1: none)."""
     _fields_ = [("version", ctypes.c_uint), ("family", ctypes.c_int),
                 ("n_experts", ctypes.c_size_t), ("n_features", ctypes.c_size_t),
                 ("intercept", ctypes.c_int), ("n_classes", ctypes.c_size_t),
                 ("link", ctypes.c_int), ("gate_features", ctypes.POINTER(ctypes.c_ubyte)),
                 ("expert_features", ctypes.POINTER(ctypes.c_ubyte)),
                 ("gate_intercept", ctypes.c_int), ("expert_intercept", ctypes.c_int),
-                ("offset_feature", ctypes.c_long)]
+                ("offset_feature", ctypes.c_long), ("trials_feature", ctypes.c_long)]
 
 
-MODEL_SPEC_VERSION = 2  # the layout ModelSpec describes: MOE_MODEL_SPEC_VERSION
+MODEL_SPEC_VERSION = 3  # the layout ModelSpec describes: MOE_MODEL_SPEC_VERSION
 
 
 class Criteria(ctypes.Structure):

@@ -10,7 +10,7 @@ import numpy as np
 from ._checks import (MOE_ERR_DIMENSION, invalid, option_table, option_text, per_row, text,
                       whole_number)
 from ._lib import MOE_ERR_CANCELLED, PROGRESS_FN, check, lib
-from .model import Model, checked_rows, in_place, leading, pointer
+from .model import FAMILIES, Model, checked_rows, in_place, leading, pointer
 
 try:  # scikit-learn is optional: without it the estimators still work, with less checking
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -431,19 +431,25 @@ class _MoE(BaseEstimator):
         return options
 
     def _inputs(self, n_features, names):
-        """Model.create's gate_features, expert_features and offset from the estimator's,
-        which may name X's columns (names: X's column names, or None)."""
+        """Model.create's gate_features, expert_features, offset and trials from the
+        estimator's, which may name X's columns (names: X's column names, or None)."""
         offset = None if self.offset is None else _column("offset", self.offset, names,
                                                           n_features)
+        given = getattr(self, "trials", None)
+        trials = None if given is None else _column("trials", given, names, n_features)
         gate = _columns("gate_features", self.gate_features, names, n_features)
         experts = _columns("expert_features", self.expert_features, names, n_features)
         if offset is not None and experts is not None and offset in experts:
             raise invalid(f"expert_features lists column {self.offset!r}, the offset: the "
                           "experts take it with its coefficient fixed at 1")
-        # An offset (a log exposure) is not a covariate of the gate unless one says so.
-        if offset is not None and gate is None:
+        # An offset (a log exposure) is not a covariate of the gate unless one says so; the
+        # trials never are (the library holds them out of both parts).
+        if (offset is not None or trials is not None) and gate is None:
             gate = [j for j in range(n_features) if j != offset]
-        return {"gate_features": gate, "expert_features": experts, "offset": offset}
+        inputs = {"gate_features": gate, "expert_features": experts, "offset": offset}
+        if trials is not None:
+            inputs["trials"] = trials
+        return inputs
 
     def _new_model(self, n_features, n_classes=0, names=None):
         family = self._family if n_classes <= 2 else "multinomial"
@@ -598,7 +604,6 @@ class MoERegressor(RegressorMixin, _MoE):
     state, so an unpickled estimator's partial_fit goes on exactly where it stopped."""
 
     _family = "gaussian"
-    _families = ("gaussian", "poisson", "t")
 
     def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
                  n_init=None, max_iter=None, tol=None, init=None, gate_l2=None, expert_ridge=None,
@@ -608,10 +613,13 @@ class MoERegressor(RegressorMixin, _MoE):
                  gate_solver=None, update_experts=None, optimizer=None, beta1=None, beta2=None,
                  optimizer_eps=None, weight_decay=None, update_degrees=None, search_shards=None,
                  options=None,
-                 family="gaussian", gate_features=None, expert_features=None, offset=None):
-        """As _MoE's, and the experts' family ("gaussian", "poisson" or "t"), checked by
-        fit. For Poisson experts of counts over exposures t, offset names the column of
-        log(t)."""
+                 family="gaussian", gate_features=None, expert_features=None, offset=None,
+                 trials=None):
+        """As _MoE's, and the experts' family (any of the library's families whose response
+        is a number: "gaussian", "poisson", "t", "binomial", ...), checked by fit. For
+        Poisson experts of counts over exposures t, offset names the column of log(t); for
+        binomial experts (libmoe 1.2) trials names the column of each row's number of
+        trials, y the successes among them, and predict gives the success probability."""
         super().__init__(
             n_experts=n_experts, estimator=estimator, fit_intercept=fit_intercept,
             random_state=random_state, n_init=n_init, max_iter=max_iter, tol=tol, init=init,
@@ -627,10 +635,16 @@ class MoERegressor(RegressorMixin, _MoE):
             gate_features=gate_features,
             expert_features=expert_features, offset=offset)
         self.family = family
+        self.trials = trials
+
+    @staticmethod
+    def _families():
+        """The library's families whose response is a number (not a class label)."""
+        return [name for name in FAMILIES if name not in MoEClassifier._label_families]
 
     def _new_model(self, n_features, n_classes=0, names=None):
-        if self.family not in self._families:
-            raise ValueError(f"family must be one of {', '.join(self._families)}, got "
+        if self.family not in self._families():
+            raise ValueError(f"family must be one of {', '.join(self._families())}, got "
                              f"{self.family!r}")
         return Model.create(self.n_experts, n_features, family=self.family,
                             intercept=self.fit_intercept, **self._inputs(n_features, names))
@@ -686,6 +700,7 @@ class MoEClassifier(ClassifierMixin, _MoE):
     class (the last the zero reference) with more."""
 
     _family = "logistic"
+    _label_families = ("logistic", "multinomial")
 
     def _classes_for_names(self):
         return self.classes_

@@ -175,7 +175,7 @@ class Model:
     @classmethod
     def create(cls, n_experts, n_features, family="gaussian", intercept=True, n_classes=0,
                link="identity", gate_features=None, expert_features=None, gate_intercept=True,
-               expert_intercept=True, offset=None):
+               expert_intercept=True, offset=None, trials=None):
         """A model with neutral parameters (equal gate weights, zero coefficients, unit
         variances). family: one of FAMILIES ("gaussian", "logistic", "multinomial"); link:
         one of LINKS, the Gaussian experts' mean function; n_classes for multinomial
@@ -187,7 +187,11 @@ class Model:
         true. offset is the index of a column that enters every expert's linear predictor
         with coefficient 1 (the log exposure of Poisson experts; not multinomial ones), or
         None. X stays the whole design everywhere; the coefficients of inputs a part does
-        not see are held at 0 (the offset's at 1) and are not free parameters."""
+        not see are held at 0 (the offset's at 1) and are not free parameters.
+
+        libmoe 1.2: trials is the index of the column that holds binomial experts' numbers
+        of trials (y the successes among them), or None (one trial a row); neither part sees
+        it."""
         family_value = _value_of("family", family, lib.moe_family_from_name, FAMILIES)
         link_value = _value_of("link", link, lib.moe_link_from_name, LINKS)
         # Checked here: ctypes would store -1 in a size_t as 2^64 - 1.
@@ -197,7 +201,13 @@ class Model:
         restricted = (gate_features is not None or expert_features is not None
                       or not gate_intercept or not expert_intercept or offset is not None)
         spec = ModelSpec()
-        if lib.moe_model_spec_init(ctypes.byref(spec), MODEL_SPEC_VERSION) != 0:
+        version = MODEL_SPEC_VERSION
+        if lib.moe_model_spec_init(ctypes.byref(spec), version) != 0:
+            if trials is not None:  # a libmoe 1.1 knows versions 1 and 2
+                raise invalid(f"the loaded libmoe ({lib.moe_version_string().decode()}) "
+                              "has no trials: that needs libmoe 1.2")
+            version = 2
+        if version == 2 and lib.moe_model_spec_init(ctypes.byref(spec), version) != 0:
             if restricted:  # a libmoe 1.0 knows only version 1
                 raise invalid(f"the loaded libmoe ({lib.moe_version_string().decode()}) "
                               "cannot give the gate and the experts their own features or an "
@@ -219,6 +229,8 @@ class Model:
             spec.expert_intercept = 1 if expert_intercept else 0
             spec.offset_feature = (-1 if offset is None else
                                    whole_number("offset", offset, 0, max(n_features - 1, 0)))
+        if trials is not None:
+            spec.trials_feature = whole_number("trials", trials, 0, max(n_features - 1, 0))
         handle = ctypes.c_void_p()
         check(lib.moe_model_create(ctypes.byref(handle), ctypes.byref(spec)))
         return cls(handle.value)

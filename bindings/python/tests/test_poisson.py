@@ -39,5 +39,5 @@ def test_poisson_refuses_what_is_not_a_count():
     with pytest.raises(moe.MoeError,
                        match=r"^row 3 \(counting from 0\), response: -1 is not a count"):
         moe.MoERegressor(family="poisson", random_state=1).fit(X, y)
-    with pytest.raises(ValueError, match="family"):
-        moe.MoERegressor(family="binomial").fit(X, np.abs(y))
+    with pytest.raises(ValueError, match="family"):  # a family of class labels
+        moe.MoERegressor(family="logistic").fit(X, np.abs(y))

@@ -1,9 +1,33 @@
 # Mixtures of experts through the installed libmoe. The fitted model lives in the library's
 # buffer format (object$model, a raw vector); everything else is computed from it on demand.
 
-# R calls the two-class family by glm's name; the library calls it logistic. The other names
-# are the library's own (moe_family_from_name reads them in the C glue).
-.library_family <- function(family) if (family == "binomial") "logistic" else family
+# R calls the two-class family by glm's name; the library calls it logistic, and its
+# binomial the experts of successes out of trials (glm's cbind(successes, failures)
+# response, libmoe 1.2). The other names are the library's own (moe_family_from_name reads
+# them in the C glue).
+.library_family <- function(family, trials = FALSE) {
+  if (family == "binomial" && !trials) "logistic" else family
+}
+
+# glm's binomial response of two columns, successes and failures: the successes as y and
+# their sum, the trials, as the design's last column, which neither part sees (the spec's
+# trials_feature). NULL for any other response.
+.trials_response <- function(response, family) {
+  if (family != "binomial" || !is.matrix(response) || ncol(response) != 2) return(NULL)
+  if (!is.numeric(response))
+    stop("family binomial with cbind(successes, failures) needs numeric counts", call. = FALSE)
+  list(y = as.double(response[, 1]), trials = as.double(response[, 1] + response[, 2]))
+}
+
+# The inputs list with the trials column (the design's last, 0-based index `column`) held
+# out of both parts.
+.with_trials <- function(inputs, column, intercept) {
+  if (is.null(inputs))
+    inputs <- list(rep(1L, column + 1L), rep(1L, column + 1L), TRUE, TRUE, -1L)
+  inputs[[1]][column + 1L] <- 0L
+  inputs[[2]][column + 1L] <- 0L
+  c(inputs[1:5], list(column))
+}
 
 # The library's built-in estimators (moe_estimator_name, moe_estimator_description), in its
 # order.
@@ -271,7 +295,14 @@ moe <- function(formula, data, k = 2,
     design$intercept <- inputs$intercept
     inputs <- inputs$spec
   }
-  response <- .response_codes(model.response(frame), family)
+  counts <- .trials_response(model.response(frame), family)
+  if (is.null(counts)) {
+    response <- .response_codes(model.response(frame), family)
+  } else {
+    response <- list(y = counts$y, levels = NULL)
+    design$X <- cbind(design$X, "(trials)" = counts$trials)
+    inputs <- .with_trials(inputs, ncol(design$X) - 1L, design$intercept)
+  }
   w <- model.weights(frame)
   if (!is.null(w)) w <- as.double(w)
   n_classes <- if (family == "multinomial") length(response$levels) else 0L
@@ -284,7 +315,8 @@ moe <- function(formula, data, k = 2,
                           character(1))
   .check_rows(design$X, response$y, w, ncol(design$X))
   fit <- .naming_rows(design$X,
-                      .Call(C_libmoe_fit, .library_family(family), k, design$X, response$y, w,
+                      .Call(C_libmoe_fit, .library_family(family, !is.null(counts)), k,
+                            design$X, response$y, w,
                             design$intercept, as.integer(n_classes), estimator,
                             as.character(names(options)), unname(option_values), inputs),
                       response = paste(deparse(formula[[2]]), collapse = " "))
@@ -299,6 +331,7 @@ moe <- function(formula, data, k = 2,
                  call = call, terms = mt,
                  family = family, k = k, estimator = estimator, X = design$X, y = response$y,
                  weights = w, levels = response$levels, intercept = design$intercept,
+                 trials = !is.null(counts),
                  contrasts = design$contrasts, xlevels = .getXlevels(mt, frame),
                  na.action = attr(frame, "na.action"))
   class(object) <- "moe"
@@ -348,6 +381,7 @@ moe <- function(formula, data, k = 2,
   text <- format(values, digits = getOption("digits") - 2)
   text[, roles == 0] <- "-"
   text[, roles == 2] <- "offset"
+  text[, roles == 3] <- "trials"
   noquote(text)
 }
 
@@ -430,8 +464,19 @@ nobs.moe <- function(object, ...) {
     frame[["(offset)"]] <- as.double(offset)
   }
   X <- .design(mt, frame, object$contrasts)$X
-  attr(X, "row_positions") <- .automatic_rows(newdata)
   y <- NULL
+  if (isTRUE(object$trials)) {
+    # The trials from newdata's successes and failures when it has them (a posterior needs
+    # them); else 1, which the probabilities do not depend on.
+    counts <- tryCatch(.trials_response(model.response(model.frame(object$terms, newdata,
+                                                                   na.action = na.pass)),
+                                        "binomial"),
+                       error = function(e) NULL)
+    X <- cbind(X, "(trials)" = if (is.null(counts)) 1 else counts$trials)
+    attr(X, "row_positions") <- .automatic_rows(newdata)
+    return(list(X = X, y = if (!is.null(counts)) counts$y))
+  }
+  attr(X, "row_positions") <- .automatic_rows(newdata)
   response <- all.vars(object$terms)[1]
   if (response %in% names(newdata)) {
     values <- newdata[[response]]

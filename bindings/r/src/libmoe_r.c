@@ -134,14 +134,21 @@ static const unsigned char *feature_mask(SEXP values, size_t d, const char *name
 }
 
 /* The inputs the gate and the experts see (moe_model_spec version 2), from R's list(gate,
- * experts, gate_intercept, expert_intercept, offset) or NULL (every input). */
+ * experts, gate_intercept, expert_intercept, offset[, trials]) or NULL (every input); the
+ * binomial experts' trials column needs spec version 3 (libmoe 1.2). */
 static void spec_inputs(SEXP inputs, size_t d, moe_model_spec *spec)
 {
     if (Rf_isNull(inputs))
         return;
-    if (TYPEOF(inputs) != VECSXP || XLENGTH(inputs) != 5)
+    if (TYPEOF(inputs) != VECSXP || (XLENGTH(inputs) != 5 && XLENGTH(inputs) != 6))
         Rf_error("libmoe: inputs must be list(gate, experts, gate_intercept, "
-                 "expert_intercept, offset)");
+                 "expert_intercept, offset[, trials])");
+    if (XLENGTH(inputs) == 6) {
+        int trials = whole_number(VECTOR_ELT(inputs, 5), -1);
+        if (trials == NA_INTEGER || spec->version < 3)
+            Rf_error("libmoe: the trials must be a column index or -1, and need libmoe 1.2");
+        spec->trials_feature = trials;
+    }
     spec->gate_features = feature_mask(VECTOR_ELT(inputs, 0), d, "the gate's features");
     spec->expert_features = feature_mask(VECTOR_ELT(inputs, 1), d, "the experts' features");
     int gate_intercept = Rf_asLogical(VECTOR_ELT(inputs, 2));
@@ -390,6 +397,8 @@ SEXP libmoe_inputs(SEXP raw)
             INTEGER(roles)[(size_t)intercept + j] = features == NULL ? 1 : features[j];
         if (part == 1 && spec.offset_feature >= 0)
             INTEGER(roles)[(size_t)intercept + (size_t)spec.offset_feature] = 2;
+        if (part == 1 && spec.version >= 3 && spec.trials_feature >= 0)
+            INTEGER(roles)[(size_t)intercept + (size_t)spec.trials_feature] = 3;
         SET_VECTOR_ELT(out, part, roles);
         UNPROTECT(1);
     }

@@ -422,6 +422,16 @@ static moe_status check_family(moe_fit_context *context, const moe_model_t *mode
 {
     moe_family family = moe_model_family(model);
     if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
+        family != MOE_FAMILY_MULTINOMIAL && family != MOE_FAMILY_STUDENT_T &&
+        family != MOE_FAMILY_POISSON) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "ismm's surrogate is derived for Gaussian, logistic and multinomial experts "
+                 "only, not %s experts; fit them with em, gem or gd",
+                 moe_family_name(family));
+        return moe_context_fail(context, MOE_ERR_UNSUPPORTED, text);
+    }
+    if (family != MOE_FAMILY_GAUSSIAN && family != MOE_FAMILY_LOGISTIC &&
         family != MOE_FAMILY_MULTINOMIAL)
         return moe_context_fail(context, MOE_ERR_UNSUPPORTED,
                                 family == MOE_FAMILY_STUDENT_T

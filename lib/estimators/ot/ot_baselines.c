@@ -186,7 +186,9 @@ moe_status ot_check_family(moe_fit_context *context, const moe_model_t *model)
             ? "the paper's logistic update is not an exact minimiser of the transport cost"
         : family == MOE_FAMILY_STUDENT_T
             ? "the transport cost between t experts has no closed-form minimiser"
-            : "the transport cost's expert update is derived for the identity link";
+        : family == MOE_FAMILY_GAUSSIAN
+            ? "the transport cost's expert update is derived for the identity link"
+            : "the transport cost's expert update is derived for those two families only";
     char kind[64], text[320];
     if (family == MOE_FAMILY_GAUSSIAN)
         snprintf(kind, sizeof kind, "gaussian experts with the %s link",
