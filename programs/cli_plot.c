@@ -99,17 +99,14 @@ static int draw_regression_panel(FILE *out, const plot_data *p, const covariate_
     }
     moe_model_get_experts(p->model, experts, K * p_inputs);
     int intercept = moe_model_has_intercept(p->model);
-    moe_link link = moe_model_link(p->model);
     for (size_t k = 0; k < K; ++k)
         for (size_t g = 0; g < GRID; ++g) {
             double t = (intercept ? experts[k * p_inputs] : 0.0) +
                        experts[k * p_inputs + (size_t)intercept] * axis->grid[g];
-            /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
-            curves[g * K + k] = p->family == MOE_FAMILY_POISSON ? exp(t)
-                                : link == MOE_LINK_SIGMOID ? 1.0 / (1.0 + exp(-t))
-                                : link == MOE_LINK_RELU  ? (t > 0.0 ? t : 0.0)
-                                                         : t;
+            curves[g * K + k] = t;
         }
+    /* Each expert's curve is its mean, g(t), as predict's mixture mean is. */
+    moe_model_inverse_link(p->model, GRID * K, curves, curves);
     moe_model_predict(p->model, GRID, axis->grid, 1, predicted, GRID);
     double y_low, y_high;
     svg_range(data->y, n, 1, &y_low, &y_high);

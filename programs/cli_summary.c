@@ -10,7 +10,9 @@ typedef struct parameters {
     size_t K, d, p, rows, classes;
     int intercept;
     double *gate, *experts, *variances;
-    double *degrees; /* t experts' nu, else NULL */
+    double *degrees; /* t experts' nu, Gamma experts' shapes, else NULL */
+    /* Their names in the text and in JSON (moe_model_scale_kind), NULL without them. */
+    const char *variance_text, *variance_json, *degrees_text;
     /* What each input (intercept first) is to the gate and to the experts: */
     unsigned char *gate_roles, *expert_roles;
 } parameters;
@@ -37,6 +39,21 @@ static void part_roles(const moe_model_spec *spec, int gate, unsigned char *role
     }
 }
 
+/* What the per-expert parameters besides the coefficients are called, by their kind. */
+static void scale_names(moe_scale_kind kind, parameters *out)
+{
+    out->variance_text = out->variance_json = out->degrees_text = NULL;
+    if (kind == MOE_SCALE_VARIANCE)
+        out->variance_text = out->variance_json = "variance";
+    if (kind == MOE_SCALE_STUDENT) {
+        out->variance_text = "scale^2";
+        out->variance_json = "scale_squared";
+        out->degrees_text = "nu";
+    }
+    if (kind == MOE_SCALE_SHAPE)
+        out->degrees_text = "shape";
+}
+
 static int load_parameters(const moe_model_t *model, parameters *out)
 {
     memset(out, 0, sizeof *out);
@@ -45,7 +62,6 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     out->p = moe_model_n_inputs(model);
     out->rows = moe_model_expert_rows(model);
     out->intercept = moe_model_has_intercept(model);
-    moe_family family = moe_model_family(model);
     out->classes = model_classes(model);
     moe_model_spec spec;
     moe_model_spec_init(&spec, MOE_MODEL_SPEC_VERSION);
@@ -58,13 +74,14 @@ static int load_parameters(const moe_model_t *model, parameters *out)
     part_roles(&spec, 0, out->expert_roles);
     out->gate = malloc(out->K * out->p * sizeof(double));
     out->experts = malloc(out->K * out->rows * out->p * sizeof(double));
-    int scales = family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T;
-    if (scales)
+    scale_names(moe_model_scale_kind(model), out);
+    if (out->variance_text != NULL)
         out->variances = malloc(out->K * sizeof(double));
-    if (family == MOE_FAMILY_STUDENT_T)
+    if (out->degrees_text != NULL)
         out->degrees = malloc(out->K * sizeof(double));
-    if (out->gate == NULL || out->experts == NULL || (scales && out->variances == NULL) ||
-        (family == MOE_FAMILY_STUDENT_T && out->degrees == NULL))
+    if (out->gate == NULL || out->experts == NULL ||
+        (out->variance_text != NULL && out->variances == NULL) ||
+        (out->degrees_text != NULL && out->degrees == NULL))
         return -1;
     moe_model_get_gate(model, out->gate, out->K * out->p);
     moe_model_get_experts(model, out->experts, out->K * out->rows * out->p);
@@ -173,13 +190,12 @@ static size_t inference_rows(const moe_model_t *model, const parameters *p, doub
     if (p->variances != NULL)
         for (size_t k = 0; k < p->K; ++k) {
             estimates[count] = p->variances[k];
-            snprintf(labels[count++], 96, "expert %zu: %s", k + 1,
-                     p->degrees != NULL ? "scale^2" : "variance");
+            snprintf(labels[count++], 96, "expert %zu: %s", k + 1, p->variance_text);
         }
     if (p->degrees != NULL)
         for (size_t k = 0; k < p->K; ++k) {
             estimates[count] = p->degrees[k];
-            snprintf(labels[count++], 96, "expert %zu: nu", k + 1);
+            snprintf(labels[count++], 96, "expert %zu: %s", k + 1, p->degrees_text);
         }
     return count;
 }
@@ -374,21 +390,24 @@ void print_summary(FILE *out, const moe_model_t *model, const fit_summary *fit)
             fputs("experts: log-odds of success (binomial, logit link)\n", out);
         else if (family == MOE_FAMILY_STUDENT_T)
             fputs("experts: regression coefficients (Student-t noise)\n", out);
-        else if (link == MOE_LINK_IDENTITY)
+        else if (family == MOE_FAMILY_GAUSSIAN && link == MOE_LINK_IDENTITY)
             fputs("experts: regression coefficients\n", out);
-        else
+        else if (family == MOE_FAMILY_GAUSSIAN)
             fprintf(out, "experts: coefficients of t = x'beta, mean %s\n",
                     link == MOE_LINK_SIGMOID ? "1 / (1 + exp(-t))" : "max(0, t)");
+        else /* a family this summary has no words of its own for: the table's line */
+            fprintf(out, "experts: coefficients of the linear predictor (%s)\n",
+                    moe_family_description(family));
         print_table(out, model, &p, p.experts, p.p, p.expert_roles);
     }
     if (p.variances != NULL) {
-        fprintf(out, "  %-22s", p.degrees != NULL ? "scale^2" : "variance");
+        fprintf(out, "  %-22s", p.variance_text);
         for (size_t k = 0; k < p.K; ++k)
             fprintf(out, " %14.6g", p.variances[k]);
         fputc('\n', out);
     }
     if (p.degrees != NULL) {
-        fprintf(out, "  %-22s", "nu");
+        fprintf(out, "  %-22s", p.degrees_text);
         for (size_t k = 0; k < p.K; ++k)
             fprintf(out, " %14.6g", p.degrees[k]);
         fputc('\n', out);
@@ -615,11 +634,11 @@ static void json_experts(FILE *out, const moe_model_t *model, const parameters *
             json_coefficients(out, model, p, p->experts + k * p->p, p->expert_roles);
         }
         if (p->variances != NULL) {
-            fputs(p->degrees != NULL ? ", \"scale_squared\": " : ", \"variance\": ", out);
+            fprintf(out, ", \"%s\": ", p->variance_json);
             json_number(out, p->variances[k]);
         }
         if (p->degrees != NULL) {
-            fputs(", \"nu\": ", out);
+            fprintf(out, ", \"%s\": ", p->degrees_text);
             json_number(out, p->degrees[k]);
         }
         if (fit != NULL && fit->mean_gate != NULL) {

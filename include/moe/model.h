@@ -89,8 +89,10 @@ typedef enum moe_link {
 typedef enum moe_scale_kind {
     MOE_SCALE_NONE = 0,     /* nothing: logistic, multinomial, Poisson, binomial */
     MOE_SCALE_VARIANCE = 1, /* variances sigma_k^2: Gaussian */
-    MOE_SCALE_STUDENT = 2   /* squared scales sigma_k^2 (variances) and degrees of freedom
+    MOE_SCALE_STUDENT = 2,  /* squared scales sigma_k^2 (variances) and degrees of freedom
                                nu_k (degrees): t */
+    MOE_SCALE_SHAPE = 3     /* a shape per expert (degrees), no variance: a family whose
+                               variance is a function of its mean (1.2: Gamma) */
 } moe_scale_kind;
 
 /* Lower-case names of families ("gaussian", "logistic", "multinomial", "poisson", "t",
