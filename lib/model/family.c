@@ -78,12 +78,16 @@ double moe_expert_penalty(const struct moe_model *model, double ridge)
     return 0.5 * ridge * sum;
 }
 
-/* The family table: every family the library knows, in enum order (value = index + 1). A
-   new family is its own file and one row here. */
-static const struct moe_family_ops *const family_table[] = {
-    &moe_family_gaussian, &moe_family_logistic, &moe_family_multinomial, &moe_family_poisson,
-    &moe_family_student_t, &moe_family_binomial,
-};
+/* The family table: every family the library knows, in enum order (value = index + 1),
+   each defined in its own file as moe_family_<name>. A new family is its file and one row
+   here (and its value in moe/model.h's enum). */
+#define MOE_FAMILY_TABLE(ROW)                                                                \
+    ROW(gaussian) ROW(logistic) ROW(multinomial) ROW(poisson) ROW(student_t) ROW(binomial)
+
+#define DECLARE_FAMILY(name) extern const struct moe_family_ops moe_family_##name;
+MOE_FAMILY_TABLE(DECLARE_FAMILY)
+#define FAMILY_ROW(name) &moe_family_##name,
+static const struct moe_family_ops *const family_table[] = {MOE_FAMILY_TABLE(FAMILY_ROW)};
 
 #define FAMILY_COUNT (sizeof family_table / sizeof family_table[0])
 

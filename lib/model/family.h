@@ -232,11 +232,5 @@ typedef struct moe_student_t_terms {
 void moe_student_t_row(double residual, double nu, double scale_squared,
                        moe_student_t_terms *out);
 
-extern const struct moe_family_ops moe_family_gaussian;
-extern const struct moe_family_ops moe_family_logistic;
-extern const struct moe_family_ops moe_family_multinomial;
-extern const struct moe_family_ops moe_family_poisson;
-extern const struct moe_family_ops moe_family_student_t;
-extern const struct moe_family_ops moe_family_binomial;
 
 #endif
