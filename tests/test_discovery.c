@@ -40,12 +40,13 @@ START_TEST(family_and_link_names_round_trip)
 {
     const moe_family families[] = { MOE_FAMILY_GAUSSIAN, MOE_FAMILY_LOGISTIC,
                                     MOE_FAMILY_MULTINOMIAL, MOE_FAMILY_POISSON,
-                                    MOE_FAMILY_STUDENT_T, MOE_FAMILY_BINOMIAL };
+                                    MOE_FAMILY_STUDENT_T, MOE_FAMILY_BINOMIAL,
+                                    MOE_FAMILY_GAMMA };
     const char *family_names[] = { "gaussian", "logistic", "multinomial", "poisson", "t",
-                                   "binomial" };
-    ck_assert_uint_eq(moe_family_count(), 6);
-    ck_assert_int_eq(moe_family_at(6), 0);
-    for (size_t i = 0; i < 6; ++i) {
+                                   "binomial", "gamma" };
+    ck_assert_uint_eq(moe_family_count(), 7);
+    ck_assert_int_eq(moe_family_at(7), 0);
+    for (size_t i = 0; i < 7; ++i) {
         ck_assert_int_eq(moe_family_at(i), families[i]);
         ck_assert_str_eq(moe_family_name(families[i]), family_names[i]);
         moe_family back = (moe_family)0;
@@ -61,7 +62,7 @@ START_TEST(family_and_link_names_round_trip)
         ck_assert_int_eq(back, links[i]);
     }
     ck_assert_ptr_null(moe_family_name((moe_family)0));
-    ck_assert_ptr_null(moe_family_name((moe_family)7));
+    ck_assert_ptr_null(moe_family_name((moe_family)8));
     ck_assert_ptr_null(moe_link_name((moe_link)3));
     ck_assert_ptr_null(moe_link_name((moe_link)-1));
     moe_family family = MOE_FAMILY_LOGISTIC;

@@ -74,6 +74,11 @@ static double expert_log_density(const struct moe_model *model, size_t k, const 
         return lgamma(trials + 1.0) - lgamma(y + 1.0) - lgamma(trials - y + 1.0) + y * z[0] -
                trials * log1p(exp(z[0]));
     }
+    case MOE_FAMILY_GAMMA: {
+        double alpha = model->degrees[k];
+        return alpha * log(alpha / exp(z[0])) + (alpha - 1.0) * log(y) -
+               alpha * y / exp(z[0]) - lgamma(alpha);
+    }
     }
     return NAN;
 }

@@ -765,7 +765,7 @@ START_TEST(crafted_invalid_models_are_rejected)
     }
 
     RESET(); im.family = 0;          expect_image_rejected(&im, "family", "family 0");
-    RESET(); im.family = 7;          expect_image_rejected(&im, "family", "family 7");
+    RESET(); im.family = 8;          expect_image_rejected(&im, "family", "family 8");
     /* A Gaussian payload under a t header lacks the degrees of freedom. */
     RESET(); im.family = MOE_FAMILY_STUDENT_T;
     expect_image_rejected(&im, "parameter bytes", "t header, Gaussian payload");

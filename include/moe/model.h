@@ -54,9 +54,12 @@ typedef enum moe_family {
     MOE_FAMILY_STUDENT_T = 5,   /* since 1.1: y real, y = beta_k' x~ + sigma_k e with e
                                    Student-t with nu_k degrees of freedom (identity link);
                                    name "t" */
-    MOE_FAMILY_BINOMIAL = 6     /* since 1.2: y successes out of n_i trials (the spec's
+    MOE_FAMILY_BINOMIAL = 6,    /* since 1.2: y successes out of n_i trials (the spec's
                                    trials_feature; 1 without it), logit link:
                                    P(success | expert k) = sigma(beta_k' x~) */
+    MOE_FAMILY_GAMMA = 7        /* since 1.2: y > 0, Gamma with log link and shape alpha_k:
+                                   E[y | expert k] = exp(beta_k' x~), variance mean^2 / alpha_k
+                                   (the shapes are held where t experts hold nu) */
 } moe_family;
 
 /* Since 1.2: the families this library knows, in enum order, and the one at

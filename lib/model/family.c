@@ -82,7 +82,7 @@ double moe_expert_penalty(const struct moe_model *model, double ridge)
    each defined in its own file as moe_family_<name>. A new family is its file and one row
    here (and its value in moe/model.h's enum). */
 #define MOE_FAMILY_TABLE(ROW)                                                                \
-    ROW(gaussian) ROW(logistic) ROW(multinomial) ROW(poisson) ROW(student_t) ROW(binomial)
+    ROW(gaussian) ROW(logistic) ROW(multinomial) ROW(poisson) ROW(student_t) ROW(binomial) ROW(gamma)
 
 #define DECLARE_FAMILY(name) extern const struct moe_family_ops moe_family_##name;
 MOE_FAMILY_TABLE(DECLARE_FAMILY)

@@ -524,7 +524,7 @@ run 2 "poisson: a count that is not whole" "$moe" fit "$work/not_counts.csv" --r
     --family poisson -k 1
 contains "$work/err" "poisson experts need counts" "poisson: a count that is not whole"
 run 2 "--family weibull" "$moe" fit "$work/counts.csv" --response visits --family weibull
-contains "$work/err" "gaussian, logistic, multinomial, poisson, t or binomial" "--family weibull"
+contains "$work/err" "gaussian, logistic, multinomial, poisson, t, binomial or gamma" "--family weibull"
 
 # --- binomial experts (successes out of --trials, logit link) ----------------------------
 # logit p = -1 + 1.2 x where the gate favours expert 1 (x > 0), 1.5 - 0.8 x elsewhere;
@@ -562,6 +562,35 @@ run 2 "--trials with --family poisson" "$moe" fit "$work/trials.csv" --response 
 contains "$work/err" "takes no trials" "--trials with poisson"
 run 2 "--trials of no column" "$moe" fit "$work/trials.csv" --response deaths \
     --family binomial --trials nope
+
+# --- Gamma experts (y > 0, log link, a shape per expert) -------------------------------
+# means exp(1 + 0.6 x) with shape 4 and exp(2.5 - 0.4 x) with shape 8 by a gate on x; a
+# Gamma(a) draw with whole a is a sum of a exponential ones.
+awk 'BEGIN { srand(29); print "x,cost";
+    for (i = 0; i < 800; i++) {
+        x = 4 * rand() - 2; first = rand() < 1 / (1 + exp(-2.5 * x));
+        a = first ? 4 : 8; mu = first ? exp(1 + 0.6 * x) : exp(2.5 - 0.4 * x); g = 0;
+        for (j = 0; j < a; j++) g -= log(1 - rand());
+        printf "%.6f,%.6f\n", x, g * mu / a } }' >"$work/costs.csv"
+run 0 "fit gamma" "$moe" fit "$work/costs.csv" --response cost --family gamma -k 2 --seed 1 \
+    -o "$work/costs.moe"
+contains "$work/out" "gamma experts: K = 2" "gamma summary header"
+contains "$work/out" "expert 1: shape" "gamma: the shapes' standard errors"
+run 0 "fit gamma json" "$moe" fit "$work/costs.csv" --response cost --family gamma -k 2 \
+    --seed 1 --json
+contains "$work/out" '"shape": ' "gamma JSON shapes"
+run 0 "predict gamma" "$moe" predict "$work/costs.moe" "$work/costs.csv"
+checks=$((checks + 1))
+awk -F, 'NR > 1 && !($NF > 0) { bad = 1 } END { exit bad }' "$work/out" ||
+    fail "predict gamma: a mean that is not positive"
+awk 'BEGIN { print "x,cost"; print "0.5,3"; print "1.0,0"; print "1.5,4" }' \
+    >"$work/not_positive.csv"
+run 2 "gamma: a response of 0" "$moe" fit "$work/not_positive.csv" --response cost \
+    --family gamma -k 1
+contains "$work/err" "line 3" "gamma: the row of the zero"
+run 1 "gamma with ismm" "$moe" fit "$work/costs.csv" --response cost --family gamma \
+    --estimator ismm
+contains "$work/err" "gamma" "gamma with ismm: the family is named"
 
 # --- Student-t experts ------------------------------------------------------------------
 # y = -2.5 x or 2.5 x by a gate on x, noise 0.3, every 20th y a gross outlier (+-20..40).

@@ -147,6 +147,7 @@ _prototypes = {
     "moe_model_expert_rows": (ctypes.c_size_t, [ctypes.c_void_p]),
     "moe_model_n_free_params": (ctypes.c_size_t, [ctypes.c_void_p]),
     "moe_model_family": (ctypes.c_int, [ctypes.c_void_p]),
+    "moe_model_scale_kind": (ctypes.c_int, [ctypes.c_void_p]),
     "moe_model_link": (ctypes.c_int, [ctypes.c_void_p]),
     "moe_model_prediction_width": (ctypes.c_size_t, [ctypes.c_void_p]),
     "moe_family_name": (ctypes.c_char_p, [ctypes.c_int]),

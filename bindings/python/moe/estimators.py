@@ -657,7 +657,8 @@ class MoERegressor(RegressorMixin, _MoE):
 
     @property
     def degrees_(self):
-        """The t experts' degrees of freedom (model_.degrees); None for other families."""
+        """The t experts' degrees of freedom, or Gamma experts' shapes (model_.degrees); None
+        for other families."""
         return self.model_.degrees
 
     def _encode(self, y):

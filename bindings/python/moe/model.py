@@ -25,6 +25,8 @@ def _library_names(name_of):
 
 
 FAMILIES = _library_names(lib.moe_family_name)
+# moe_scale_kind (moe/model.h): what a family's experts hold besides their coefficients.
+_SCALE_VARIANCE, _SCALE_STUDENT, _SCALE_SHAPE = 1, 2, 3
 LINKS = _library_names(lib.moe_link_name)
 
 
@@ -357,8 +359,8 @@ class Model:
     @property
     def variances(self):
         """The K experts' variances (Gaussian experts; for t experts the squared scales);
-        None for the other families."""
-        if self.family not in ("gaussian", "t"):
+        None for the families without them (moe_model_scale_kind)."""
+        if lib.moe_model_scale_kind(self._handle) not in (_SCALE_VARIANCE, _SCALE_STUDENT):
             return None
         out = np.empty(self.n_experts)
         check(lib.moe_model_get_variances(self._handle, pointer(out), out.size))
@@ -366,8 +368,9 @@ class Model:
 
     @property
     def degrees(self):
-        """The K t experts' degrees of freedom nu (libmoe 1.1); None for other families."""
-        if self.family != "t":
+        """The K t experts' degrees of freedom nu (libmoe 1.1), or Gamma experts' shapes
+        (libmoe 1.2); None for other families."""
+        if lib.moe_model_scale_kind(self._handle) not in (_SCALE_STUDENT, _SCALE_SHAPE):
             return None
         out = np.empty(self.n_experts)
         check(lib.moe_model_get_degrees(self._handle, pointer(out), out.size))

@@ -154,7 +154,7 @@ def test_clusters(regressor, three_classes):
 # ---- the library's tables --------------------------------------------------------------------
 def test_families_and_links_are_the_librarys():
     assert FAMILIES == {"gaussian": 1, "logistic": 2, "multinomial": 3, "poisson": 4, "t": 5,
-                        "binomial": 6}
+                        "binomial": 6, "gamma": 7}
     assert LINKS == {"identity": 0, "sigmoid": 1, "relu": 2}
     for link in LINKS:
         assert moe.Model.create(2, 1, link=link).link == link
@@ -162,7 +162,8 @@ def test_families_and_links_are_the_librarys():
                             ("poisson", 0), ("t", 0)):
         assert moe.Model.create(2, 1, family=family, n_classes=classes).family == family
     with pytest.raises(ValueError,
-                       match="family must be one of gaussian, logistic, multinomial, poisson, t, binomial"):
+                       match="family must be one of gaussian, logistic, multinomial, poisson, t, binomial, "
+                             "gamma"):
         moe.Model.create(2, 1, family="negative_binomial")
     with pytest.raises(ValueError, match="link must be one of identity, sigmoid, relu, got 'Relu'"):
         moe.Model.create(2, 1, link="Relu")

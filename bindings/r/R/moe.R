@@ -165,6 +165,10 @@ moe_options <- function(estimator = "em") {
 }
 
 .response_codes <- function(y, family) {
+  if (family == "gamma") {
+    if (!is.numeric(y)) stop("family gamma needs a numeric response above 0")
+    return(list(y = as.double(y), levels = NULL))
+  }
   if (family == "t") {
     if (!is.numeric(y)) stop("family t needs a numeric response")
     return(list(y = as.double(y), levels = NULL))
@@ -255,19 +259,20 @@ moe_options <- function(estimator = "em") {
 .family_name <- function(family) {
   if (is.function(family)) family <- family()
   if (!inherits(family, "family")) return(family)
-  links <- c(gaussian = "identity", binomial = "logit", poisson = "log")
+  links <- c(gaussian = "identity", binomial = "logit", poisson = "log", Gamma = "log")
   if (!family$family %in% names(links) || family$link != links[[family$family]])
     stop("family ", family$family, "(link = \"", family$link, "\") is not one libmoe fits: ",
-         "gaussian(), binomial() or poisson() with their canonical links", call. = FALSE)
-  family$family
+         "gaussian(), binomial() or poisson() with their canonical links, or ",
+         "Gamma(link = \"log\")", call. = FALSE)
+  if (family$family == "Gamma") "gamma" else family$family
 }
 
 moe <- function(formula, data, k = 2,
-                family = c("gaussian", "binomial", "multinomial", "poisson", "t"),
+                family = c("gaussian", "binomial", "multinomial", "poisson", "t", "gamma"),
                 estimator = "em", weights, subset, na.action, offset, contrasts = NULL,
                 gate = NULL, seed = NULL, ...) {
   family <- match.arg(.family_name(family),
-                      c("gaussian", "binomial", "multinomial", "poisson", "t"))
+                      c("gaussian", "binomial", "multinomial", "poisson", "t", "gamma"))
   k <- as.integer(.whole_number("k", k, 1))
   if (!is.character(estimator) || length(estimator) != 1 || is.na(estimator))
     stop("estimator must be one string, such as \"em\"", call. = FALSE)
@@ -412,6 +417,10 @@ coef.moe <- function(object, ...) {
     values <- c(values, parameters$variances, parameters$degrees)
     names <- c(names, paste0("scale2.expert", seq_len(K)), paste0("nu.expert", seq_len(K)))
   }
+  if (object$family == "gamma") {
+    values <- c(values, parameters$degrees)
+    names <- c(names, paste0("shape.expert", seq_len(K)))
+  }
   setNames(values, names)
 }
 
@@ -543,7 +552,7 @@ print.moe <- function(x, ...) {
     print(setNames(parameters$variances, paste0("expert", seq_len(x$k))))
   }
   if (length(parameters$degrees)) {
-    cat("\nDegrees of freedom (nu):\n")
+    cat(if (x$family == "gamma") "\nShapes:\n" else "\nDegrees of freedom (nu):\n")
     print(setNames(parameters$degrees, paste0("expert", seq_len(x$k))))
   }
   cat("\nGate (softmax; the last expert is the reference):\n")
@@ -608,7 +617,7 @@ print.summary.moe <- function(x, ...) {
 
 
 plot.moe <- function(x, ...) {
-  if (!x$family %in% c("gaussian", "poisson", "t")) {
+  if (!x$family %in% c("gaussian", "poisson", "t", "gamma")) {
     posterior <- predict(x, type = "gate")
     graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
                       ...)

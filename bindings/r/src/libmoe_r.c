@@ -313,14 +313,16 @@ SEXP libmoe_fit(SEXP family, SEXP n_experts, SEXP X, SEXP y, SEXP weights, SEXP 
 }
 
 /* gate (K x p), experts (K * rows x p), variances (K or empty; t experts' squared scales),
-   degrees (K for t experts, else empty), as a list. */
+   degrees (K for t experts' nu and Gamma experts' shapes, else empty), as a list; which
+   the model has, moe_model_scale_kind says. */
 SEXP libmoe_parameters(SEXP raw)
 {
     moe_model_t *model = model_of(raw);
     size_t K = moe_model_n_experts(model), p = moe_model_n_inputs(model);
     size_t rows = moe_model_expert_rows(model);
-    int t = moe_model_family(model) == MOE_FAMILY_STUDENT_T;
-    int gaussian = moe_model_family(model) == MOE_FAMILY_GAUSSIAN || t;
+    moe_scale_kind kind = moe_model_scale_kind(model);
+    int t = kind == MOE_SCALE_STUDENT || kind == MOE_SCALE_SHAPE; /* degrees */
+    int gaussian = kind == MOE_SCALE_VARIANCE || kind == MOE_SCALE_STUDENT; /* variances */
     double *gate = (double *)R_alloc(K * p, sizeof(double));
     double *degrees = (double *)R_alloc(K, sizeof(double));
     double *experts = (double *)R_alloc(K * rows * p, sizeof(double));
