@@ -6,6 +6,7 @@
  */
 #include "support/runner.h"
 #include "support/synthetic.h"
+#include "fitter/fitter_impl.h"
 #include "kernels/start_search.h"
 
 #include <check.h>

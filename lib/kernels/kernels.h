@@ -6,7 +6,7 @@
 #ifndef MOE_LIB_KERNELS_H
 #define MOE_LIB_KERNELS_H
 
-#include "fitter/fitter_impl.h"
+#include "kernels/context.h"
 #include "kernels/init.h"
 #include "model/family.h"
 #include "model/gate.h"

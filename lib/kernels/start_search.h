@@ -2,7 +2,7 @@
 #ifndef MOE_LIB_START_SEARCH_H
 #define MOE_LIB_START_SEARCH_H
 
-#include "fitter/fitter_impl.h"
+#include "kernels/context.h"
 #include "kernels/init.h"
 #include "common/data.h"
 
@@ -22,7 +22,7 @@ size_t moe_start_search_count(const moe_fit_context *context);
  * A fitter whose start search (init = mixed) takes a share (0 < share < 1) of the full
  * search's budget, as ot's local fits do: that share of the starts and of the restarts' end
  * points (fewer starts and survivors; the sample that ranks them keeps its size). 0 or 1:
- * the full search.
+ * the full search. (Defined by the fitter, which keeps the share for its contexts.)
  */
 void moe_fitter_set_search_share(moe_fitter_t *fitter, double share);
 

@@ -1,4 +1,4 @@
-#include "fitter/options.h"
+#include "kernels/options.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -98,6 +98,18 @@ void moe_option_values_default(moe_option_values *values)
         else
             values->integer[info->number] = (long long)info->default_value;
     }
+}
+
+long long moe_option_values_int(const moe_option_values *values, const moe_option_info *info)
+{
+    return info->type != MOE_OPTION_REAL ? values->integer[info->number]
+                                         : (long long)values->real[info->number];
+}
+
+double moe_option_values_double(const moe_option_values *values, const moe_option_info *info)
+{
+    return info->type != MOE_OPTION_REAL ? (double)values->integer[info->number]
+                                         : values->real[info->number];
 }
 
 const char *moe_option_name(moe_option option)
