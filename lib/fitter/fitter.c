@@ -1,6 +1,5 @@
 /* The fitter handle: the estimator's table (of any supported version), its state, progress. */
 #include "fitter/fitter_impl.h"
-#include "kernels/start_search.h"
 #include "common/check.h"
 #include "common/versioned.h"
 
@@ -159,9 +158,4 @@ moe_status moe_fitter_set_start(moe_fitter_t *fitter, moe_start_fn start, void *
     else if (*init == MOE_INIT_CUSTOM)
         *init = MOE_INIT_MIXED; /* the default */
     return MOE_OK;
-}
-
-void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
-{
-    fitter->search_share = share > 0.0 && share < 1.0 ? share : 0.0;
 }

@@ -50,14 +50,15 @@ struct moe_fitter {
     double *trace;         /* winning restart's trace (a session: every call's) */
     size_t trace_length;
     moe_session session;
-    /* init = mixed: the start search's budget as a share of a full fit's (0: all of it;
-       ot's local fits take their share of the rows, kernels/start_search.c), and the
-       rows times EM iterations the last search ran (its cost, for the tests), which each
-       call's context carries and hands back. */
-    double search_share;
+    /* init = mixed: rows times EM iterations the last start search ran (its cost, for the
+       tests), which each call's context carries and hands back. */
     double search_cost;
     char message[MOE_MESSAGE_SIZE];
 };
+
+/* The runner a fitter gives its contexts (moe_estimator_runner, kernels/context.h). */
+moe_status moe_fitter_run_builtin(const char *estimator, const char *const *options,
+                                  moe_fit_context *context);
 
 /* MOE_OK when the estimator's option table is one the fitter can use; else why not. */
 moe_status moe_option_table_check(const moe_estimator_ops *ops);

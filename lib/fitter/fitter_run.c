@@ -393,15 +393,15 @@ static int experts_can_reach(const struct moe_model *model, double c)
    expert's mean can equal on every row: its variance goes to zero and the likelihood
    without bound (on a constant column the variances stopped at their floor and the
    log-likelihood was positive and meaningless). Refused, as a regression on a constant
-   is. Not checked: partial fits (one batch of a stream may well be constant) and ot's local
-   fits and fits of a shard (search_share or search_shards set: one shard of a response
-   that varies may not be). */
+   is. Not checked: partial fits (one batch of a stream may well be constant) and fits of a
+   shard, ot's local fits among them (search_shards set: one shard of a response that
+   varies may not be). */
 static moe_status refuse_constant_response(struct moe_fitter *fitter,
                                            const struct moe_model *model,
                                            const call_input *input)
 {
-    if (model->variances == NULL || input->y == NULL || fitter->search_share > 0.0 ||
-        fitter->options.integer[MOE_OPT_SEARCH_SHARDS] > 0)
+    if (model->variances == NULL || input->y == NULL ||
+        fitter->options.integer[MOE_OPT_SEARCH_SHARDS] != 0)
         return MOE_OK;
     size_t first = 0;
     while (first < input->n && input->weights != NULL && !(input->weights[first] > 0.0))
@@ -535,9 +535,9 @@ static void describe_call(moe_context_setup *setup, struct moe_fitter *fitter,
     setup->start_data = fitter->start_data;
     setup->progress = fitter->progress;
     setup->progress_data = fitter->progress_data;
+    setup->run_estimator = moe_fitter_run_builtin;
     setup->samples_seen = fitter->session.samples_seen;
     setup->batches = fitter->session.batches;
-    setup->search_share = fitter->search_share;
     setup->search_cost = fitter->search_cost;
     setup->report = &fitter->report;
     setup->message = fitter->message;

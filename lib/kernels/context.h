@@ -43,7 +43,6 @@ typedef struct moe_context_setup {
     void *progress_data;
     moe_estimator_runner run_estimator;
     size_t samples_seen, batches;  /* the streaming session before this call */
-    double search_share;           /* the start search's share of a full budget (0: all) */
     double search_cost;            /* the last start search's cost, kept until a search runs */
     moe_fit_report *report;        /* the report the kernels add counters to */
     char *message;                 /* MOE_MESSAGE_SIZE bytes: the message of a failure */
@@ -95,7 +94,6 @@ struct moe_fit_context {
     size_t n_start_candidates;
     int start_searched;
     moe_data start_rows;
-    double search_share;
     double search_cost;
 };
 

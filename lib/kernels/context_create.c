@@ -42,7 +42,6 @@ moe_status moe_context_create(moe_fit_context **out, const moe_context_setup *se
     context->run_estimator = setup->run_estimator;
     context->samples_seen = setup->samples_seen;
     context->batches = setup->batches;
-    context->search_share = setup->search_share;
     context->search_cost = setup->search_cost;
     context->report = setup->report;
     context->message = setup->message;

@@ -1,9 +1,9 @@
 /*
  * Starting points (moe_context_start): the caller's model, a hard partition of the rows
- * (k-means++ or random, kernels/init.c) turned into parameters by M-steps, or the best
- * candidates of the search over many short runs (init = mixed, kernels/start_search.c).
+ * (k-means++ or random, kernels/init.c) turned into parameters by M-steps, the tensor
+ * estimator's fit (init = tensor, kernels/start_tensor.c), or the best candidates of the
+ * search over many short runs (init = mixed, kernels/start_search.c).
  */
-#include "estimators/cqt/cqt.h"
 #include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
@@ -85,7 +85,7 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     if (settings->init == MOE_INIT_CUSTOM)
         return custom_start(context, model, restart);
     if (settings->init == MOE_INIT_TENSOR)
-        return cqt_start(context, model, restart);
+        return moe_tensor_start(context, model, restart);
     /* Systems too large for Newton steps have no exact M-steps to search with: such fits
        start as init = kmeans does (below). */
     if (settings->init == MOE_INIT_MIXED && !moe_start_newton_too_large(model))

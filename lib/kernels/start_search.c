@@ -127,8 +127,8 @@ double moe_search_share_for_rows(size_t rows)
     return share < LOCAL_SHARE_MOST ? share : LOCAL_SHARE_MOST;
 }
 
-/* The budget's share: 1 but for a fit of a shard of the rows (the search_shards option, or
-   ot's share by its rows). */
+/* The budget's share: 1 but for a fit of a shard of the rows (the search_shards option:
+   1 / its count, or with -1 a share by the fit's rows, as ot's local fits take). */
 static double search_share(const moe_fit_context *context)
 {
     long long shards = (context->option_mask & MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS))
@@ -136,7 +136,7 @@ static double search_share(const moe_fit_context *context)
                            : 0;
     if (shards > 1)
         return 1.0 / (double)shards;
-    double share = context->search_share;
+    double share = shards == -1 ? moe_search_share_for_rows(context->data.n) : 0.0;
     return share > 0.0 && share < 1.0 ? share : 1.0;
 }
 

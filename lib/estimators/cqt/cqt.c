@@ -51,6 +51,7 @@ typedef struct cqt_settings {
     double change_tol;
     int natural_scale;
     int refine;
+    size_t first_restart; /* restart r draws the gate's start from stream first_restart + r */
 } cqt_settings;
 
 /* ---- Options ------------------------------------------------------------------------------ */
@@ -99,6 +100,9 @@ static const moe_option_info cqt_options[] = {
                "experts of unit norm in whitened coordinates, or the tensor's natural scale"),
     CQT_OPTION("refine", MOE_OPTION_INTEGER, 0, 1, 0, NULL,
                "1: em then fits every parameter from the tensor solution"),
+    CQT_OPTION("first_restart", MOE_OPTION_INTEGER, 0, 9007199254740991.0, 0, NULL,
+               "restart r's gate starts from PRNG stream first_restart + r, so that n_init = 1 "
+               "fits give the restarts of one fit one at a time"),
 };
 
 static const moe_option_field cqt_fields[] = {
@@ -112,6 +116,7 @@ static const moe_option_field cqt_fields[] = {
     {offsetof(cqt_settings, change_tol), MOE_FIELD_DOUBLE},
     {offsetof(cqt_settings, natural_scale), MOE_FIELD_INT},
     {offsetof(cqt_settings, refine), MOE_FIELD_INT},
+    {offsetof(cqt_settings, first_restart), MOE_FIELD_SIZE},
 };
 _Static_assert(sizeof cqt_fields / sizeof cqt_fields[0] ==
                    sizeof cqt_options / sizeof cqt_options[0],
@@ -121,14 +126,6 @@ static moe_status cqt_set_option(void *state, size_t index, double value)
 {
     moe_option_field_store(state, &cqt_fields[index], value);
     return MOE_OK;
-}
-
-/* The settings of cqt's defaults: em's init = tensor runs cqt with them. */
-static void default_settings(cqt_settings *settings)
-{
-    memset(settings, 0, sizeof *settings);
-    for (size_t i = 0; i < sizeof cqt_options / sizeof cqt_options[0]; ++i)
-        moe_option_field_store(settings, &cqt_fields[i], cqt_options[i].default_value);
 }
 
 static moe_status cqt_get_option(const void *state, size_t index, double *value)
@@ -510,7 +507,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     int best_converged = 0;
     for (size_t restart = 0; status == MOE_OK && restart < restarts; ++restart) {
         moe_rng rng;
-        moe_rng_seed(&rng, (uint64_t)seed, restart);
+        moe_rng_seed(&rng, (uint64_t)seed, (uint64_t)(settings->first_restart + restart));
         status = moe_model_copy_parameters(trial, start);
         cqt_gate_result result;
         if (status == MOE_OK)
@@ -539,40 +536,6 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     }
     if (status == MOE_OK)
         status = moe_context_set_result(context, best, best_converged);
-    tensor_result_free(&tensor);
-    return status;
-}
-
-/* ---- em's init = tensor -------------------------------------------------------------------- */
-
-moe_status cqt_start(moe_fit_context *context, moe_model_t *model, size_t restart)
-{
-    moe_status status = check_model(context, model);
-    if (status != MOE_OK)
-        return status;
-    cqt_settings settings;
-    default_settings(&settings);
-    tensor_result tensor;
-    cqt_gate_options options = {0};
-    status = stage1_checked(context, model, &settings, &tensor);
-    if (status == MOE_OK)
-        status = gate_options(context, &settings, &tensor.stage, &options);
-    /* A start, not a fit: its iterations are not the estimator's to record. */
-    options.record = 0;
-    if (options.max_iter > 50)
-        options.max_iter = 50;
-    if (status == MOE_OK)
-        status = choose_decomposition(context, model, &settings, &options, &tensor);
-    if (status == MOE_OK) {
-        long long seed = 0;
-        moe_context_get_int(context, MOE_OPT_SEED, &seed);
-        moe_rng rng;
-        moe_rng_seed(&rng, (uint64_t)seed, restart);
-        cqt_gate_result result;
-        status = cqt_gate_fit(context, model, &tensor.stage, &options, &rng, restart, &result);
-    }
-    if (status == MOE_OK)
-        moe_context_add_stages(context, MOE_STAGE_TENSOR | MOE_STAGE_GATE);
     tensor_result_free(&tensor);
     return status;
 }
