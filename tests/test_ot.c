@@ -467,7 +467,7 @@ END_TEST
 
 /* A local fit's start search costs its share of a full one (rows times EM iterations of
    the short runs): the search was a fixed cost, most of a small shard's fit. ot's
-   search_shards sets the share its local fits take. */
+   search_shards sets the share its local fits take (unset, -1: a share by their rows). */
 START_TEST(local_search_shrinks_with_the_rows)
 {
     double *X, *y;
