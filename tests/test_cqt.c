@@ -565,6 +565,46 @@ START_TEST(deterministic_across_threads)
 }
 END_TEST
 
+/* first_restart: a fit of n_init = 1 from stream r is restart r of a fit of many, bit for
+   bit (init = tensor takes restart r's start this way). */
+START_TEST(first_restart_is_one_restart_of_many)
+{
+    tensor_truth truth;
+    tensor_truth_make(&truth, 3, 10, 0.5, MOE_LINK_IDENTITY, 0, 9050);
+    double *X, *y;
+    const size_t n = 6000;
+    tensor_truth_sample(&truth, n, 9051, &X, &y);
+    double parameters[2][60];
+    size_t best = 0;
+    for (int single = 0; single < 2; ++single) {
+        moe_model_t *model = tensor_truth_model(&truth);
+        moe_fitter_t *fitter = NULL;
+        char first[32];
+        snprintf(first, sizeof first, "%zu", best);
+        ck_assert_int_eq(moe_fitter_create(&fitter, "cqt"), MOE_OK);
+        ck_assert_int_eq(moe_fitter_set_int(fitter, MOE_OPT_N_INIT, single ? 1 : 4), MOE_OK);
+        if (single)
+            ck_assert_int_eq(moe_fitter_set_option(fitter, "first_restart", first), MOE_OK);
+        ck_assert_int_eq(moe_fitter_fit(fitter, model, n, X, 10, y, NULL), MOE_OK);
+        moe_fit_report report = MOE_FIT_REPORT_INIT;
+        EXPECT_STATUS(moe_fitter_get_report(fitter, &report), MOE_OK);
+        if (!single)
+            best = report.best_restart;
+        EXPECT_STATUS(moe_model_get_experts(model, parameters[single], 30), MOE_OK);
+        EXPECT_STATUS(moe_model_get_gate(model, parameters[single] + 30, 30), MOE_OK);
+        moe_model_free(model);
+        moe_fitter_free(fitter);
+    }
+    /* This truth and seed make a later restart the best, so the stream is the point. */
+    ck_assert_uint_gt(best, 0);
+    ck_assert_msg(memcmp(parameters[0], parameters[1], sizeof parameters[0]) == 0,
+                  "first_restart = %zu differs from restart %zu of four", best, best);
+    free(X);
+    free(y);
+    tensor_truth_free(&truth);
+}
+END_TEST
+
 /* refine = 1 runs em from the tensor solution: stages say so, the trace continues, and the
    log-likelihood is at least that of cqt alone. init = tensor gives em the same start. */
 START_TEST(refinement_and_tensor_start)
@@ -964,6 +1004,7 @@ int main(void)
     tcase_add_test(fits, moment_gate_has_the_right_sign);
     tcase_add_test(fits, gate_em_is_monotone);
     tcase_add_test(fits, deterministic_across_threads);
+    tcase_add_test(fits, first_restart_is_one_restart_of_many);
     tcase_add_test(fits, refinement_and_tensor_start);
     tcase_add_test(fits, cancel_stops_the_gate_stage);
     tcase_add_test(fits, nonlinear_links);

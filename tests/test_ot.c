@@ -6,6 +6,7 @@
  */
 #include "support/runner.h"
 #include "support/synthetic.h"
+#include "fitter/fitter_impl.h"
 #include "kernels/start_search.h"
 
 #include <check.h>
@@ -466,7 +467,7 @@ END_TEST
 
 /* A local fit's start search costs its share of a full one (rows times EM iterations of
    the short runs): the search was a fixed cost, most of a small shard's fit. ot's
-   search_shards sets the share its local fits take. */
+   search_shards sets the share its local fits take (unset, -1: a share by their rows). */
 START_TEST(local_search_shrinks_with_the_rows)
 {
     double *X, *y;
@@ -477,7 +478,7 @@ START_TEST(local_search_shrinks_with_the_rows)
         moe_fitter_t *fitter = NULL;
         ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
         if (scaled)
-            moe_fitter_set_search_share(fitter, 1.0 / 8.0);
+            EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEARCH_SHARDS, 8), MOE_OK);
         moe_model_t *model = gaussian(2);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
         cost[scaled] = fitter->search_cost;
@@ -494,7 +495,8 @@ START_TEST(local_search_shrinks_with_the_rows)
     {
         moe_fitter_t *fitter = NULL;
         ck_assert_int_eq(moe_fitter_create(&fitter, "em"), MOE_OK);
-        moe_fitter_set_search_share(fitter, 0.45);
+        /* a share by its rows, as ot's local fits take: 24000 of about 55,000 */
+        EXPECT_STATUS(moe_fitter_set_int(fitter, MOE_OPT_SEARCH_SHARDS, -1), MOE_OK);
         moe_model_t *model = gaussian(2);
         ck_assert_int_eq(moe_fitter_fit(fitter, model, 24000, X, D, y, NULL), MOE_OK);
         moe_fit_report report = MOE_FIT_REPORT_INIT;
@@ -513,7 +515,7 @@ START_TEST(local_search_shrinks_with_the_rows)
     EXPECT_STATUS(moe_model_get_experts(model, local, 2 * P), MOE_OK);
     for (int i = 0; i < 2 * P; ++i)
         ck_assert_double_eq_tol(local[i], experts[1][i], 1e-3);
-    EXPECT_STATUS(moe_fitter_set_option(ot, "search_shards", "-1"), MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_fitter_set_option(ot, "search_shards", "-2"), MOE_ERR_INVALID_ARGUMENT);
     EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "2"), MOE_ERR_INVALID_ARGUMENT);
     EXPECT_STATUS(moe_fitter_set_option(ot, "local_tol", "x"), MOE_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(moe_fitter_set_option(ot, "local_tol", "0"), MOE_OK);

@@ -112,8 +112,11 @@ typedef enum moe_option {
                                       many shards of the rows: 1 / this of a full search's
                                       budget, and one restart (its best end point) whatever
                                       n_init; 0 (the default): a full search (ot: by the
-                                      shard's rows). A fit on 1/M of the rows then costs
-                                      about 1/M of one on all of them (docs/ARCHITECTURE.md) */
+                                      shard's rows); -1: a shard of unknown count, its
+                                      budget by its rows (about ten EM iterations on them, at
+                                      most half a full search; what ot gives its local
+                                      fits). A fit on 1/M of the rows then costs about 1/M
+                                      of one on all of them (docs/ARCHITECTURE.md) */
 } moe_option;
 
 /* Values of MOE_OPT_OPTIMIZER (string form in brackets). */

@@ -116,8 +116,7 @@ moe_status moe_fitter_get_int(const moe_fitter_t *fitter, moe_option option, lon
     const moe_option_info *info = moe_option_info_get(option);
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NOT_FOUND, "unknown option number %d", (int)option);
-    *value = info->type != MOE_OPTION_REAL ? fitter->options.integer[option]
-                                           : (long long)fitter->options.real[option];
+    *value = moe_option_values_int(&fitter->options, info);
     return MOE_OK;
 }
 
@@ -128,8 +127,7 @@ moe_status moe_fitter_get_double(const moe_fitter_t *fitter, moe_option option, 
     const moe_option_info *info = moe_option_info_get(option);
     if (info == NULL)
         return moe_fail(NULL, MOE_ERR_NOT_FOUND, "unknown option number %d", (int)option);
-    *value = info->type != MOE_OPTION_REAL ? (double)fitter->options.integer[option]
-                                           : fitter->options.real[option];
+    *value = moe_option_values_double(&fitter->options, info);
     return MOE_OK;
 }
 

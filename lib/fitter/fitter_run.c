@@ -160,7 +160,7 @@ static moe_status validate_models(char *message, const struct moe_model *target,
  * Fold one call's traces into the report and the fitter's trace. A fit keeps the winning
  * restart's trace; a partial fit appends it to the session's and adds its iterations.
  */
-static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *context,
+static void finish_report(struct moe_fitter *fitter, moe_fit_context *context,
                           moe_status status, const moe_fit_report *before, int continuing)
 {
     /* An estimator that ran a single restart and succeeded need not name it. */
@@ -214,7 +214,7 @@ static void finish_report(struct moe_fitter *fitter, struct moe_fit_context *con
  * its model evaluated here, on the call's rows when they have responses (an aggregation
  * without responses has none: NaN).
  */
-static moe_status check_outcome(struct moe_fitter *fitter, struct moe_fit_context *context)
+static moe_status check_outcome(struct moe_fitter *fitter, moe_fit_context *context)
 {
     const struct moe_model *model = context->model;
     const double *arrays[] = {model->gate, model->experts, model->variances};
@@ -304,7 +304,7 @@ static double gate_transition(const struct moe_model *model, const moe_data *dat
  * MOE_WARNING_GATE_SEPARATED). Only for an unpenalised gate: gate_l2 > 0 has a finite
  * optimum, and its standard errors are the penalised information's.
  */
-static void check_gate(struct moe_fitter *fitter, const struct moe_fit_context *context)
+static void check_gate(struct moe_fitter *fitter, const moe_fit_context *context)
 {
     moe_fit_report *report = &fitter->report;
     if (context->data.y == NULL)
@@ -336,7 +336,7 @@ static moe_status end_session(struct moe_fitter *fitter)
  * numbers in the same order (the same sum, bit for bit).
  */
 static moe_session session_after(const struct moe_fitter *fitter,
-                                 const struct moe_fit_context *context)
+                                 const moe_fit_context *context)
 {
     moe_session next = fitter->session;
     next.active = 1;
@@ -393,15 +393,15 @@ static int experts_can_reach(const struct moe_model *model, double c)
    expert's mean can equal on every row: its variance goes to zero and the likelihood
    without bound (on a constant column the variances stopped at their floor and the
    log-likelihood was positive and meaningless). Refused, as a regression on a constant
-   is. Not checked: partial fits (one batch of a stream may well be constant) and ot's local
-   fits and fits of a shard (search_share or search_shards set: one shard of a response
-   that varies may not be). */
+   is. Not checked: partial fits (one batch of a stream may well be constant) and fits of a
+   shard, ot's local fits among them (search_shards set: one shard of a response that
+   varies may not be). */
 static moe_status refuse_constant_response(struct moe_fitter *fitter,
                                            const struct moe_model *model,
                                            const call_input *input)
 {
-    if (model->variances == NULL || input->y == NULL || fitter->search_share > 0.0 ||
-        fitter->options.integer[MOE_OPT_SEARCH_SHARDS] > 0)
+    if (model->variances == NULL || input->y == NULL ||
+        fitter->options.integer[MOE_OPT_SEARCH_SHARDS] != 0)
         return MOE_OK;
     size_t first = 0;
     while (first < input->n && input->weights != NULL && !(input->weights[first] > 0.0))
@@ -511,48 +511,87 @@ static moe_status prepare_call(struct moe_fitter *fitter, moe_combiner *combiner
     return status;
 }
 
-static void context_for_call(struct moe_fit_context *context, struct moe_fitter *fitter,
-                             const struct moe_model *model, const call_input *input)
+/* What the call's context is made from: the rows, the caller's model, the fitter's options
+   and hooks, and where the report and the message go. */
+static void describe_call(moe_context_setup *setup, struct moe_fitter *fitter,
+                          const struct moe_model *model, const call_input *input)
 {
-    memset(context, 0, sizeof *context);
-    context->fitter = fitter;
-    context->call = input->call;
-    context->data.n = input->n;
-    context->data.n_features = model->n_features;
-    context->data.ldx = model->n_features == 0 ? 0 : input->ldx;
-    context->data.intercept = model->intercept;
-    context->data.X = input->n > 0 ? input->X : NULL;
-    context->data.y = input->n > 0 ? input->y : NULL;
-    context->data.weights = input->n > 0 ? input->weights : NULL;
+    memset(setup, 0, sizeof *setup);
+    setup->call = input->call;
+    setup->data.n = input->n;
+    setup->data.n_features = model->n_features;
+    setup->data.ldx = model->n_features == 0 ? 0 : input->ldx;
+    setup->data.intercept = model->intercept;
+    setup->data.X = input->n > 0 ? input->X : NULL;
+    setup->data.y = input->n > 0 ? input->y : NULL;
+    setup->data.weights = input->n > 0 ? input->weights : NULL;
+    setup->model = model;
+    setup->models = input->models;
+    setup->model_weights = input->model_weights;
+    setup->n_models = input->n_models;
+    setup->options = fitter->options;
+    setup->option_mask = fitter->option_mask;
+    setup->start = fitter->start;
+    setup->start_data = fitter->start_data;
+    setup->progress = fitter->progress;
+    setup->progress_data = fitter->progress_data;
+    setup->run_estimator = moe_fitter_run_builtin;
+    setup->samples_seen = fitter->session.samples_seen;
+    setup->batches = fitter->session.batches;
+    setup->search_cost = fitter->search_cost;
+    setup->report = &fitter->report;
+    setup->message = fitter->message;
 }
 
-/* An aggregation's models and their weights normalised to sum to 1 (equal without any). */
-static moe_status aggregation_weights(struct moe_fit_context *context, const call_input *input)
+/* The estimator's call on the context, the checks of its outcome, the report, and on
+   success (or a cancel with a result) the working model into the caller's. */
+static moe_status run_estimator(moe_fitter_t *fitter, moe_fit_context *context,
+                                moe_model_t *model, const call_input *input,
+                                const moe_fit_report *before, int continuing)
 {
-    context->models = input->models;
-    context->n_models = input->n_models;
-    context->model_weights = moe_alloc_array(input->n_models, 1, sizeof(double));
-    if (context->model_weights == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
-                        "cannot allocate the weights of %zu models", input->n_models);
-    double total = input->model_weights == NULL
-                       ? (double)input->n_models
-                       : moe_weight_sum(input->n_models, input->model_weights);
-    for (size_t m = 0; m < input->n_models; ++m)
-        context->model_weights[m] =
-            (input->model_weights == NULL ? 1.0 : input->model_weights[m]) / total;
-    return MOE_OK;
-}
-
-static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_input *input)
-{
-    if (fitter == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
-    double started = moe_now_seconds();
     int partial = input->call == MOE_CALL_PARTIAL_FIT;
-    int continuing = partial && fitter->session.active;
-    moe_fit_report before = fitter->report;
-    fitter->message[0] = '\0';
+    const moe_estimator_ops *ops = &fitter->ops;
+    moe_status status = input->call == MOE_CALL_FIT ? ops->fit(fitter->state, context)
+                        : partial ? ops->partial_fit(fitter->state, context)
+                                  : ops->aggregate(fitter->state, context);
+    if (status != MOE_OK && fitter->message[0] == '\0')
+        moe_fail(fitter->message, status, "estimator '%s' failed: %s", ops->name,
+                 moe_strerror(status));
+    else if (status != MOE_OK)
+        moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
+    if (status == MOE_OK)
+        status = check_outcome(fitter, context);
+    moe_session steps = partial ? session_after(fitter, context) : fitter->session;
+    if (status == MOE_OK && input->call == MOE_CALL_FIT)
+        check_gate(fitter, context);
+    /* Every worker of a combined fit ends with the same outcome. */
+    status = moe_combine_final(status, fitter->message);
+    finish_report(fitter, context, status, before, continuing);
+    int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context->result_set);
+    int reorder = !(partial && (ops->flags & MOE_ESTIMATOR_KEEPS_ORDER));
+    if (keep && reorder) {
+        moe_status ordered = moe_model_canonicalize(context->model);
+        if (ordered != MOE_OK) {
+            status = moe_fail(fitter->message, ordered,
+                              "could not put the fitted experts in canonical order: %s",
+                              moe_model_last_error(context->model));
+            keep = 0;
+        }
+    }
+    if (keep)
+        moe_model_copy_parameters(model, context->model);
+    if (keep && partial) {
+        fitter->session = steps;
+        fitter->session.samples_seen += input->n;
+        if (fitter->report.stages != 0)
+            fitter->report.stages |= MOE_STAGE_STREAM;
+    }
+    return status;
+}
+
+/* The report of a call that starts: a fit's afresh, a session's continued. */
+static void start_report(struct moe_fitter *fitter, int continuing)
+{
     if (!continuing) {
         memset(&fitter->report, 0, sizeof fitter->report);
         free(fitter->trace);
@@ -566,6 +605,18 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
     fitter->report.warnings = 0;
     fitter->report.gate_transition = NAN;
     fitter->report.stream_rows = 0; /* the call's, counted by the estimator */
+}
+
+static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_input *input)
+{
+    if (fitter == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "fitter is NULL");
+    double started = moe_now_seconds();
+    int partial = input->call == MOE_CALL_PARTIAL_FIT;
+    int continuing = partial && fitter->session.active;
+    moe_fit_report before = fitter->report;
+    fitter->message[0] = '\0';
+    start_report(fitter, continuing);
     moe_combiner combiner = {0};
     combiner.function = fitter->combine;
     combiner.user = fitter->combine_data;
@@ -577,64 +628,22 @@ static moe_status run_call(moe_fitter_t *fitter, moe_model_t *model, const call_
         fitter->report.seconds = (continuing ? before.seconds : 0.0) + moe_now_seconds() - started;
         return status;
     }
-    struct moe_fit_context context;
-    context_for_call(&context, fitter, model, input);
-    if (input->call == MOE_CALL_AGGREGATE)
-        status = aggregation_weights(&context, input);
-    if (status == MOE_OK && ((status = moe_model_clone(&context.model, model)) != MOE_OK ||
-                             (status = moe_model_clone(&context.start, model)) != MOE_OK))
-        moe_fail_propagate(fitter->message, status);
+    moe_context_setup setup;
+    describe_call(&setup, fitter, model, input);
+    moe_fit_context *context = NULL;
+    status = moe_context_create(&context, &setup);
     moe_scratch scratch = MOE_SCRATCH_INIT;
     moe_scratch *outer_scratch = moe_scratch_enter(&scratch);
-    if (status == MOE_OK) {
-        const moe_estimator_ops *ops = &fitter->ops;
-        status = input->call == MOE_CALL_FIT         ? ops->fit(fitter->state, &context)
-                 : input->call == MOE_CALL_PARTIAL_FIT ? ops->partial_fit(fitter->state, &context)
-                                                       : ops->aggregate(fitter->state, &context);
-        if (status != MOE_OK && fitter->message[0] == '\0')
-            moe_fail(fitter->message, status, "estimator '%s' failed: %s", ops->name,
-                     moe_strerror(status));
-        else if (status != MOE_OK)
-            moe_fail(NULL, status, "%s", fitter->message); /* mirror into the thread slot */
-        if (status == MOE_OK)
-            status = check_outcome(fitter, &context);
-        moe_session steps = partial ? session_after(fitter, &context) : fitter->session;
-        if (status == MOE_OK && input->call == MOE_CALL_FIT)
-            check_gate(fitter, &context);
-        /* Every worker of a combined fit ends with the same outcome. */
-        status = moe_combine_final(status, fitter->message);
-        finish_report(fitter, &context, status, &before, continuing);
-        int keep = status == MOE_OK || (status == MOE_ERR_CANCELLED && context.result_set);
-        int reorder = !(partial && (ops->flags & MOE_ESTIMATOR_KEEPS_ORDER));
-        if (keep && reorder) {
-            moe_status ordered = moe_model_canonicalize(context.model);
-            if (ordered != MOE_OK) {
-                status = moe_fail(fitter->message, ordered,
-                                  "could not put the fitted experts in canonical order: %s",
-                                  moe_model_last_error(context.model));
-                keep = 0;
-            }
-        }
-        if (keep)
-            moe_model_copy_parameters(model, context.model);
-        if (keep && partial) {
-            fitter->session = steps;
-            fitter->session.samples_seen += input->n;
-            if (fitter->report.stages != 0)
-                fitter->report.stages |= MOE_STAGE_STREAM;
-        }
-    } else /* the working copies could not be made: a combined fit's workers still hear it */
+    if (status == MOE_OK)
+        status = run_estimator(fitter, context, model, input, &before, continuing);
+    else /* the working copies could not be made: a combined fit's workers still hear it */
         status = moe_combine_final(status, fitter->message);
     moe_scratch_leave(outer_scratch);
     moe_scratch_free(&scratch);
     moe_combiner_leave(outer_combiner);
-    for (size_t r = 0; r < context.n_traces; ++r)
-        free(context.traces[r].values);
-    free(context.traces);
-    free(context.model_weights);
-    moe_model_free(context.model);
-    moe_model_free(context.start);
-    moe_context_release(&context);
+    if (context != NULL)
+        fitter->search_cost = context->search_cost;
+    moe_context_release(context);
     if (status == MOE_OK)
         fitter->message[0] = '\0'; /* a restart that failed on the way is not the outcome */
     fitter->report.status = status;

@@ -39,14 +39,14 @@ moe_status moe_estep_create(moe_fit_context *context, unsigned int flags, moe_es
     if (context == NULL || out == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", context ? "out" : "context");
     if (flags & ~KNOWN_FLAGS)
-        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+        return moe_fail(context->message, MOE_ERR_INVALID_ARGUMENT,
                         "unknown E-step flags 0x%x", flags & ~KNOWN_FLAGS);
     struct moe_estep *estep = calloc(1, sizeof *estep);
     if (estep != NULL)
         estep->gate = moe_alloc_array(moe_gate_size(context->model), 1, sizeof(double));
     if (estep == NULL || estep->gate == NULL) {
         free(estep);
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+        return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate an E-step");
     }
     estep->context = context;
@@ -87,7 +87,7 @@ moe_status moe_estep_run(moe_estep_t *estep, const moe_model_t *model, const moe
     if (estep == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "estep is NULL");
     moe_fit_context *context = estep->context;
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -169,16 +169,16 @@ moe_status moe_estep_get_result(const moe_estep_t *estep, moe_estep_result *resu
 {
     if (estep == NULL || result == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", estep ? "result" : "estep");
-    moe_status status = moe_check_struct_version(estep->context->fitter->message,
+    moe_status status = moe_check_struct_version(estep->context->message,
                                                  "E-step result", result->version,
                                                  MOE_ESTEP_RESULT_VERSION);
     if (status != MOE_OK)
         return status;
     if (!estep->ran)
-        return moe_fail(estep->context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+        return moe_fail(estep->context->message, MOE_ERR_INVALID_ARGUMENT,
                         "the E-step has not run");
     return moe_struct_copy_out(result, &estep->result, &result_layout,
-                               estep->context->fitter->message);
+                               estep->context->message);
 }
 
 /* The gate's sums a finishing call may read: the run asked for them and K > 1. */
@@ -186,7 +186,7 @@ static moe_status gate_sums_ready(const struct moe_estep *estep, unsigned int fl
                                   size_t length, size_t needed, const double *out,
                                   const char *what)
 {
-    char *message = estep->context->fitter->message;
+    char *message = estep->context->message;
     if (out == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "%s is NULL", what);
     if (!estep->ran || !(estep->flags & flag))

@@ -208,7 +208,7 @@ moe_status moe_context_safe_steps(moe_fit_context *context, const moe_model_t *m
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+        return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate the fit's settings");
     moe_status status = moe_context_check_model(context, model);
     double lambda = 0.0;
@@ -234,13 +234,13 @@ moe_status moe_gradient_create(moe_fit_context *context, moe_gradient_t **out)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", context ? "out" : "context");
     struct moe_gradient *gradient = calloc(1, sizeof *gradient);
     if (gradient == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+        return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate a gradient");
-    const long long *options = context->fitter->options.integer;
+    const long long *options = context->options.integer;
     moe_status status = moe_gradient_parts_allocate(
         &gradient->parts, context->model, options[MOE_OPT_UPDATE_EXPERTS] != 0,
         options[MOE_OPT_UPDATE_VARIANCE] != 0, options[MOE_OPT_UPDATE_DEGREES] != 0,
-        context->fitter->message);
+        context->message);
     if (status != MOE_OK) {
         free(gradient);
         return status;
@@ -264,7 +264,7 @@ moe_status moe_gradient_compute(moe_fit_context *context, moe_gradient_t *gradie
     if (context == NULL || gradient == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
                         context ? "gradient" : "context");
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -290,7 +290,7 @@ moe_status moe_gradient_step(moe_fit_context *context, const moe_gradient_t *gra
     if (context == NULL || gradient == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL",
                         context ? "gradient" : "context");
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");

@@ -35,7 +35,7 @@ static moe_status evaluate(moe_fit_context *context, const moe_iteration_ops *op
         return ops->evaluate(state, context, model, resp, restart, iteration, loglik);
     moe_posterior_result posterior;
     moe_status status = moe_posterior_pass(model, &context->data, resp, settings->threads,
-                                           &posterior, context->fitter->message);
+                                           &posterior, context->message);
     if (status == MOE_OK)
         *loglik = posterior.loglik;
     return status;
@@ -89,7 +89,7 @@ static moe_status run_restart(moe_fit_context *context, const moe_iteration_ops 
                               double best, double *resp, restart_outcome *outcome)
 {
     restart_pace pace = {{0.0}, 0};
-    char *message = context->fitter->message;
+    char *message = context->message;
     struct moe_model *model = context->model;
     double loglik = 0.0;
     outcome->objective = -INFINITY;
@@ -152,7 +152,7 @@ moe_status moe_context_iterate(moe_fit_context *context, const moe_iteration_ops
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    char *message = context->fitter->message;
+    char *message = context->message;
     if (ops == NULL || ops->iterate == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "%s is NULL",
                         ops == NULL ? "ops" : "ops->iterate");

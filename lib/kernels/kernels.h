@@ -6,7 +6,7 @@
 #ifndef MOE_LIB_KERNELS_H
 #define MOE_LIB_KERNELS_H
 
-#include "fitter/fitter_impl.h"
+#include "kernels/context.h"
 #include "kernels/init.h"
 #include "model/family.h"
 #include "model/gate.h"
@@ -77,6 +77,9 @@ int moe_start_newton_too_large(const struct moe_model *model);
 /* The experts' M-step options for rows `data` (the call's, or a sample of them). */
 moe_expert_mstep_options moe_start_expert_options(const moe_fit_settings *settings,
                                                   const moe_data *data);
+
+/* init = tensor: restart `restart`'s start from the tensor estimator cqt (start_tensor.c). */
+moe_status moe_tensor_start(moe_fit_context *context, struct moe_model *model, size_t restart);
 
 /* moe_context_start with the caller's workspaces: resp n x K doubles, labels n. */
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,

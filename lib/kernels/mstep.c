@@ -21,7 +21,7 @@ static moe_status entry(moe_fit_context *context, const moe_model_t *model, cons
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    char *message = context->fitter->message;
+    char *message = context->message;
     *settings = moe_context_settings(context);
     if (*settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -47,7 +47,7 @@ moe_status moe_context_update_experts(moe_fit_context *context, moe_model_t *mod
     moe_status status = entry(context, model, rows, resp, &settings, &data, 1);
     if (status != MOE_OK)
         return status;
-    char *message = context->fitter->message;
+    char *message = context->message;
     if (!(step >= 0.0))
         return moe_fail(message, MOE_ERR_INVALID_ARGUMENT, "step must be >= 0, got %g", step);
     moe_expert_mstep_options options = settings->experts;
@@ -87,7 +87,7 @@ moe_status moe_context_gate_newton(moe_fit_context *context, moe_model_t *model,
         (status = moe_context_gate_curvature(context, settings, &options.curvature)) != MOE_OK)
         return status;
     moe_gate_report report = MOE_GATE_REPORT_INIT;
-    status = moe_gate_newton(model, &data, resp, &options, &report, context->fitter->message);
+    status = moe_gate_newton(model, &data, resp, &options, &report, context->message);
     moe_report_gate(context, &report);
     return status;
 }
@@ -102,12 +102,12 @@ moe_status moe_context_gate_gradient_steps(moe_fit_context *context, moe_model_t
     if (status != MOE_OK)
         return status;
     if (!(step >= 0.0))
-        return moe_fail(context->fitter->message, MOE_ERR_INVALID_ARGUMENT,
+        return moe_fail(context->message, MOE_ERR_INVALID_ARGUMENT,
                         "step must be >= 0, got %g", step);
     if (step == 0.0 && (status = moe_context_safe_steps(context, model, NULL, &step)) != MOE_OK)
         return status;
     return moe_gate_gradient_steps(model, &data, resp, settings->gate.l2, settings->threads,
-                                   steps, step, context->fitter->message);
+                                   steps, step, context->message);
 }
 
 moe_status moe_context_gate_gradient(moe_fit_context *context, const moe_model_t *model,
@@ -121,12 +121,12 @@ moe_status moe_context_gate_gradient(moe_fit_context *context, const moe_model_t
         return status;
     size_t m = (model->n_experts - 1) * model->n_inputs;
     if (gradient == NULL && m > 0)
-        return moe_fail(context->fitter->message, MOE_ERR_NULL_POINTER, "gradient is NULL");
+        return moe_fail(context->message, MOE_ERR_NULL_POINTER, "gradient is NULL");
     if (length < m)
-        return moe_fail(context->fitter->message, MOE_ERR_DIMENSION,
+        return moe_fail(context->message, MOE_ERR_DIMENSION,
                         "gradient holds %zu values, %zu needed", length, m);
     return moe_gate_gradient(model, &data, resp, settings->gate.l2, settings->threads, gradient,
-                             context->fitter->message);
+                             context->message);
 }
 
 moe_status moe_context_gate_curvature(moe_fit_context *context,
@@ -137,10 +137,10 @@ moe_status moe_context_gate_curvature(moe_fit_context *context,
         size_t p = model->n_inputs;
         double *matrix = moe_alloc_array(p, p, sizeof(double));
         if (matrix == NULL)
-            return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+            return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                             "cannot allocate the gate's curvature bound");
         moe_status status = moe_design_gram(&context->data, settings->total_weight, matrix,
-                                            context->fitter->message);
+                                            context->message);
         if (status != MOE_OK) {
             free(matrix);
             return status;
@@ -161,7 +161,7 @@ moe_status moe_context_gate_bound_step(moe_fit_context *context, moe_model_t *mo
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");

@@ -5,7 +5,6 @@
  */
 #include "kernels/kernels.h"
 #include "kernels/gradient.h"
-#include "kernels/start_search.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/combine.h"
@@ -34,10 +33,9 @@ static double weighted_variance(const moe_data *data, double total)
     return sum / total;
 }
 
-static void read_settings(const struct moe_fitter *fitter, const moe_data *data,
+static void read_settings(const moe_option_values *o, const moe_data *data,
                           moe_fit_settings *settings)
 {
-    const moe_option_values *o = &fitter->options;
     memset(settings, 0, sizeof *settings);
     settings->max_iter = (size_t)o->integer[MOE_OPT_MAX_ITER];
     settings->tolerance = o->real[MOE_OPT_TOLERANCE];
@@ -73,26 +71,17 @@ const moe_fit_settings *moe_context_settings(moe_fit_context *context)
         context->settings = malloc(sizeof *context->settings);
         if (context->settings == NULL)
             return NULL;
-        read_settings(context->fitter, &context->data, context->settings);
+        read_settings(&context->options, &context->data, context->settings);
         /* Only an estimator with the gate_solver option reads it (em). */
         const struct moe_model *model = context->model;
         int solver = MOE_GATE_SOLVER_NEWTON;
-        if (context->fitter->ops.options & MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER))
+        if (context->option_mask & MOE_OPTION_BIT(MOE_OPT_GATE_SOLVER))
             solver = moe_gate_solver_resolve(
-                (int)context->fitter->options.integer[MOE_OPT_GATE_SOLVER], model->n_experts,
+                (int)context->options.integer[MOE_OPT_GATE_SOLVER], model->n_experts,
                 model->n_inputs, context->data.n);
         context->settings->gate_hessian_free = solver == MOE_GATE_SOLVER_HESSIAN_FREE;
     }
     return context->settings;
-}
-
-void moe_context_release(struct moe_fit_context *context)
-{
-    free(context->settings);
-    free(context->gate_curvature);
-    context->settings = NULL;
-    context->gate_curvature = NULL;
-    moe_start_search_release(context);
 }
 
 moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *rows,
@@ -104,7 +93,7 @@ moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *ro
                          rows->weights == context->data.weights))
         return MOE_OK;
     const struct moe_model *model = context->model;
-    char *message = context->fitter->message;
+    char *message = context->message;
     moe_status status = moe_check_design(message, rows->n, rows->X, rows->ldx,
                                          model->n_features);
     if (status == MOE_OK && rows->y != NULL) {
@@ -128,12 +117,12 @@ moe_status moe_context_resolve_rows(moe_fit_context *context, const moe_rows *ro
 moe_status moe_context_check_model(moe_fit_context *context, const moe_model_t *model)
 {
     if (model == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_NULL_POINTER, "model is NULL");
+        return moe_fail(context->message, MOE_ERR_NULL_POINTER, "model is NULL");
     const struct moe_model *working = context->model;
     if (model->family != working->family || model->n_experts != working->n_experts ||
         model->n_inputs != working->n_inputs || model->intercept != working->intercept ||
         model->n_classes != working->n_classes)
-        return moe_fail(context->fitter->message, MOE_ERR_DIMENSION,
+        return moe_fail(context->message, MOE_ERR_DIMENSION,
                         "the model's structure differs from the working model's");
     return MOE_OK;
 }
@@ -149,10 +138,10 @@ moe_status moe_context_lambda(moe_fit_context *context, double *lambda)
     if (!context->lambda_ready) {
         const moe_fit_settings *settings = moe_context_settings(context);
         if (settings == NULL)
-            return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+            return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                             "cannot allocate the fit's settings");
         moe_status status = moe_design_lambda_max(&context->data, settings->total_weight,
-                                                  &context->lambda, context->fitter->message);
+                                                  &context->lambda, context->message);
         if (status != MOE_OK)
             return status;
         context->lambda_ready = 1;
@@ -168,7 +157,7 @@ static moe_status kernel_entry(moe_fit_context *context, const moe_fit_settings 
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
     *settings = moe_context_settings(context);
     if (*settings == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+        return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot allocate the fit's settings");
     return MOE_OK;
 }
@@ -192,7 +181,7 @@ moe_status moe_context_penalty(const moe_fit_context *context, const moe_model_t
     moe_fit_context *mutable_context = (moe_fit_context *)context;
     moe_status status = kernel_entry(mutable_context, &settings);
     if (status == MOE_OK && penalty == NULL)
-        status = moe_fail(context->fitter->message, MOE_ERR_NULL_POINTER, "penalty is NULL");
+        status = moe_fail(context->message, MOE_ERR_NULL_POINTER, "penalty is NULL");
     if (status == MOE_OK)
         status = moe_context_check_model(mutable_context, model);
     if (status == MOE_OK)
@@ -213,7 +202,7 @@ moe_status moe_context_expert_log_density(moe_fit_context *context, const moe_mo
         status = moe_context_resolve_rows(context, rows, &data);
     if (status != MOE_OK)
         return status;
-    char *message = context->fitter->message;
+    char *message = context->message;
     if (out == NULL)
         return moe_fail(message, MOE_ERR_NULL_POINTER, "out is NULL");
     if (data.y == NULL)
@@ -264,7 +253,7 @@ moe_status moe_context_parallel(moe_fit_context *context, size_t n, size_t sums_
     moe_status status = kernel_entry(context, &settings);
     if (status != MOE_OK)
         return status;
-    char *message = context->fitter->message;
+    char *message = context->message;
     if (run == NULL || (sums == NULL && sums_size > 0))
         return moe_fail(message, MOE_ERR_NULL_POINTER, "%s is NULL", run ? "sums" : "run");
     if (sums_size > 0)

@@ -1,9 +1,9 @@
 /*
  * Starting points (moe_context_start): the caller's model, a hard partition of the rows
- * (k-means++ or random, kernels/init.c) turned into parameters by M-steps, or the best
- * candidates of the search over many short runs (init = mixed, kernels/start_search.c).
+ * (k-means++ or random, kernels/init.c) turned into parameters by M-steps, the tensor
+ * estimator's fit (init = tensor, kernels/start_tensor.c), or the best candidates of the
+ * search over many short runs (init = mixed, kernels/start_search.c).
  */
-#include "estimators/cqt/cqt.h"
 #include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
@@ -45,16 +45,16 @@ int moe_start_newton_too_large(const struct moe_model *model)
 /* init = custom: the caller's function writes the start through the model's setters. */
 static moe_status custom_start(moe_fit_context *context, struct moe_model *model, size_t restart)
 {
-    struct moe_fitter *fitter = context->fitter;
-    if (fitter->start == NULL)
-        return moe_fail(fitter->message, MOE_ERR_INVALID_ARGUMENT,
+    char *message = context->message;
+    if (context->start_function == NULL)
+        return moe_fail(message, MOE_ERR_INVALID_ARGUMENT,
                         "init = custom needs a start function (moe_fitter_set_start)");
     moe_rows rows;
     moe_context_rows(context, &rows);
-    fitter->message[0] = '\0';
-    moe_status status = fitter->start(fitter->start_data, model, restart, &rows);
-    if (status != MOE_OK && fitter->message[0] == '\0')
-        moe_fail(fitter->message, status, "the start function failed at restart %zu: %s",
+    message[0] = '\0';
+    moe_status status = context->start_function(context->start_data, model, restart, &rows);
+    if (status != MOE_OK && message[0] == '\0')
+        moe_fail(message, status, "the start function failed at restart %zu: %s",
                  restart, moe_strerror(status));
     return status;
 }
@@ -74,7 +74,7 @@ moe_expert_mstep_options moe_start_expert_options(const moe_fit_settings *settin
 moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, size_t restart,
                            const moe_data *data, double *resp, moe_label *labels)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -85,7 +85,7 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
     if (settings->init == MOE_INIT_CUSTOM)
         return custom_start(context, model, restart);
     if (settings->init == MOE_INIT_TENSOR)
-        return cqt_start(context, model, restart);
+        return moe_tensor_start(context, model, restart);
     /* Systems too large for Newton steps have no exact M-steps to search with: such fits
        start as init = kmeans does (below). */
     if (settings->init == MOE_INIT_MIXED && !moe_start_newton_too_large(model))
@@ -106,7 +106,7 @@ moe_status moe_start_point(moe_fit_context *context, struct moe_model *model, si
 moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *model,
                                  const moe_data *data, double *resp, const moe_label *labels)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
@@ -144,7 +144,7 @@ moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *mod
     moe_expert_mstep_report starting = MOE_EXPERT_MSTEP_REPORT_INIT;
     if (settings->update_experts)
         status = model->family_ops->m_step(model, data, resp, &experts, &starting, message);
-    context->fitter->report.separation_events += starting.separations;
+    context->report->separation_events += starting.separations;
     if (status != MOE_OK)
         return status;
     if (!soften)
@@ -166,7 +166,7 @@ moe_status moe_start_from_labels(moe_fit_context *context, struct moe_model *mod
         (status = moe_context_gate_curvature(context, settings, &start_gate.curvature)) != MOE_OK)
         return status;
     status = moe_gate_newton(model, data, resp, &start_gate, &gate, message);
-    context->fitter->report.separation_events += gate.separations;
+    context->report->separation_events += gate.separations;
     return status;
 }
 
@@ -175,7 +175,7 @@ moe_status moe_context_start_rows(moe_fit_context *context, moe_model_t *model, 
 {
     if (context == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "context is NULL");
-    char *message = context->fitter->message;
+    char *message = context->message;
     moe_status status = moe_context_check_model(context, model);
     moe_data data;
     if (status == MOE_OK)

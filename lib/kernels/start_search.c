@@ -110,11 +110,6 @@ void moe_start_search_release(moe_fit_context *context)
     context->start_searched = 0;
 }
 
-void moe_fitter_set_search_share(moe_fitter_t *fitter, double share)
-{
-    fitter->search_share = share > 0.0 && share < 1.0 ? share : 0.0;
-}
-
 /* A local fit's search may cost about as much as LOCAL_SEARCH_ITERATIONS EM iterations on
    its rows: with fewer, a large shard started from poorer end points and its EM on all its
    rows took ten times longer than the search saved (bench/RESULTS.md); with more, a small
@@ -132,17 +127,16 @@ double moe_search_share_for_rows(size_t rows)
     return share < LOCAL_SHARE_MOST ? share : LOCAL_SHARE_MOST;
 }
 
-/* The budget's share: 1 but for a fit of a shard of the rows (the search_shards option, or
-   ot's share by its rows). */
+/* The budget's share: 1 but for a fit of a shard of the rows (the search_shards option:
+   1 / its count, or with -1 a share by the fit's rows, as ot's local fits take). */
 static double search_share(const moe_fit_context *context)
 {
-    const struct moe_fitter *fitter = context->fitter;
-    long long shards = (fitter->option_mask & MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS))
-                           ? fitter->options.integer[MOE_OPT_SEARCH_SHARDS]
+    long long shards = (context->option_mask & MOE_OPTION_BIT(MOE_OPT_SEARCH_SHARDS))
+                           ? context->options.integer[MOE_OPT_SEARCH_SHARDS]
                            : 0;
     if (shards > 1)
         return 1.0 / (double)shards;
-    double share = fitter->search_share;
+    double share = shards == -1 ? moe_search_share_for_rows(context->data.n) : 0.0;
     return share > 0.0 && share < 1.0 ? share : 1.0;
 }
 
@@ -210,7 +204,7 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
                             size_t iterations, double tolerance, double *objective,
                             size_t *used)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     double total = moe_data_total_weight(data);
     moe_expert_mstep_options experts = moe_start_expert_options(settings, data);
     experts.inner_steps = 0;
@@ -232,7 +226,7 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     double previous = posterior.loglik - total * moe_fit_penalty(model, settings);
     size_t t = 0;
     /* The report counts the search's work (a failed run's too). */
-    moe_fit_report *report = &context->fitter->report;
+    moe_fit_report *report = context->report;
     report->search_runs += 1;
     while (t < iterations) {
         report->search_iterations += 1;
@@ -260,7 +254,7 @@ static moe_status short_run(moe_fit_context *context, const moe_fit_settings *se
     *objective = previous;
     if (used != NULL)
         *used = t;
-    context->fitter->search_cost += (double)data->n * (double)(t > 0 ? t : 1);
+    context->search_cost += (double)data->n * (double)(t > 0 ? t : 1);
     return MOE_OK;
 }
 
@@ -451,7 +445,7 @@ static moe_status gate_search(moe_fit_context *context, const moe_fit_settings *
                               candidate *best, const moe_data *sample, double *resp)
 {
     static const double scales[] = GATE_SCALES;
-    char *message = context->fitter->message;
+    char *message = context->message;
     size_t K = best->model->n_experts, n = sample->n, p = best->model->n_inputs;
     if (K < 2 || best->spurious || !isfinite(best->objective))
         return MOE_OK;
@@ -565,7 +559,7 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
                              double *resp, moe_label *labels, candidate *candidates,
                              size_t starts, size_t iterations, search_failure *failure)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     size_t K = shape->n_experts;
     /* Classification experts have no line to draw and no response to cluster on. */
     static const start_family gaussian_families[] = {START_LINES, START_RANDOM,
@@ -615,7 +609,7 @@ static moe_status survivor_runs(moe_fit_context *context, const moe_fit_settings
                                 const moe_data *sample, double *resp, candidate *candidates,
                                 size_t survivors, search_failure *failure)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
         moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
                                    SURVIVOR_ITERATIONS, settings->tolerance,
@@ -641,7 +635,7 @@ static moe_status keep_end_points(moe_fit_context *context, const moe_fit_settin
     context->start_candidates = moe_calloc_array(settings->n_init, 1,
                                                  sizeof(struct moe_model *));
     if (context->start_candidates == NULL)
-        return moe_fail(context->fitter->message, MOE_ERR_OUT_OF_MEMORY,
+        return moe_fail(context->message, MOE_ERR_OUT_OF_MEMORY,
                         "cannot keep the search's end points");
     for (size_t c = 0; c < survivors && context->n_start_candidates < settings->n_init; ++c) {
         double objective = candidates[c].objective;
@@ -664,7 +658,7 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
                          const struct moe_model *shape, const moe_data *sample, double *resp,
                          moe_label *labels, int fit_rows)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     double rows = (double)sample->n, share = search_share(context);
     size_t starts = start_count(shape->n_experts, rows, share);
     size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
@@ -714,13 +708,13 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
                                  size_t restart, const moe_data *data, double *resp,
                                  moe_label *labels)
 {
-    char *message = context->fitter->message;
+    char *message = context->message;
     const moe_fit_settings *settings = moe_context_settings(context);
     if (settings == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the fit's settings");
     if (!context->start_searched || !rows_equal(&context->start_rows, data)) {
         moe_start_search_release(context);
-        context->fitter->search_cost = 0.0;
+        context->search_cost = 0.0;
         search_rows sample;
         moe_status status = sample_rows(data, moe_model_n_free_params(model), settings->seed,
                                         &sample, message);

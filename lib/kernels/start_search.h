@@ -2,7 +2,7 @@
 #ifndef MOE_LIB_START_SEARCH_H
 #define MOE_LIB_START_SEARCH_H
 
-#include "fitter/fitter_impl.h"
+#include "kernels/context.h"
 #include "kernels/init.h"
 #include "common/data.h"
 
@@ -18,17 +18,11 @@ moe_status moe_start_search_take(moe_fit_context *context, struct moe_model *mod
 /* How many distinct candidates the search kept (0 before it ran). */
 size_t moe_start_search_count(const moe_fit_context *context);
 
-/*
- * A fitter whose start search (init = mixed) takes a share (0 < share < 1) of the full
- * search's budget, as ot's local fits do: that share of the starts and of the restarts' end
- * points (fewer starts and survivors; the sample that ranks them keeps its size). 0 or 1:
- * the full search.
- */
-void moe_fitter_set_search_share(moe_fitter_t *fitter, double share);
-
-/* The share a local fit of `rows` rows takes (ot's default): its search costs about as much
-   as ten EM iterations on its rows, at most half of the full search (from about 55,000 rows
-   on). */
+/* The share of a full search's budget a fit of `rows` rows takes with search_shards = -1
+   (ot's local fits): its search costs about as much as ten EM iterations on its rows, at
+   most half of the full search (from about 55,000 rows on). A share takes that share of
+   the starts and of the restarts' end points (fewer starts and survivors; the sample that
+   ranks them keeps its size). */
 double moe_search_share_for_rows(size_t rows);
 
 /* Free the candidates (the context's release does it). */

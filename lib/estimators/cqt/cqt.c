@@ -51,6 +51,7 @@ typedef struct cqt_settings {
     double change_tol;
     int natural_scale;
     int refine;
+    size_t first_restart; /* restart r draws the gate's start from stream first_restart + r */
 } cqt_settings;
 
 /* ---- Options ------------------------------------------------------------------------------ */
@@ -98,16 +99,12 @@ static const char *const scale_keywords[] = {"unit", "natural", NULL};
     X(S, natural_scale, "expert_scale", MOE_OPTION_KEYWORD, 0, 0, 0, 0, scale_keywords,       \
       "experts of unit norm in whitened coordinates, or the tensor's natural scale")          \
     X(S, refine, "refine", MOE_OPTION_INTEGER, 0, 0, 1, 0, NULL,                              \
-      "1: em then fits every parameter from the tensor solution")
+      "1: em then fits every parameter from the tensor solution")                              \
+    X(S, first_restart, "first_restart", MOE_OPTION_INTEGER, 0, 0, 9007199254740991.0, 0, NULL, \
+      "restart r's gate starts from PRNG stream first_restart + r, so that n_init = 1 "       \
+      "fits give the restarts of one fit one at a time")
 MOE_OPTION_LIST(static, cqt, cqt_settings, CQT_OPTIONS);
 MOE_OPTION_ACCESSORS(cqt)
-
-/* The settings of cqt's defaults: em's init = tensor runs cqt with them. */
-static void default_settings(cqt_settings *settings)
-{
-    memset(settings, 0, sizeof *settings);
-    (void)moe_option_list_defaults(&cqt_option_list, settings); /* the table's defaults are valid */
-}
 
 static moe_status cqt_create(void **state)
 {
@@ -482,7 +479,7 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     int best_converged = 0;
     for (size_t restart = 0; status == MOE_OK && restart < restarts; ++restart) {
         moe_rng rng;
-        moe_rng_seed(&rng, (uint64_t)seed, restart);
+        moe_rng_seed(&rng, (uint64_t)seed, (uint64_t)(settings->first_restart + restart));
         status = moe_model_copy_parameters(trial, start);
         cqt_gate_result result;
         if (status == MOE_OK)
@@ -511,40 +508,6 @@ static moe_status cqt_fit(void *state, moe_fit_context *context)
     }
     if (status == MOE_OK)
         status = moe_context_set_result(context, best, best_converged);
-    tensor_result_free(&tensor);
-    return status;
-}
-
-/* ---- em's init = tensor -------------------------------------------------------------------- */
-
-moe_status cqt_start(moe_fit_context *context, moe_model_t *model, size_t restart)
-{
-    moe_status status = check_model(context, model);
-    if (status != MOE_OK)
-        return status;
-    cqt_settings settings;
-    default_settings(&settings);
-    tensor_result tensor;
-    cqt_gate_options options = {0};
-    status = stage1_checked(context, model, &settings, &tensor);
-    if (status == MOE_OK)
-        status = gate_options(context, &settings, &tensor.stage, &options);
-    /* A start, not a fit: its iterations are not the estimator's to record. */
-    options.record = 0;
-    if (options.max_iter > 50)
-        options.max_iter = 50;
-    if (status == MOE_OK)
-        status = choose_decomposition(context, model, &settings, &options, &tensor);
-    if (status == MOE_OK) {
-        long long seed = 0;
-        moe_context_get_int(context, MOE_OPT_SEED, &seed);
-        moe_rng rng;
-        moe_rng_seed(&rng, (uint64_t)seed, restart);
-        cqt_gate_result result;
-        status = cqt_gate_fit(context, model, &tensor.stage, &options, &rng, restart, &result);
-    }
-    if (status == MOE_OK)
-        moe_context_add_stages(context, MOE_STAGE_TENSOR | MOE_STAGE_GATE);
     tensor_result_free(&tensor);
     return status;
 }

@@ -7,8 +7,8 @@
  *   cqt_decompose.c  the symmetric k x k x k tensor's decomposition (robust power method with
  *                    deflation, or orthogonalised ALS)
  *   cqt_gate.c       stage 2: EM on the gate with the experts held (and the k = 2 moment gate)
- *   cqt.c            the estimator table, its options, the optional joint refinement and the
- *                    tensor start of em (init = tensor)
+ *   cqt.c            the estimator table, its options and the optional joint refinement (em's
+ *                    init = tensor runs this estimator by name: kernels/start_tensor.c)
  * Everything here reaches the data and the model through moe/estimator.h only.
  */
 #ifndef MOE_LIB_CQT_H
@@ -139,10 +139,5 @@ typedef struct cqt_gate_result {
 moe_status cqt_gate_fit(moe_fit_context *context, moe_model_t *model, const cqt_stage1 *stage,
                         const cqt_gate_options *options, moe_rng *rng, size_t restart,
                         cqt_gate_result *result);
-
-/* ---- The whole method, for em's tensor start ------------------------------------------------ */
-
-/* Experts from stage 1 and a gate from stage 2 into `model`: em's init = tensor. */
-moe_status cqt_start(moe_fit_context *context, moe_model_t *model, size_t restart);
 
 #endif

@@ -1,7 +1,6 @@
 /*
  * ot: distributed learning by optimal-transport aggregation (docs/ARCHITECTURE.md,
- * "Distributed learning"), written against the public headers (and start_search.h, for the
- * local fits' search budget).
+ * "Distributed learning"), written against the public headers.
  *
  * fit: the rows are split into `shards` parts by a permutation from the seed; each part is
  * fitted by a local em (its own fitter, with this fitter's options, its start search's budget
@@ -18,7 +17,6 @@
  * them from the ranks).
  */
 #include "estimators/ot/ot.h"
-#include "kernels/start_search.h"
 #include "common/option_fields.h"
 
 #include <stddef.h>
@@ -194,15 +192,14 @@ static moe_status shard_create(moe_fit_context *context, const ot_settings *sett
     moe_status status = moe_fitter_create(&part->fitter, "em");
     /* A local fit's start search takes a budget in proportion to its rows, so that a
        shard's whole fit shrinks with them (the search is a fixed cost otherwise, and it
-       was most of a small shard's time: bench/RESULTS.md): the pinned search_shards, which
-       the local em honours, or a share by the shard's rows. */
+       was most of a small shard's time: bench/RESULTS.md): this fitter's search_shards,
+       which the local em honours, or else -1, a share by the shard's rows. */
     double search_shards = 0.0;
     if (status == MOE_OK)
         status = moe_context_get_double(context, MOE_OPT_SEARCH_SHARDS, &search_shards);
-    if (status == MOE_OK && search_shards > 0.0)
-        status = moe_fitter_set_double(part->fitter, MOE_OPT_SEARCH_SHARDS, search_shards);
-    else if (status == MOE_OK)
-        moe_fitter_set_search_share(part->fitter, moe_search_share_for_rows(part->n));
+    if (status == MOE_OK)
+        status = moe_fitter_set_double(part->fitter, MOE_OPT_SEARCH_SHARDS,
+                                       search_shards > 0.0 ? search_shards : -1.0);
     for (size_t o = 0; status == MOE_OK && o < sizeof passed_on / sizeof passed_on[0]; ++o) {
         double value = 0.0;
         status = moe_context_get_double(context, passed_on[o], &value);

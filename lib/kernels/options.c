@@ -1,4 +1,4 @@
-#include "fitter/options.h"
+#include "kernels/options.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -67,9 +67,9 @@ static const moe_option_info option_table[] = {
      "adamw's decoupled decay of the coefficients", MOE_OPT_WEIGHT_DECAY},
     {MOE_OPTION_INFO_VERSION, "update_degrees", MOE_OPTION_INTEGER, 0, 0, 1, 1, NULL,
      "0 keeps the t experts' degrees of freedom as the model has them", MOE_OPT_UPDATE_DEGREES},
-    {MOE_OPTION_INFO_VERSION, "search_shards", MOE_OPTION_INTEGER, 0, 0, 1048576, 0, NULL,
+    {MOE_OPTION_INFO_VERSION, "search_shards", MOE_OPTION_INTEGER, 0, -1, 1048576, 0, NULL,
      "init = mixed for one of this many shards of the rows: 1 / this of a full search, one "
-     "restart; 0: a full search", MOE_OPT_SEARCH_SHARDS},
+     "restart; 0: a full search; -1: a shard's search by its rows", MOE_OPT_SEARCH_SHARDS},
 };
 
 const moe_option_info *moe_option_info_get(moe_option option)
@@ -98,6 +98,18 @@ void moe_option_values_default(moe_option_values *values)
         else
             values->integer[info->number] = (long long)info->default_value;
     }
+}
+
+long long moe_option_values_int(const moe_option_values *values, const moe_option_info *info)
+{
+    return info->type != MOE_OPTION_REAL ? values->integer[info->number]
+                                         : (long long)values->real[info->number];
+}
+
+double moe_option_values_double(const moe_option_values *values, const moe_option_info *info)
+{
+    return info->type != MOE_OPTION_REAL ? (double)values->integer[info->number]
+                                         : values->real[info->number];
 }
 
 const char *moe_option_name(moe_option option)

@@ -1,4 +1,8 @@
-/* The table of pinned fitter options: names, types, bounds and defaults (moe_option_info). */
+/*
+ * The table of pinned fitter options: names, types, bounds and defaults (moe_option_info),
+ * and the values of one set of them. The fitter stores and parses them; a fit context
+ * (kernels/context.h) carries the fit's values to the kernels and the estimator.
+ */
 #ifndef MOE_LIB_OPTIONS_H
 #define MOE_LIB_OPTIONS_H
 
@@ -21,5 +25,9 @@ typedef struct moe_option_values {
 } moe_option_values;
 
 void moe_option_values_default(moe_option_values *values);
+
+/* An option's value as an integer or as a real, whatever its type (info: its entry). */
+long long moe_option_values_int(const moe_option_values *values, const moe_option_info *info);
+double moe_option_values_double(const moe_option_values *values, const moe_option_info *info);
 
 #endif
