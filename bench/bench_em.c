@@ -61,7 +61,7 @@
  *
  * The stricter bound ("lean s", "x lean") counts what the library's pass now does: the
  * sums of the rows' log-sum-exps come from logarithms of products of many rows
- * (lib/model/posterior_block.c), so a row needs no logarithm, and a softmax's arguments
+ * (lib/pass/posterior_block.c), so a row needs no logarithm, and a softmax's arguments
  * are never above 0, so its exponentials need no overflow handling: 2 K exponentials at
  * the throughput of moe_exp_bounded_array, and the same products.
  */

@@ -1,6 +1,6 @@
 /*
  * bench_estep_paths: the time of each path that reaches the fused E-step
- * (lib/model/posterior_block.c) with a different set of its copies' constants, so that
+ * (lib/pass/posterior_block.c) with a different set of its copies' constants, so that
  * each copy can be weighed on the path where it runs (bench/RESULTS.md, "Which copies of
  * the fused E-step pay").
  *

@@ -2,13 +2,21 @@
 # The library's rooms (the directories of lib/) and which may include which, from the
 # `#include "..."` lines of lib/**/*.c and *.h:
 #
-#   common      the bottom: includes nothing of model, kernels, fitter, estimators or mpi
-#   model       the model and its families
+#   common      the bottom: includes nothing of the rooms above
+#   model       the handle: spec, parameters, files, names, the family table's interface
+#   pass        the pass engine over rows: posterior (E-step), softmax, Newton, the gate,
+#               prediction
+#   families    the expert families (one file each) and the GLM engine they share
+#   information the observed information and covariance
 #   kernels     the fit context and the numerical kernels: never the fitter or an estimator
 #   fitter      the fitter handle, above the kernels: never an estimator's header
 #   estimators  the built-in estimators, plugins like any other: only the public headers
 #               (include/moe) and lib/common's helpers, besides their own files
 #   mpi         libmoe_mpi, over the public headers
+#
+# common, model, pass, families and information, kernels, fitter stand in that order: none
+# includes a room after it (families and information side by side, neither including the
+# other).
 #
 # No file of lib/model, lib/kernels or lib/fitter includes an estimator's header, and no
 # two rooms include each other, directly or through others (an include cycle). Every
@@ -27,8 +35,11 @@ find lib \( -name '*.c' -o -name '*.h' \) -print | sort |
     xargs grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' /dev/null |
     awk '
     BEGIN {
-        n = split("common model kernels fitter estimators mpi", rooms, " ")
+        n = split("common model pass families information kernels fitter estimators mpi",
+                  rooms, " ")
         for (i = 1; i <= n; i++) is_room[rooms[i]] = 1
+        split("common 0 model 1 pass 2 families 3 information 3 kernels 4 fitter 5", order, " ")
+        for (i = 1; i in order; i += 2) rank[order[i]] = order[i + 1] + 0
         failed = 0
     }
     function fail(where, why) {
@@ -54,9 +65,12 @@ find lib \( -name '*.c' -o -name '*.h' \) -print | sort |
         if (!(from in is_room)) { fail(where, "a directory of lib/ that is no known room"); next }
         if (from == "common" && to != "common")
             fail(where, "lib/common includes nothing above it")
+        if ((from in rank) && (to in rank) && rank[to] > rank[from])
+            fail(where, "a room includes none after it (common, model, pass, families " \
+                        "and information, kernels, fitter)")
         if (from == "kernels" && (to == "fitter" || to == "estimators"))
             fail(where, "lib/kernels includes neither the fitter nor an estimator")
-        if ((from == "model" || from == "fitter") && to == "estimators")
+        if ((from in rank) && to == "estimators")
             fail(where, "the core includes no estimator header")
         if (from == "estimators" && to != "common" && !(to == "estimators" && to_dir == from_dir))
             fail(where, "an estimator includes only include/moe, lib/common and its own files")

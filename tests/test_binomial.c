@@ -103,6 +103,19 @@ START_TEST(names_and_spec)
     EXPECT_STATUS(moe_model_get_spec(model, &spec), MOE_OK);
     ck_assert_int_eq(spec.trials_feature, 1);
     ck_assert_int_eq(spec.gate_features[1], 0);
+    /* the roles of the inputs (intercept, x, trials) for each part */
+    unsigned char roles[3] = {9, 9, 9};
+    EXPECT_STATUS(moe_model_get_inputs(model, MOE_PART_EXPERTS, roles, 3), MOE_OK);
+    ck_assert(roles[0] == MOE_INPUT_FREE && roles[1] == MOE_INPUT_FREE &&
+              roles[2] == MOE_INPUT_TRIALS);
+    EXPECT_STATUS(moe_model_get_inputs(model, MOE_PART_GATE, roles, 3), MOE_OK);
+    ck_assert(roles[0] == MOE_INPUT_FREE && roles[1] == MOE_INPUT_FREE &&
+              roles[2] == MOE_INPUT_UNSEEN);
+    EXPECT_STATUS(moe_model_get_inputs(model, MOE_PART_GATE, roles, 2), MOE_ERR_DIMENSION);
+    EXPECT_STATUS(moe_model_get_inputs(model, (moe_model_part)2, roles, 3),
+                  MOE_ERR_INVALID_ARGUMENT);
+    EXPECT_STATUS(moe_model_get_inputs(NULL, MOE_PART_GATE, roles, 3), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_get_inputs(model, MOE_PART_GATE, NULL, 3), MOE_ERR_NULL_POINTER);
     /* a clone keeps the trials */
     moe_model_t *copy = NULL;
     EXPECT_STATUS(moe_model_clone(&copy, model), MOE_OK);

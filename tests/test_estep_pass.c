@@ -1,5 +1,5 @@
 /*
- * The E-step's pass (model/posterior.c) against a plain row-by-row computation with libm's
+ * The E-step's pass (pass/posterior.c) against a plain row-by-row computation with libm's
  * exp and log: responsibilities, log-likelihood, entropy, the gate's data terms, gradients
  * and Hessian parts for new and previous targets, and the Gaussian experts' statistics.
  * Every K from 1 to 6 (the one-loop body takes K <= 4, larger K the step-by-step one), all
@@ -16,8 +16,8 @@
 #include "common/data.h"
 #include "model/family.h"
 #include "model/model_impl.h"
-#include "model/posterior.h"
-#include "model/softmax.h"
+#include "pass/posterior.h"
+#include "pass/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 

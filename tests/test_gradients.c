@@ -12,10 +12,10 @@
 #include "common/data.h"
 #include "kernels/gradient.h"
 #include "model/family.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "model/model_impl.h"
-#include "model/posterior.h"
-#include "model/softmax.h"
+#include "pass/posterior.h"
+#include "pass/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 

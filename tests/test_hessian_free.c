@@ -1,5 +1,5 @@
 /*
- * The gate's Hessian-free Newton step (model/softmax.c): conjugate gradients on
+ * The gate's Hessian-free Newton step (pass/softmax.c): conjugate gradients on
  * Hessian-vector products, preconditioned by the fixed-curvature bound. Run to convergence
  * its direction is the Newton direction of the formed Hessian; truncated, the step the
  * Newton loop takes with it never raises the objective.
@@ -7,9 +7,9 @@
 #include "common/data.h"
 #include "common/inputs.h"
 #include "common/linalg.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "moe/kernels.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 

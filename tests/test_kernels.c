@@ -9,7 +9,7 @@
 #include "common/exp_lanes.h"
 #include "common/linalg.h"
 #include "common/rng.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "model/model_impl.h"
 #include "support/synthetic.h"
 #include "support/runner.h"
@@ -61,7 +61,7 @@ START_TEST(exp_array_matches_libm)
 }
 END_TEST
 
-/* The softmax's exp, for arguments up to 709 (model/posterior_block.c): within 2 ulp of
+/* The softmax's exp, for arguments up to 709 (pass/posterior_block.c): within 2 ulp of
    glibc's, exactly 1 at 0, 0 below -708 and at -inf, NaN for NaN. */
 START_TEST(bounded_exp_matches_libm)
 {

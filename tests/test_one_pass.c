@@ -12,9 +12,9 @@
 
 #include "common/data.h"
 #include "model/family.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "model/model_impl.h"
-#include "model/posterior.h"
+#include "pass/posterior.h"
 #include "support/labels.h"
 #include "support/runner.h"
 #include "support/synthetic.h"

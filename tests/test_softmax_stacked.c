@@ -6,7 +6,7 @@
 #include "common/data.h"
 #include "common/error.h"
 #include "common/inputs.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 #include "support/runner.h"
 #include "support/synthetic.h"
 

@@ -209,6 +209,24 @@ MOE_API size_t moe_model_prediction_width(const moe_model_t *model);
 MOE_API size_t moe_model_n_free_params(const moe_model_t *model);
 /* The structure as a spec (spec->version selects how many fields are written). */
 MOE_API moe_status moe_model_get_spec(const moe_model_t *model, moe_model_spec *spec);
+
+/* Since 1.2: what each input of the design (intercept first) is to a part of the model. */
+typedef enum moe_model_part {
+    MOE_PART_GATE = 0,
+    MOE_PART_EXPERTS = 1
+} moe_model_part;
+
+typedef enum moe_input_role {
+    MOE_INPUT_UNSEEN = 0, /* not seen: its coefficients are held at 0 */
+    MOE_INPUT_FREE = 1,   /* seen and estimated */
+    MOE_INPUT_OFFSET = 2, /* the experts' offset: coefficient held at 1 */
+    MOE_INPUT_TRIALS = 3  /* binomial experts' trials: coefficient held at 0 */
+} moe_input_role;
+
+/* Since 1.2: the role (moe_input_role) of each of the p = moe_model_n_inputs inputs for the
+   gate or the experts into roles (length >= p, else MOE_ERR_DIMENSION). */
+MOE_API moe_status moe_model_get_inputs(const moe_model_t *model, moe_model_part part,
+                                        unsigned char *roles, size_t length);
 /* Since 1.2: the kind of the model's per-expert parameters besides the coefficients. */
 MOE_API moe_scale_kind moe_model_scale_kind(const moe_model_t *model);
 /*

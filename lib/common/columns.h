@@ -2,11 +2,11 @@
  * Per-row arithmetic on blocks stored by columns: a block of `rows` rows with `count`
  * values per row is count arrays of `rows` values (row-major count x rows), so that every
  * operation is one loop over contiguous rows and runs on SIMD lanes whatever the count.
- * The E-step's pass keeps its blocks this way (model/posterior.c): with K = 3 experts a
+ * The E-step's pass keeps its blocks this way (pass/posterior.c): with K = 3 experts a
  * loop over k inside every row ran at one value per instruction.
  *
  * The bodies are inline so that a caller compiled for AVX2 or AVX-512 (the pass's copies,
- * model/posterior_block.c) gets them for its target. No body reassociates a sum, so every
+ * pass/posterior_block.c) gets them for its target. No body reassociates a sum, so every
  * copy computes the same values.
  */
 #ifndef MOE_LIB_COLUMNS_H

@@ -1,7 +1,7 @@
 /*
  * exp and log of one value without calls or branches, so that a loop of them runs on SIMD
  * lanes: the bodies of moe_exp_array and moe_log_array (common/exp_array.c), and inlined
- * where a vector loop needs its exponentials in the same pass (model/posterior_block.c).
+ * where a vector loop needs its exponentials in the same pass (pass/posterior_block.c).
  * Comparisons become selections only without trapping math: a file that inlines these is
  * built with -fno-trapping-math (CMakeLists.txt).
  */

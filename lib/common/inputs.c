@@ -111,14 +111,3 @@ void moe_spec_part_inputs(const moe_model_spec *spec, int gate, unsigned char *i
     if (spec->version >= 3 && spec->trials_feature >= 0)
         inputs[first + (size_t)spec->trials_feature] = gate ? MOE_INPUT_UNSEEN : MOE_INPUT_TRIALS;
 }
-
-const unsigned char *moe_model_part_inputs(const moe_model_t *model, int gate,
-                                           unsigned char *inputs)
-{
-    moe_model_spec spec = MOE_MODEL_SPEC_INIT;
-    if (moe_model_get_spec(model, &spec) != MOE_OK)
-        return NULL;
-    size_t p = spec.n_features + (size_t)spec.intercept;
-    moe_spec_part_inputs(&spec, gate, inputs);
-    return moe_inputs_free_count(p, inputs) == p ? NULL : inputs;
-}

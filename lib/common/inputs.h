@@ -17,12 +17,7 @@
 
 #include "moe/model.h"
 
-enum moe_input_role {
-    MOE_INPUT_UNSEEN = 0, /* coefficient held at 0 */
-    MOE_INPUT_FREE = 1,   /* estimated */
-    MOE_INPUT_OFFSET = 2, /* coefficient held at 1 (experts' offset) */
-    MOE_INPUT_TRIALS = 3  /* coefficient held at 0; the column holds binomial trials */
-};
+/* The roles are moe_input_role's (moe/model.h). */
 
 static inline int moe_input_free(const unsigned char *inputs, size_t a)
 {
@@ -66,9 +61,10 @@ size_t moe_inputs_first_violation(size_t blocks, size_t p, const unsigned char *
    the gate (gate nonzero) or the experts. A version-1 spec's parts see every input. */
 void moe_spec_part_inputs(const moe_model_spec *spec, int gate, unsigned char *inputs);
 
-/* The same for a model, through its public spec: p bytes into inputs; returns inputs, or
-   NULL when the part sees every input. */
-const unsigned char *moe_model_part_inputs(const moe_model_t *model, int gate,
-                                           unsigned char *inputs);
+/* inputs (p roles), or NULL when every one is free: the form the functions above take. */
+static inline const unsigned char *moe_inputs_or_every(size_t p, const unsigned char *inputs)
+{
+    return moe_inputs_free_count(p, inputs) == p ? NULL : inputs;
+}
 
 #endif

@@ -13,8 +13,8 @@
 #include "common/parallel.h"
 #include "common/versioned.h"
 #include "model/family.h"
-#include "model/gate.h"
-#include "model/posterior.h"
+#include "pass/gate.h"
+#include "pass/posterior.h"
 
 #include <math.h>
 #include <stddef.h>

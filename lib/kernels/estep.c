@@ -1,5 +1,5 @@
 /*
- * The public E-step (moe_estep_*): one pass of model/posterior.c over rows, with what an EM
+ * The public E-step (moe_estep_*): one pass of pass/posterior.c over rows, with what an EM
  * iteration's M-step needs summed in the same pass, and the finishing of those sums into the
  * gate objective's value, gradient and Hessian.
  */
@@ -7,8 +7,8 @@
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/versioned.h"
-#include "model/posterior.h"
-#include "model/softmax.h"
+#include "pass/posterior.h"
+#include "pass/softmax.h"
 
 #include <stdlib.h>
 #include <string.h>

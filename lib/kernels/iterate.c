@@ -9,7 +9,7 @@
 #include "common/check.h"
 #include "common/versioned.h"
 #include "common/clock.h"
-#include "model/posterior.h"
+#include "pass/posterior.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include "kernels/context.h"
 #include "kernels/init.h"
 #include "model/family.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 
 #include <stdint.h>
 

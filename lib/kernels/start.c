@@ -9,7 +9,7 @@
 #include "common/rng.h"
 #include "kernels/init.h"
 #include "kernels/start_search.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -24,8 +24,8 @@
 #include "kernels/kernels.h"
 #include "common/alloc.h"
 #include "common/rng.h"
-#include "model/gate.h"
-#include "model/posterior.h"
+#include "pass/gate.h"
+#include "pass/posterior.h"
 
 #include <math.h>
 #include <stdlib.h>

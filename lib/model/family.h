@@ -41,7 +41,7 @@ typedef struct moe_expert_mstep_report {
 #define MOE_EXPERT_MSTEP_REPORT_INIT { 0, 0, 0, 0, 0, 0 }
 
 /*
- * Where the observed information (model/information.c) keeps one expert's parameters: P
+ * Where the observed information (information/information.c) keeps one expert's parameters: P
  * parameters in all; expert k's first coefficient row at coefficients, its variance or
  * squared scale at scale, its second parameter (t's nu, Gamma's shape) at shape.
  */
@@ -135,7 +135,7 @@ struct moe_family_ops {
      * e^2 / 2 with the residual e = y - linear_k (Gaussian experts, identity link). If so
      * it fills the K constants and inverses and returns 1, and the E-step may compute the
      * densities, and the residual parts of the statistics, inside its per-row loop
-     * (model/posterior_block.c), in place of log_density and accumulate_statistics: it
+     * (pass/posterior_block.c), in place of log_density and accumulate_statistics: it
      * then hands accumulate_normal_statistics scaled = w r e (K x rows), and adds the
      * sums of w r and w r e^2 (K each) to sums[0..K) and sums[K..2K).
      */

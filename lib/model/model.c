@@ -730,3 +730,20 @@ moe_status moe_model_inverse_link(const moe_model_t *model, size_t n, const doub
         out[i] = model->family_ops->inverse_link(model, linear[i]);
     return MOE_OK;
 }
+
+moe_status moe_model_get_inputs(const moe_model_t *model, moe_model_part part,
+                                unsigned char *roles, size_t length)
+{
+    if (model == NULL || roles == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "%s is NULL", model == NULL ? "model" : "roles");
+    if (part != MOE_PART_GATE && part != MOE_PART_EXPERTS)
+        return moe_fail(NULL, MOE_ERR_INVALID_ARGUMENT, "part must be MOE_PART_GATE or "
+                        "MOE_PART_EXPERTS, got %d", (int)part);
+    size_t p = model->n_inputs;
+    if (length < p)
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "roles holds %zu values, %zu needed", length, p);
+    const unsigned char *inputs = part == MOE_PART_GATE ? model->gate_inputs : model->expert_inputs;
+    for (size_t a = 0; a < p; ++a)
+        roles[a] = inputs == NULL ? MOE_INPUT_FREE : inputs[a];
+    return MOE_OK;
+}

@@ -593,8 +593,12 @@ static moe_status run_plan(call *c, moe_model_t *model, const moe_rows *rows, co
    across calls: it follows the model it is given. */
 static void refresh_inputs(ismm_state *state, const moe_model_t *model)
 {
-    state->shape.gate_inputs = moe_model_part_inputs(model, 1, state->inputs);
-    state->shape.expert_inputs = moe_model_part_inputs(model, 0, state->inputs + state->shape.p);
+    size_t p = state->shape.p;
+    unsigned char *gate = state->inputs, *experts = state->inputs + p;
+    moe_model_get_inputs(model, MOE_PART_GATE, gate, p);
+    moe_model_get_inputs(model, MOE_PART_EXPERTS, experts, p);
+    state->shape.gate_inputs = moe_inputs_or_every(p, gate);
+    state->shape.expert_inputs = moe_inputs_or_every(p, experts);
 }
 
 /* The session's state for this call: checked against the model and the options, or new. */

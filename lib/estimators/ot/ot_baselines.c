@@ -58,8 +58,10 @@ moe_status ot_average(moe_fit_context *context, moe_model_t *target, size_t coun
     if (status == MOE_OK && inputs == NULL)
         status = moe_context_fail(context, MOE_ERR_OUT_OF_MEMORY, "out of memory");
     if (status == MOE_OK) {
-        moe_inputs_hold(K, p, moe_model_part_inputs(target, 1, inputs), sum);
-        moe_inputs_hold(K, p, moe_model_part_inputs(target, 0, inputs), sum + K * p);
+        moe_model_get_inputs(target, MOE_PART_GATE, inputs, p);
+        moe_inputs_hold(K, p, moe_inputs_or_every(p, inputs), sum);
+        moe_model_get_inputs(target, MOE_PART_EXPERTS, inputs, p);
+        moe_inputs_hold(K, p, moe_inputs_or_every(p, inputs), sum + K * p);
     }
     free(inputs);
     if (status == MOE_OK)

@@ -109,8 +109,9 @@ static moe_status build_pool(moe_fit_context *context, const moe_model_t *target
     pl->metric = malloc(p * p * sizeof(double));
     pl->carried = malloc(L * sizeof(double));
     pl->inputs = malloc(p + 1);
-    if (pl->inputs != NULL)
-        pl->expert_inputs = moe_model_part_inputs(target, 0, pl->inputs);
+    if (pl->inputs != NULL &&
+        moe_model_get_inputs(target, MOE_PART_EXPERTS, pl->inputs, p) == MOE_OK)
+        pl->expert_inputs = moe_inputs_or_every(p, pl->inputs);
     double *proba = NULL;
     size_t largest = 0;
     for (size_t m = 0; m < count; ++m)

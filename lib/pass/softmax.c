@@ -1,4 +1,4 @@
-#include "model/softmax.h"
+#include "pass/softmax.h"
 #include "common/inputs.h"
 #include "common/alloc.h"
 #include "common/error.h"
@@ -521,7 +521,7 @@ static moe_status conjugate_gradients(const moe_softmax_problem *problem, softma
     return MOE_OK;
 }
 
-/* The Newton loop's view of a softmax problem (model/newton.h): the pass at B, with the
+/* The Newton loop's view of a softmax problem (pass/newton.h): the pass at B, with the
    gradient on a full step's trial (free in the same pass) and the Hessian when asked. */
 typedef struct softmax_newton {
     const moe_softmax_problem *problem;

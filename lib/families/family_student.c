@@ -26,7 +26,7 @@
  * options->inner_steps is ignored: the cycle is already cheap and exact in closed form.
  * gem and gd step nu with the other parameters, in log nu (t_degrees_gradient; the kernel
  * clamps the step to [-1, 1] per iteration, as for the log-scales). moe_student_t_row gives
- * one row's score and Hessian for the observed information (model/information.c).
+ * one row's score and Hessian for the observed information (information/information.c).
  */
 #include "model/family.h"
 #include "common/alloc.h"

@@ -4,7 +4,7 @@
  *   log f_k(y | x) = alpha log alpha - alpha eta + (alpha - 1) log y - alpha y / mu
  *                    - lgamma(alpha).
  * The M-step is one ECM cycle per expert: the coefficients by the GLM engine
- * (model/glm_expert.h) at the current shape, the row loss alpha (eta + y e^-eta) convex with
+ * (families/glm_expert.h) at the current shape, the row loss alpha (eta + y e^-eta) convex with
  * curvature alpha y / mu (the observed one, so Newton's steps are exact); then the shape by
  * maximum likelihood given them (not flexmix's moment estimate), the root of
  *   log alpha - psi(alpha) = sum s (y/mu - log(y/mu) - 1) / sum s,
@@ -13,7 +13,7 @@
  * objective over its own parameters, so the cycle never lowers it. gem and gd step log
  * alpha with the rest (gamma_degrees_gradient).
  */
-#include "model/glm_expert.h"
+#include "families/glm_expert.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"

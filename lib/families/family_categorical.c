@@ -1,8 +1,8 @@
-#include "model/family_categorical.h"
+#include "families/family_categorical.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>

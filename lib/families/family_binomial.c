@@ -6,11 +6,11 @@
  * the constant log C(n, y) included, as R's dbinom has it, so that log-likelihoods compare
  * with glm's and flexmix's. A row of zero trials has f = 1 under every expert: it
  * contributes nothing. Each expert's M-step is a weighted binomial regression by the GLM
- * engine (model/glm_expert.h): the row loss -(y log sigma + (n - y) log sigma(-eta)) is
+ * engine (families/glm_expert.h): the row loss -(y log sigma + (n - y) log sigma(-eta)) is
  * convex, its curvature n sigma (1 - sigma) <= n / 4.
  */
-#include "model/family_categorical.h"
-#include "model/glm_expert.h"
+#include "families/family_categorical.h"
+#include "families/glm_expert.h"
 #include "common/combine.h"
 #include "common/error.h"
 #include "common/linalg.h"

@@ -1,6 +1,6 @@
 /*
  * What the logistic and multinomial families share: each expert is a weighted
- * softmax regression of the class label (model/softmax.c), so their M-steps
+ * softmax regression of the class label (pass/softmax.c), so their M-steps
  * and gradients are the same code with a different class coding.
  *
  *   logistic:    one stored row beta per expert; as a softmax problem it is

@@ -1,7 +1,7 @@
 /* Public prediction, posterior, log-likelihood and information criteria. */
 #include "model/family.h"
-#include "model/gate.h"
-#include "model/posterior.h"
+#include "pass/gate.h"
+#include "pass/posterior.h"
 #include "common/check.h"
 #include "common/versioned.h"
 #include "common/alloc.h"

@@ -18,7 +18,7 @@
  * the others is the same submatrix whatever the held values are.
  */
 #include "model/family.h"
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/linalg.h"

@@ -1,5 +1,5 @@
 /*
- * moe_posterior_block_run (model/posterior_block.h). By columns every loop below is a
+ * moe_posterior_block_run (pass/posterior_block.h). By columns every loop below is a
  * vector loop over rows; at d = 5 these loops, not the products, were most of an EM
  * iteration. For K <= 4 experts (with K a constant, so that the loops over experts unroll
  * into registers) a row's whole arithmetic is one loop, exponentials and logarithms
@@ -11,7 +11,7 @@
  * -ffp-contract=fast (CMakeLists.txt), so that the inlined exponentials are those of
  * moe_exp_array on the same CPU.
  */
-#include "model/posterior_block.h"
+#include "pass/posterior_block.h"
 #include "common/columns.h"
 #include "common/exp_lanes.h"
 #include "common/simd.h"

@@ -1,9 +1,9 @@
 /*
  * Binary logistic experts: P(y = 1 | x, expert k) = sigma(beta_k' x~), y in {0, 1}.
  * The M-step and gradient are the shared softmax-regression code
- * (model/family_categorical.c); this file holds what is binary-specific.
+ * (families/family_categorical.c); this file holds what is binary-specific.
  */
-#include "model/family_categorical.h"
+#include "families/family_categorical.h"
 #include "common/check.h"
 #include "common/linalg.h"
 

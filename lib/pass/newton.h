@@ -1,7 +1,7 @@
 /*
  * Newton's method with step halving for a smooth convex objective: the one loop behind the
- * softmax regressions (the gate, logistic and multinomial experts: model/softmax.c) and the
- * Poisson experts' weighted regressions (model/family_poisson.c). The caller owns the
+ * softmax regressions (the gate, logistic and multinomial experts: pass/softmax.c) and the
+ * Poisson experts' weighted regressions (families/family_poisson.c). The caller owns the
  * unknowns and the passes over the data; the loop owns the solve (moe_solve_spd), the
  * stopping rule on the Newton decrement, the line search (the library's acceptance rule,
  * moe_step_accepted) and the counts. The objective never increases beyond rounding.

@@ -1,11 +1,11 @@
-#include "model/posterior.h"
+#include "pass/posterior.h"
 #include "common/alloc.h"
 #include "common/linalg.h"
 #include "common/parallel.h"
 #include "model/family.h"
-#include "model/gate.h"
-#include "model/posterior_block.h"
-#include "model/softmax.h"
+#include "pass/gate.h"
+#include "pass/posterior_block.h"
+#include "pass/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -191,7 +191,7 @@ static size_t pass_chunk(void *opaque, size_t start, size_t rows, double *sums, 
     carve(model, context->workspace_rows, memory, &w);
     size_t block = block_rows(rows);
     /* Gaussian experts with the identity link: their densities and residuals inside the
-       posterior's per-row loop (model/posterior_block.h). */
+       posterior's per-row loop (pass/posterior_block.h). */
     double constants[MOE_POSTERIOR_FUSED_EXPERTS], inverses[MOE_POSTERIOR_FUSED_EXPERTS];
     int normal = moe_posterior_block_fused(K) && model->family_ops->normal_parts != NULL &&
                  model->family_ops->normal_parts(model, constants, inverses);

@@ -8,7 +8,7 @@
 
 #include "common/data.h"
 #include "model/model_impl.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 
 /* logits (rows x K) = block (rows x p) * gate' */
 void moe_gate_logits(const struct moe_model *model, size_t rows, const double *block,
@@ -55,7 +55,7 @@ typedef struct moe_gate_report {
  * Minimise Q(W) = (1/N) sum_i w_i [LSE_k(x_i' w_k) - sum_k r_ik x_i' w_k]
  *                + moe_gate_penalty(W, l2)
  * over the non-reference gate rows, starting from the model's gate, by
- * Newton steps with backtracking (model/softmax.c). Q never increases beyond
+ * Newton steps with backtracking (pass/softmax.c). Q never increases beyond
  * rounding. resp is n x K; each row sums to one.
  */
 moe_status moe_gate_newton(struct moe_model *model, const moe_data *data, const double *resp,
@@ -91,7 +91,7 @@ moe_status moe_gate_bound_step(struct moe_model *model, const moe_data *data, co
 moe_status moe_gate_bound_apply(struct moe_model *model, double *gradient,
                                 const double *curvature, double *work, char *message);
 
-/* The gate M-step as a softmax-regression problem (model/softmax.h): targets resp. */
+/* The gate M-step as a softmax-regression problem (pass/softmax.h): targets resp. */
 moe_softmax_problem moe_gate_problem(const struct moe_model *model, const moe_data *data,
                                      const double *resp, double l2);
 

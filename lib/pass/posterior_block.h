@@ -1,5 +1,5 @@
 /*
- * The per-row arithmetic of one block of the E-step's pass (model/posterior.c), on the
+ * The per-row arithmetic of one block of the E-step's pass (pass/posterior.c), on the
  * block by columns (common/columns.h): from the gate's logits and the experts' log
  * densities to the posterior and the weights of the pass's products.
  */

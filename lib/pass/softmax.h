@@ -19,7 +19,7 @@
 
 #include "common/data.h"
 #include "moe/common.h"
-#include "model/newton.h"
+#include "pass/newton.h"
 
 #include "moe/kernels.h" /* MOE_NEWTON_MAX_UNKNOWNS: larger Newton systems are refused */
 

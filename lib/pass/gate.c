@@ -1,6 +1,6 @@
-#include "model/gate.h"
+#include "pass/gate.h"
 #include "common/linalg.h"
-#include "model/softmax.h"
+#include "pass/softmax.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "model/newton.h"
+#include "pass/newton.h"
 #include "common/linalg.h"
 #include "moe/kernels.h"
 

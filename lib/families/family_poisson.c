@@ -2,11 +2,11 @@
  * Poisson experts with the log link: y in {0, 1, 2, ...},
  *   log f_k(y | x) = y eta - exp(eta) - log y!,   eta = beta_k' x~,  E[y | x, k] = exp(eta).
  * One stored row per expert, no variance. Each expert's M-step is a weighted Poisson
- * regression by the GLM engine (model/glm_expert.h) with the row loss exp(eta) - y eta,
+ * regression by the GLM engine (families/glm_expert.h) with the row loss exp(eta) - y eta,
  * convex, its curvature exp(eta).
  */
 #include "model/family.h"
-#include "model/glm_expert.h"
+#include "families/glm_expert.h"
 #include "common/alloc.h"
 #include "common/combine.h"
 #include "common/error.h"

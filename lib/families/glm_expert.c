@@ -1,6 +1,6 @@
-/* The one-GLM-per-expert M-step, gradient and curvature (model/glm_expert.h). */
-#include "model/glm_expert.h"
-#include "model/newton.h"
+/* The one-GLM-per-expert M-step, gradient and curvature (families/glm_expert.h). */
+#include "families/glm_expert.h"
+#include "pass/newton.h"
 #include "common/alloc.h"
 #include "common/error.h"
 #include "common/linalg.h"
@@ -98,7 +98,7 @@ moe_status moe_glm_evaluate(moe_glm_expert *s, int derivatives, size_t *failed,
     return MOE_OK;
 }
 
-/* The Newton loop's evaluation (model/newton.h): derivatives only when it asks for all of
+/* The Newton loop's evaluation (pass/newton.h): derivatives only when it asks for all of
    them (a pass of the objective alone is cheaper than one with the gradient); where they
    are asked, a point at which the loss overflows is refused. */
 static moe_status newton_evaluate(void *user, int level, double *objective, int *gradient_ready,

@@ -2,9 +2,9 @@
  * Multinomial (softmax) experts: P(y = c | x, expert k) = softmax_c(B_k x~),
  * y in {0, ..., C-1}, B_k a C x p block whose last row is the zero reference.
  * The M-step and gradient are the shared softmax-regression code
- * (model/family_categorical.c); this file holds what is multiclass-specific.
+ * (families/family_categorical.c); this file holds what is multiclass-specific.
  */
-#include "model/family_categorical.h"
+#include "families/family_categorical.h"
 #include "common/check.h"
 #include "common/linalg.h"
 
