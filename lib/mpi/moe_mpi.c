@@ -126,37 +126,11 @@ static moe_status local_fit(moe_fitter_t *fitter, moe_model_t *local, size_t n, 
     return status;
 }
 
-/* Copy a model's parameters into another of the same structure. */
+/* Copy a model's parameters into another of the same structure: every array the family
+   has (moe_model_copy_parameters), so that no family is left out. */
 moe_status mpi_copy_parameters(moe_model_t *to, const moe_model_t *from)
 {
-    size_t K = moe_model_n_experts(from), size = K * moe_model_n_inputs(from) *
-                                                 moe_model_expert_rows(from);
-    if (size < K * moe_model_n_inputs(from))
-        size = K * moe_model_n_inputs(from);
-    double *buffer = malloc((size > K ? size : K) * sizeof(double));
-    if (buffer == NULL)
-        return MOE_ERR_OUT_OF_MEMORY;
-    moe_status status = moe_model_get_gate(from, buffer, size);
-    if (status == MOE_OK)
-        status = moe_model_set_gate(to, buffer, K * moe_model_n_inputs(from));
-    if (status == MOE_OK)
-        status = moe_model_get_experts(from, buffer, size);
-    if (status == MOE_OK)
-        status = moe_model_set_experts(to, buffer, size);
-    moe_family family = moe_model_family(from);
-    if (status == MOE_OK &&
-        (family == MOE_FAMILY_GAUSSIAN || family == MOE_FAMILY_STUDENT_T)) {
-        status = moe_model_get_variances(from, buffer, K);
-        if (status == MOE_OK)
-            status = moe_model_set_variances(to, buffer, K);
-    }
-    if (status == MOE_OK && family == MOE_FAMILY_STUDENT_T) {
-        status = moe_model_get_degrees(from, buffer, K);
-        if (status == MOE_OK)
-            status = moe_model_set_degrees(to, buffer, K);
-    }
-    free(buffer);
-    return status;
+    return moe_model_copy_parameters(to, from);
 }
 
 /* Every rank returns the status and message of `failing` (a rank), broadcast from it. */

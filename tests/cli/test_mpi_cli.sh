@@ -294,14 +294,28 @@ awk 'BEGIN { srand(21); print "x,z,label"; n = 600;
         printf "%.6f,%.6f,%s\n", x, z, (rand() < p ? "yes" : "no") } }' >"$work/labels.csv"
 (head -1 "$work/labels.csv" && sed -n 2,301p "$work/labels.csv") >"$work/labels0.csv"
 (head -1 "$work/labels.csv" && sed -n 302,601p "$work/labels.csv") >"$work/labels1.csv"
-for case in "poisson counts.csv y counts.csv" "logistic labels.csv label labels%d.csv"; do
-    read -r family file response split <<<"$case"
-    "$moe" fit "$work/$file" --response "$response" --family "$family" --json >"$work/one.json" \
-        2>/dev/null || fail "moe fit $file: exit status $?"
+# The 1.2 families: Gamma responses (a shape per expert, which the ranks' model must carry
+# back) and binomial successes out of a trials column.
+awk 'BEGIN { srand(9); print "x,cost"; n = 600;
+    for (i = 0; i < n; i++) { x = (i + rand()) / n; first = rand() < 0.5;
+        a = first ? 3 : 8; m = first ? exp(0.5 + 1.5 * x) : exp(2 - x); g = 0;
+        for (j = 0; j < a; j++) g -= log(1 - rand());
+        printf "%.6f,%.6f\n", x, g * m / a } }' >"$work/costs.csv"
+awk 'BEGIN { srand(13); print "x,n,s"; n = 600;
+    for (i = 0; i < n; i++) { x = (i + rand()) / n; t = int(12 * rand());
+        p = rand() < 0.5 ? 1 / (1 + exp(1 - 3 * x)) : 1 / (1 + exp(-1 + x)); s = 0;
+        for (j = 0; j < t; j++) if (rand() < p) s++;
+        printf "%.6f,%d,%d\n", x, t, s } }' >"$work/trials.csv"
+for case in "poisson counts.csv y counts.csv" "logistic labels.csv label labels%d.csv" \
+            "gamma costs.csv cost costs.csv" "binomial trials.csv s trials.csv --trials n"; do
+    read -r family file response split extra <<<"$case"
+    # shellcheck disable=SC2086
+    "$moe" fit "$work/$file" --response "$response" --family "$family" $extra --json \
+        >"$work/one.json" 2>/dev/null || fail "moe fit $file: exit status $?"
     checks=$((checks + 1))
     # shellcheck disable=SC2086
     (cd "$work" && $mpiexec $flags -np 2 "$tool" fit "$split" --response "$response" \
-        --family "$family" --json >out 2>err) ||
+        --family "$family" $extra --json >out 2>err) ||
         { fail "em, $family: exit status $?"; head -3 "$work/err"; }
     checks=$((checks + 1))
     same_loglik "$(number "$work/out" '"loglik"')" "$(number "$work/one.json" '"loglik"')" &&
@@ -311,7 +325,7 @@ for case in "poisson counts.csv y counts.csv" "logistic labels.csv label labels%
     checks=$((checks + 1))
     # shellcheck disable=SC2086
     (cd "$work" && timeout 120 $mpiexec $flags -np 2 "$tool" fit "$split" --response "$response" \
-        --family "$family" --method ot >out 2>err)
+        --family "$family" $extra --method ot >out 2>err)
     status=$?
     [[ $status -eq 2 ]] && grep -q "^moe-mpi: fit: --family $family" "$work/err" ||
         fail "ot, $family: exit status $status, not refused by name"
