@@ -50,9 +50,9 @@ extern "C" {
 #endif
 
 #define MOE_VERSION_MAJOR 1
-#define MOE_VERSION_MINOR 1
+#define MOE_VERSION_MINOR 2
 #define MOE_VERSION_PATCH 0
-#define MOE_VERSION_STRING "1.1.0"
+#define MOE_VERSION_STRING "1.2.0"
 /* One number that grows with every release: 10000*major + 100*minor + patch. */
 #define MOE_VERSION_NUMBER \
     (MOE_VERSION_MAJOR * 10000 + MOE_VERSION_MINOR * 100 + MOE_VERSION_PATCH)

@@ -16,7 +16,7 @@ __all__ = ["Model", "MoERegressor", "MoEClassifier", "Summary", "MoeError", "Moe
            "MoeNumericalError", "GateSeparationWarning", "available_estimators",
            "estimator_options",
            "library_version"]
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 
 def library_version():
