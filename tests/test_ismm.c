@@ -141,7 +141,7 @@ static double surrogate_value(const ismm_shape *shape, const ismm_surrogate *sur
 {
     size_t K = shape->K, p = shape->p, m = K - 1;
     double a1, a2;
-    ismm_bound_coefficients(surrogate->bound, m, &a1, &a2);
+    ismm_gate_coefficients(surrogate->bound, m, &a1, &a2);
     double value = 0.0;
     for (size_t l = 0; l < m; ++l)
         for (size_t a = 0; a < p; ++a) {
@@ -195,16 +195,19 @@ static double model_loss(const ismm_shape *shape, const double *storage, const d
     return -loglik;
 }
 
-/* f(theta; z) - f(theta_n; z) <= h(theta) - h(theta_n) for s = Sbar(theta_n; z), with both
-   bounds; and the first-order contact at theta_n (the surrogate's gradient is the loss's). */
-START_TEST(surrogate_majorises_the_loss)
+/* f(theta; z) - f(theta_n; z) <= h(theta) - h(theta_n) for s = Sbar(theta_n; z), with every
+   bound, on three experts and on two (where the local bound is Jaakkola and Jordan's at the
+   row's logit); and the first-order contact at theta_n (the surrogate's gradient is the
+   loss's). The two-expert gates are steep (logits up to some 40), where the local bound's
+   curvature is far below the fixed 1/4. */
+static void check_majorises(size_t K, double gate_scale)
 {
-    ismm_shape shape = {3, 2, 3, 1, 1, 1, 0, NULL, NULL};
+    ismm_shape shape = {K, 2, 3, 1, 1, 1, 0, NULL, NULL};
     test_rng rng = {41};
     size_t size = ismm_parameters_size(&shape), stats = ismm_statistics_size(&shape);
     double *current = malloc(size * sizeof(double)), *other = malloc(size * sizeof(double));
     double *storage = malloc(stats * sizeof(double));
-    for (int bound = 0; bound < 2; ++bound) {
+    for (int bound = 0; bound < 3; ++bound) {
         ismm_surrogate surrogate = {(ismm_bound)bound, 1e-6};
         for (int trial = 0; trial < 200; ++trial) {
             random_parameters(&shape, &rng, current);
@@ -212,6 +215,8 @@ START_TEST(surrogate_majorises_the_loss)
             moe_rows row = {1, x, 2, &y, NULL};
             ismm_parameters theta_n;
             ismm_parameters_map(&shape, current, &theta_n);
+            for (size_t i = 0; i < (K - 1) * shape.p; ++i)
+                theta_n.gate[i] *= gate_scale;
             double weight = 0.0, loglik = 0.0;
             ck_assert_int_eq(ismm_batch_statistics(NULL, &shape, &surrogate, &theta_n, &row,
                                                    storage, &weight, &loglik, NULL),
@@ -246,6 +251,12 @@ START_TEST(surrogate_majorises_the_loss)
     free(current);
     free(other);
     free(storage);
+}
+START_TEST(surrogate_majorises_the_loss)
+{
+    check_majorises(3, 1.0);
+    check_majorises(2, 1.0);
+    check_majorises(2, 15.0);
 }
 END_TEST
 
@@ -529,8 +540,14 @@ START_TEST(recovery_in_setting_61)
            keeps the start's order: expert 0 has the negative slope). */
         int swapped = mle_experts[1] > mle_experts[3];
         for (int averaged = 0; averaged < 2; ++averaged) {
+            /* The average is held to the spec's bands with the paper's bound, the spec's
+               algorithm: from the truth, the default (local) bound moves the gate several
+               times faster over these 1600 rows, and its average from step 100 keeps more of
+               the early iterates' flatter gates (seed 0: 6.37, the MLE's 8.66; the paper's
+               7.22). The last iterate is the default's. */
             const char *const options[] = {"init", "model", "batch_size", "1", "warm_start",
-                                           "85", "polyak", averaged ? "100" : "0", NULL};
+                                           "85", "polyak", averaged ? "100" : "0", "bound",
+                                           averaged ? "paper" : "local", NULL};
             moe_fitter_t *fitter = ismm_fitter(options);
             moe_model_t *model = truth_model(1, 1, (uint64_t)seed);
             ck_assert_int_eq(stream(fitter, model, &train, 0, train.n), MOE_OK);
@@ -636,6 +653,44 @@ static double gate_slope_61(const moe_model_t *model, double *low, double *high)
  * first 85 rows of these streams separates the gate at least once (checked: the test covers
  * the bad start).
  */
+/*
+ * A steep gate (issue 41): two experts, d = 1, gate logit 30 x, x ~ N(0, 1), experts 1 + 2x
+ * and -1 - x, noise 0.5; 2e5 rows in batches of 256 with every option at its default. With
+ * the fixed bound (the paper's and Boehning's 1/4 for two experts) the gate's MM step is the
+ * gradient over a curvature some 5000 times the gate's own at the truth, and the slope was
+ * 10.6 here (em's on the same rows about 30); the local bound's is 20.5.
+ */
+START_TEST(steep_gate_is_followed)
+{
+    enum { ROWS = 200000 };
+    double *x = malloc(ROWS * sizeof(double)), *y = malloc(ROWS * sizeof(double));
+    test_rng rng = {4141};
+    for (size_t i = 0; i < ROWS; ++i) {
+        x[i] = test_normal(&rng);
+        int first = test_uniform(&rng) < 1.0 / (1.0 + exp(-30.0 * x[i]));
+        y[i] = (first ? 1.0 + 2.0 * x[i] : -1.0 - x[i]) + 0.5 * test_normal(&rng);
+    }
+    const char *const options[] = {"batch_size", "256", NULL};
+    moe_fitter_t *fitter = ismm_fitter(options);
+    moe_model_t *model = gaussian_model(2, 1);
+    for (size_t first = 0; first < ROWS; first += 1000)
+        EXPECT_STATUS(moe_fitter_partial_fit(fitter, model, 1000, x + first, 1, y + first, NULL),
+                      MOE_OK);
+    double gate[4], experts[4];
+    EXPECT_STATUS(moe_model_get_gate(model, gate, 4), MOE_OK);
+    EXPECT_STATUS(moe_model_get_experts(model, experts, 4), MOE_OK);
+    /* The gate's slope toward the expert of slope 2. */
+    double slope = gate[1] - gate[3];
+    if (fabs(experts[3] - 2.0) < fabs(experts[1] - 2.0))
+        slope = -slope;
+    ck_assert_msg(slope >= 18.0, "gate slope %g (truth 30)", slope);
+    moe_model_free(model);
+    moe_fitter_free(fitter);
+    free(x);
+    free(y);
+}
+END_TEST
+
 START_TEST(gate_recovers_from_a_separated_warm_start)
 {
     double steepest_warm = 0.0;
@@ -1634,6 +1689,7 @@ int main(void)
     tcase_add_test(fits, unit_first_step_trips_the_floor);
     tcase_add_test(fits, online_reaches_the_batch_fixed_point);
     tcase_add_test(fits, gate_recovers_from_a_separated_warm_start);
+    tcase_add_test(fits, steep_gate_is_followed);
     suite_add_tcase(suite, fits);
     TCase *sessions = tcase_create("sessions");
     tcase_set_timeout(sessions, 120);

@@ -14,9 +14,20 @@
 #include <stddef.h>
 
 /* The quadratic bound on the log-sum-exp's Hessian diag(p) - p p' over m free classes:
-   A = a1 (I - J/m) + a2 J/m. */
-typedef enum ismm_bound { ISMM_BOUND_PAPER = 0, ISMM_BOUND_BOHNING = 1 } ismm_bound;
+   A = a1 (I - J/m) + a2 J/m. The local bound is Jaakkola and Jordan's on a two-expert gate
+   (ismm_statistics.c): its curvature is each row's, at the row's current logit, and lives in
+   the statistics; elsewhere (more experts, classification experts) it is Boehning's. */
+typedef enum ismm_bound {
+    ISMM_BOUND_PAPER = 0,
+    ISMM_BOUND_BOHNING = 1,
+    ISMM_BOUND_LOCAL = 2
+} ismm_bound;
 void ismm_bound_coefficients(ismm_bound bound, size_t m, double *a1, double *a2);
+/* The gate's A over its m free rows: with the local bound on two experts a1 = a2 = 1, the
+   rows' curvatures being in gate_gram. */
+void ismm_gate_coefficients(ismm_bound bound, size_t m, double *a1, double *a2);
+/* Whether the gate's curvature is each row's (the local bound, two experts). */
+int ismm_gate_is_local(ismm_bound bound, size_t m);
 
 /* The model's shape as the statistics see it. */
 typedef struct ismm_shape {
@@ -33,8 +44,10 @@ typedef struct ismm_shape {
 
 /*
  * Running statistics s, each a mean over rows:
- *   gate_vector   (K-1) x p   mean of (g~ - tau~) (x) u - kron(A, u u') w - eps w
- *   gate_gram     p x p       mean of u u'
+ *   gate_vector   (K-1) x p   mean of (g~ - tau~) (x) u - kron(A, u u') w - eps w (local
+ *                             bound: c(a) u u' w for kron(A, u u') w)
+ *   gate_gram     p x p       mean of u u' (local bound: of c(a) u u', the row's curvature at
+ *                             its current logit a)
  *   weight        K           mean of tau_k
  *   gram          K x p x p   mean of tau_k r r'
  *   vector        K x rows x p  Gaussian: mean of tau_k y r; classification: mean of

@@ -11,7 +11,7 @@
 
 /* ---- Options --------------------------------------------------------------------------------- */
 
-static const char *const ismm_bound_keywords[] = {"paper", "bohning", NULL};
+static const char *const ismm_bound_keywords[] = {"paper", "bohning", "local", NULL};
 static const char *const ismm_gate_solve_keywords[] = {"kronecker", "dense", NULL};
 
 MOE_OPTION_LIST(, ismm, ismm_settings, ISMM_OPTIONS);

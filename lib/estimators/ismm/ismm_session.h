@@ -54,8 +54,9 @@ typedef struct ismm_state {
       "their squares do not")                                                                 \
     X(S, warm_start, "warm_start", MOE_OPTION_INTEGER, 0, 0, 100000000, 0, NULL,              \
       "rows of a session's warm start; 0: max(85, 10 per free parameter)")                    \
-    X(S, bound, "bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_PAPER, ismm_bound_keywords,  \
-      "the gate's quadratic bound: the paper's, or Bohning's fixed curvature")                \
+    X(S, bound, "bound", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_BOUND_LOCAL, ismm_bound_keywords,  \
+      "the gate's quadratic bound: the paper's or Bohning's fixed curvature, or local: "      \
+      "Jaakkola and Jordan's at each row's logit (two experts; else Bohning's)")             \
     X(S, gate_solve, "gate_solve", MOE_OPTION_KEYWORD, 0, 0, 0, ISMM_GATE_KRONECKER,          \
       ismm_gate_solve_keywords,                                                               \
       "the gate M-step's linear solve: kronecker (structured) or dense")                      \
