@@ -132,6 +132,17 @@ START_TEST(names_and_spec)
     EXPECT_STATUS(moe_model_inverse_link(model, 2, linear, mean), MOE_OK);
     ck_assert_double_eq(mean[0], 0.5);
     ck_assert(mean[1] > 0.999999);
+    EXPECT_STATUS(moe_model_inverse_link(model, 2, NULL, mean), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_inverse_link(model, 2, linear, NULL), MOE_ERR_NULL_POINTER);
+    EXPECT_STATUS(moe_model_inverse_link(NULL, 2, linear, mean), MOE_ERR_NULL_POINTER);
+    ck_assert_int_eq(moe_model_scale_kind(NULL), MOE_SCALE_NONE);
+    moe_model_free(model);
+    /* multinomial experts have a probability per class, no one mean */
+    spec = (moe_model_spec)MOE_MODEL_SPEC_INIT;
+    spec.family = MOE_FAMILY_MULTINOMIAL;
+    spec.n_classes = 3;
+    EXPECT_STATUS(moe_model_create(&model, &spec), MOE_OK);
+    EXPECT_STATUS(moe_model_inverse_link(model, 2, linear, mean), MOE_ERR_UNSUPPORTED);
     moe_model_free(model);
     /* trials for another family, out of range, or on the offset */
     spec = (moe_model_spec)MOE_MODEL_SPEC_INIT;

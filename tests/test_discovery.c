@@ -63,6 +63,10 @@ START_TEST(family_and_link_names_round_trip)
     }
     ck_assert_ptr_null(moe_family_name((moe_family)0));
     ck_assert_ptr_null(moe_family_name((moe_family)8));
+    for (size_t i = 0; i < moe_family_count(); ++i)
+        ck_assert_ptr_nonnull(moe_family_description(moe_family_at(i)));
+    ck_assert_ptr_null(moe_family_description((moe_family)0));
+    ck_assert_ptr_null(moe_family_description((moe_family)8));
     ck_assert_ptr_null(moe_link_name((moe_link)3));
     ck_assert_ptr_null(moe_link_name((moe_link)-1));
     moe_family family = MOE_FAMILY_LOGISTIC;
