@@ -144,6 +144,7 @@ typedef struct t_expert {
     double nu;
     double *share;  /* n: w_i r_ik */
     double *u;      /* n: the scale weights of the last E step */
+    double *squared; /* n: squared residuals at beta (maximise_degrees) */
     double total;   /* sum of share */
     double *block, *weights, *scratch, *gram, *rhs, *work; /* R x p, R, R x p, p x p, p, p(p+1) */
 } t_expert;
@@ -231,31 +232,50 @@ static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
     e->scale = scale;
 }
 
-/* The weighted t log-likelihood at e->beta and e->scale, as a function of t = log nu: its
-   value (minus the ridge penalty), first and second derivatives, in one pass. */
-static void degrees_terms(t_expert *e, double nu, double terms[3])
+/* The squared residuals at e->beta, for the Newton steps in nu (which keep beta). */
+static void squared_residuals(t_expert *e)
 {
     const moe_data *data = e->data;
     size_t R = moe_block_rows_for(data->n);
-    double sum[3] = {0.0, 0.0, 0.0};
     for (size_t first = 0; first < data->n; first += R) {
         size_t count = data->n - first < R ? data->n - first : R;
         moe_data_load_block(data, first, count, e->block);
         for (size_t i = 0; i < count; ++i) {
-            double share = e->share[first + i];
-            if (share == 0.0)
-                continue;
-            moe_student_t_terms t;
-            moe_student_t_row(residual_at(e, e->block + i * e->p, first + i), nu, e->scale, &t);
-            sum[0] += share * t.log_density;
-            sum[1] += share * t.score_degrees;
-            sum[2] -= share * t.degrees_degrees;
+            double residual = residual_at(e, e->block + i * e->p, first + i);
+            e->squared[first + i] = residual * residual;
         }
     }
-    combine(sum, 3);
-    terms[0] = sum[0] - e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
-    terms[1] = nu * sum[1];                      /* d / d log nu */
-    terms[2] = nu * nu * sum[2] + nu * sum[1]; /* d^2 / d (log nu)^2 */
+}
+
+/*
+ * The weighted t log-likelihood at e->beta and e->scale, as a function of t = log nu: its
+ * value (minus the ridge penalty), first and second derivatives. From five sums over the
+ * rows (a = nu v + e^2): the terms of moe_student_t_row that do not depend on the row
+ * (lgamma, digamma, trigamma of nu) are taken once, out of the loop.
+ */
+static void degrees_terms(t_expert *e, double nu, double terms[3])
+{
+    double v = e->scale, sum[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < e->data->n; ++i) {
+        double share = e->share[i];
+        if (share == 0.0)
+            continue;
+        double e2 = e->squared[i], a = nu * v + e2, ratio = (e2 - v) / a;
+        sum[0] += share;
+        sum[1] += share * log1p(e2 / (nu * v));
+        sum[2] += share * ratio;
+        sum[3] += share * v / a;
+        sum[4] += share * v * ratio / a;
+    }
+    combine(sum, 5);
+    double psi = moe_digamma(0.5 * (nu + 1.0)) - moe_digamma(0.5 * nu);
+    double psi1 = moe_trigamma(0.5 * (nu + 1.0)) - moe_trigamma(0.5 * nu);
+    double value = t_constant(nu, v) * sum[0] - 0.5 * (nu + 1.0) * sum[1];
+    double first = 0.5 * (psi * sum[0] - sum[1] + sum[2]);           /* d / d nu */
+    double second = 0.25 * psi1 * sum[0] + 0.5 / nu * sum[0] - 0.5 * (sum[3] + sum[4]);
+    terms[0] = value - e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
+    terms[1] = nu * first;                 /* d / d log nu */
+    terms[2] = nu * nu * second + nu * first; /* d^2 / d (log nu)^2 */
 }
 
 /*
@@ -280,6 +300,7 @@ static double degrees_step(double at, const double terms[3])
 static void maximise_degrees(t_expert *e)
 {
     double at = log(e->nu), terms[3], trial[3];
+    squared_residuals(e);
     degrees_terms(e, e->nu, terms);
     int passes = 1;
     while (passes < MAX_DEGREES_STEPS && isfinite(terms[0])) {
@@ -323,7 +344,7 @@ static moe_status allocate_expert(t_expert *e, char *message)
 {
     size_t p = e->p, n = e->data->n, R = moe_block_rows_for(n);
     e->beta = moe_alloc_array(p, 1, sizeof(double));
-    e->share = moe_alloc_array(n, 2, sizeof(double));
+    e->share = moe_alloc_array(n, 3, sizeof(double));
     /* block R p, weights R, scratch R p, gram p p, rhs p, work p (p + 1) */
     e->block = moe_alloc_array(2 * R * p + R + p * p + p + p * (p + 1), 1, sizeof(double));
     if (e->beta == NULL || e->share == NULL || e->block == NULL) {
@@ -331,6 +352,7 @@ static moe_status allocate_expert(t_expert *e, char *message)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     }
     e->u = e->share + n;
+    e->squared = e->u + n;
     e->weights = e->block + R * p;
     e->scratch = e->weights + R;
     e->gram = e->scratch + R * p;
@@ -528,6 +550,22 @@ static double t_inverse_link(const struct moe_model *model, double eta)
     return eta;
 }
 
+/* The search's start variants: the heavy tail (nu = 1, Cauchy) on expert `variant` and the
+   others at the normal's end of the range, then (variant = K) every expert there, the
+   Gaussian fit's start, so that the search's end point is no worse than EM from the
+   Gaussian optimum of the same partition (the t family holds the normal as nu grows). */
+#define HEAVY_TAIL_DEGREES 1.0
+
+static int t_start_variant(struct moe_model *model, size_t variant)
+{
+    size_t K = model->n_experts;
+    if (variant > K)
+        return 0;
+    for (size_t k = 0; k < K; ++k)
+        model->degrees[k] = k == variant ? HEAVY_TAIL_DEGREES : MOE_DEGREES_MAX;
+    return 1;
+}
+
 const struct moe_family_ops moe_family_student_t = {
     .id = MOE_FAMILY_STUDENT_T,
     .name = "t",
@@ -557,4 +595,5 @@ const struct moe_family_ops moe_family_student_t = {
     .gradient = t_gradient,
     .degrees_gradient = t_degrees_gradient,
     .curvature = t_curvature,
+    .start_variant = t_start_variant,
 };

@@ -69,6 +69,9 @@
 #define GATE_SEARCH_BUDGET 2e5
 #define GATE_SCALES {2.0, 4.0, 16.0}
 #define SHIFT_ROWS_FIRST 2
+/* The start variants' budget (start_variants.c), in rows times EM iterations: a variant's
+   run to convergence for each expert and one more, on the sample, for K up to about 10. */
+#define VARIANT_BUDGET 2e6
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
 #define DISTINCT_OBJECTIVE 1e-7
 /* PRNG streams of the search, apart from the restarts' streams 0, 1, ... */
@@ -86,7 +89,7 @@ typedef enum start_family {
 typedef struct candidate {
     struct moe_model *model;
     double objective; /* -INFINITY: the run failed */
-    int spurious;     /* an expert collapsed onto a few rows (collapsed_expert) */
+    int spurious;     /* an expert collapsed onto a few rows (moe_search_collapsed) */
 } candidate;
 
 typedef struct search_rows {
@@ -199,10 +202,9 @@ static moe_status sample_rows(const moe_data *data, size_t parameters, uint64_t 
  * The objective reached (penalised log-likelihood) goes to *objective, the iterations run to
  * *used (when not NULL).
  */
-static moe_status short_run(moe_fit_context *context, const moe_fit_settings *settings,
-                            struct moe_model *model, const moe_data *data, double *resp,
-                            size_t iterations, double tolerance, double *objective,
-                            size_t *used)
+moe_status moe_search_em(moe_fit_context *context, const moe_fit_settings *settings,
+                         struct moe_model *model, const moe_data *data, double *resp,
+                         size_t iterations, double tolerance, double *objective, size_t *used)
 {
     char *message = context->message;
     double total = moe_data_total_weight(data);
@@ -302,8 +304,8 @@ static int by_objective(const void *a, const void *b)
  * through two points, a spike on tied responses), and such a spurious maximiser beats every
  * sensible fit. Many starts find them on small data, so the search ranks them last.
  */
-static int collapsed_expert(const struct moe_model *model, const moe_fit_settings *settings,
-                            const moe_data *data, const double *resp)
+int moe_search_collapsed(const struct moe_model *model, const moe_fit_settings *settings,
+                         const moe_data *data, const double *resp)
 {
     size_t K = model->n_experts, p = moe_data_inputs(data);
     size_t parameters = p * (model->family_ops->uses_classes ? model->n_classes - 1 : 1) +
@@ -393,7 +395,7 @@ static int try_move(gate_search_state *state, moe_status *status)
 {
     double reached = -INFINITY;
     size_t used = 0;
-    moe_status run = short_run(state->context, state->settings, state->trial, state->sample,
+    moe_status run = moe_search_em(state->context, state->settings, state->trial, state->sample,
                                state->resp, SURVIVOR_ITERATIONS, state->settings->tolerance,
                                &reached, &used);
     state->budget -= (double)(used > 0 ? used : 1);
@@ -404,7 +406,7 @@ static int try_move(gate_search_state *state, moe_status *status)
     if (run != MOE_OK || !isfinite(reached) ||
         !(reached - state->objective >
           DISTINCT_OBJECTIVE * (state->total + fabs(state->objective))) ||
-        collapsed_expert(state->trial, state->settings, state->sample, state->resp))
+        moe_search_collapsed(state->trial, state->settings, state->sample, state->resp))
         return 0;
     struct moe_model *swap = state->current;
     state->current = state->trial;
@@ -591,10 +593,10 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
         if (run == MOE_OK)
             run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
         if (run == MOE_OK)
-            run = short_run(context, settings, candidates[c].model, sample, resp, iterations,
+            run = moe_search_em(context, settings, candidates[c].model, sample, resp, iterations,
                             0.0, &candidates[c].objective, NULL);
         if (run == MOE_OK)
-            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+            candidates[c].spurious = moe_search_collapsed(candidates[c].model, settings, sample,
                                                       resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             status = run;
@@ -611,11 +613,11 @@ static moe_status survivor_runs(moe_fit_context *context, const moe_fit_settings
 {
     char *message = context->message;
     for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
-        moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
+        moe_status run = moe_search_em(context, settings, candidates[c].model, sample, resp,
                                    SURVIVOR_ITERATIONS, settings->tolerance,
                                    &candidates[c].objective, NULL);
         if (run == MOE_OK)
-            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+            candidates[c].spurious = moe_search_collapsed(candidates[c].model, settings, sample,
                                                       resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             return run;
@@ -689,6 +691,11 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
            search"). */
         if (status == MOE_OK && fit_rows)
             status = gate_search(context, settings, &candidates[0], sample, resp);
+        /* A family's start variants change the parameters the caller may have fixed. */
+        if (status == MOE_OK && !candidates[0].spurious && settings->experts.update_degrees)
+            status = moe_start_variant_search(context, settings, &candidates[0].model,
+                                              &candidates[0].objective, sample, resp,
+                                              share * VARIANT_BUDGET);
     }
     if (status == MOE_OK)
         status = keep_end_points(context, settings, sample, candidates, survivors);

@@ -180,6 +180,15 @@ struct moe_family_ops {
      * it on the call's rows in place of curvature.
      */
     double (*data_curvature)(const struct moe_model *model, const moe_data *data);
+    /*
+     * Optional: other optima's starts, for the default start search (kernels/start_variants.c)
+     * to try from its best end point. Variant v (0, 1, ...) changes the model's family
+     * parameters in place and returns 1, or returns 0 when there is no variant v. t experts:
+     * the heavy tail on expert v, the others near the normal (v < K), then all near the normal
+     * (v = K); one start puts the tail where EM would not move it, since a tail taken by the
+     * wrong expert is an optimum of its own.
+     */
+    int (*start_variant)(struct moe_model *model, size_t variant);
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
