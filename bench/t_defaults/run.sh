@@ -1,21 +1,18 @@
 #!/usr/bin/env bash
-# run.sh MOE N SETS SEEDS: for each data set (seeds 1..SETS), the default t fit (seed 1) and
-# the best of SEEDS seeds, and the Gaussian fit; prints one line per set.
+# run.sh LIBMOE_PREFIX_OR_BUILD N SETS SEEDS [SHARE WHERE]: for each generated outlier set
+# (generate.py, seeds 1..SETS), the default t fit (seed 1) against the best of SEEDS seeds,
+# and the Gaussian fit; one line per set. The first argument is a build directory of libmoe
+# (with include/ beside it in the source tree) or an install prefix.
 set -euo pipefail
-moe=$1 n=$2 sets=$3 seeds=$4
+build=$1 n=$2 sets=$3 seeds=$4 share=${5:-0.05} where=${6:-both}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['fit'][sys.argv[2]])" "$1" "$2"; }
+include="$here/../../include"; [[ -d $build/include/moe ]] && include=$build/include
+lib=$build; [[ -d $build/lib ]] && lib=$build/lib
+cc -O2 -I"$include" -I"$build/include" "$here/acceptance.c" -L"$lib" -Wl,-rpath,"$lib" -lmoe -lm \
+    -o "$work/acceptance"
 for set in $(seq 1 "$sets"); do
-    /usr/bin/python3 "$here/generate.py" "$n" "$set" "$work/d.csv"
-    best=-1e300
-    for seed in $(seq 1 "$seeds"); do
-        "$moe" fit "$work/d.csv" --response y --family t --seed "$seed" --json >"$work/f.json" 2>/dev/null || continue
-        l=$(field "$work/f.json" loglik)
-        if [[ $seed == 1 ]]; then default=$l; iters=$(field "$work/f.json" iterations); conv=$(field "$work/f.json" converged); fi
-        best=$(/usr/bin/python3 -c "print(max($best, $l))")
-    done
-    "$moe" fit "$work/d.csv" --response y --seed 1 --json >"$work/g.json" 2>/dev/null
-    g=$(field "$work/g.json" loglik)
-    /usr/bin/python3 -c "print('set %2d n %d default %.4f best %.4f gap %.4f iterations %s converged %s gaussian %.4f t-gauss %.4f' % ($set, $n, $default, $best, $best - $default, '$iters', '$conv', $g, $default - $g))"
+    /usr/bin/python3 "$here/generate.py" "$n" "$set" "$work/d.csv" "$share" "$where"
+    printf 'set %2d ' "$set"
+    "$work/acceptance" "$work/d.csv" "$seeds"
 done

@@ -550,19 +550,22 @@ static double t_inverse_link(const struct moe_model *model, double eta)
     return eta;
 }
 
-/* The search's start variants: the heavy tail (nu = 1, Cauchy) on expert `variant` and the
-   others at the normal's end of the range, then (variant = K) every expert there, the
-   Gaussian fit's start, so that the search's end point is no worse than EM from the
-   Gaussian optimum of the same partition (the t family holds the normal as nu grows). */
+/* The search's starts beyond partitions (family.h): the normal (nu at the top of its range),
+   and the heavy tail (nu = 1, Cauchy) on one expert with the others normal. */
 #define HEAVY_TAIL_DEGREES 1.0
+
+static void t_nested_start(struct moe_model *model)
+{
+    for (size_t k = 0; k < model->n_experts; ++k)
+        model->degrees[k] = MOE_DEGREES_MAX;
+}
 
 static int t_start_variant(struct moe_model *model, size_t variant)
 {
-    size_t K = model->n_experts;
-    if (variant > K)
+    if (variant >= model->n_experts)
         return 0;
-    for (size_t k = 0; k < K; ++k)
-        model->degrees[k] = k == variant ? HEAVY_TAIL_DEGREES : MOE_DEGREES_MAX;
+    t_nested_start(model);
+    model->degrees[variant] = HEAVY_TAIL_DEGREES;
     return 1;
 }
 
@@ -595,5 +598,7 @@ const struct moe_family_ops moe_family_student_t = {
     .gradient = t_gradient,
     .degrees_gradient = t_degrees_gradient,
     .curvature = t_curvature,
+    .nested_family = MOE_FAMILY_GAUSSIAN,
+    .nested_start = t_nested_start,
     .start_variant = t_start_variant,
 };

@@ -559,7 +559,8 @@ static void run_failed(candidate *entry, moe_status run, const char *message,
 static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *settings,
                              const struct moe_model *shape, const moe_data *sample,
                              double *resp, moe_label *labels, candidate *candidates,
-                             size_t starts, size_t iterations, search_failure *failure)
+                             size_t starts, size_t iterations,
+                             const struct moe_model *origin, search_failure *failure)
 {
     char *message = context->message;
     size_t K = shape->n_experts;
@@ -585,7 +586,7 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
             moe_fail_propagate(message, status);
             break;
         }
-        moe_model_copy_parameters(candidates[c].model, context->start);
+        moe_model_copy_parameters(candidates[c].model, origin);
         moe_rng rng;
         moe_rng_seed(&rng, settings->seed, START_STREAM + c);
         moe_status run = draw_partition(families[c % n_families], sample, K, &rng, labels,
@@ -656,6 +657,87 @@ static moe_status keep_end_points(moe_fit_context *context, const moe_fit_settin
     return MOE_OK;
 }
 
+/*
+ * One pass of the search for models like `shape`, starting from origin's parameters:
+ * `starts` starts drawn and run short, the best `survivors` run on to convergence and
+ * ranked, the best one improved by the gate search.
+ */
+static moe_status search_pass(moe_fit_context *context, const moe_fit_settings *settings,
+                              const struct moe_model *shape, const struct moe_model *origin,
+                              const moe_data *sample, double *resp, moe_label *labels,
+                              int fit_rows, candidate *candidates, size_t starts,
+                              size_t survivors, search_failure *failure)
+{
+    double share = search_share(context);
+    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
+    moe_status status = short_runs(context, settings, shape, sample, resp, labels, candidates,
+                                   starts, short_iterations, origin, failure);
+    if (status != MOE_OK)
+        return status;
+    qsort(candidates, starts, sizeof(candidate), by_objective);
+    status = survivor_runs(context, settings, sample, resp, candidates, survivors, failure);
+    qsort(candidates, survivors, sizeof(candidate), by_objective);
+    /* candidates[0] may get a better model; the ranking stays, since it was first. Only
+       when the rows are all of the fit's own: an optimum a few rows wide on a sample of
+       larger data is the sample's (the restarts converge on all rows from its end points
+       anyway), and a streaming estimator's first rows (moe_context_start_rows) just start a
+       fit of many more, where a switch optimum of a few of them is one the stream must
+       unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate search"). */
+    if (status == MOE_OK && fit_rows)
+        status = gate_search(context, settings, &candidates[0], sample, resp);
+    return status;
+}
+
+/*
+ * The nested family's search (family op nested_family): the same pass on a model of that
+ * family, its survivors then turned into models like `shape` with the second parameters at
+ * the nested limit (their objectives are the nested model's, which the limit equals). The
+ * best of them runs on with its second parameters free.
+ */
+static moe_status nested_pass(moe_fit_context *context, const moe_fit_settings *settings,
+                              const struct moe_model *shape, const moe_data *sample,
+                              double *resp, moe_label *labels, int fit_rows,
+                              candidate *candidates, size_t starts, size_t survivors,
+                              search_failure *failure)
+{
+    struct moe_model *origin = NULL;
+    moe_status status = moe_model_nested(&origin, context->start);
+    if (status != MOE_OK)
+        return moe_fail_propagate(context->message, status);
+    status = search_pass(context, settings, origin, origin, sample, resp, labels, fit_rows,
+                         candidates, starts, survivors, failure);
+    moe_model_free(origin);
+    for (size_t c = 0; c < survivors && status == MOE_OK; ++c) {
+        struct moe_model *nesting = NULL;
+        if ((status = moe_model_clone(&nesting, shape)) != MOE_OK) {
+            moe_fail_propagate(context->message, status);
+            break;
+        }
+        moe_model_from_nested(nesting, candidates[c].model);
+        moe_model_free(candidates[c].model);
+        candidates[c].model = nesting;
+    }
+    candidate *best = &candidates[0];
+    if (status != MOE_OK || best->spurious || !isfinite(best->objective))
+        return status;
+    moe_status run = moe_search_em(context, settings, best->model, sample, resp,
+                                   SURVIVOR_ITERATIONS, settings->tolerance, &best->objective,
+                                   NULL);
+    if (run == MOE_OK)
+        best->spurious = moe_search_collapsed(best->model, settings, sample, resp);
+    else if (run != MOE_ERR_OUT_OF_MEMORY)
+        run_failed(best, run, context->message, failure);
+    return run == MOE_ERR_OUT_OF_MEMORY ? run : MOE_OK;
+}
+
+/*
+ * The search. A family that nests another at fixed second parameters (t experts: the
+ * normal as nu grows) gets that family's search as a second pass, so that the fit starts
+ * from the nested family's end points too and does not end below that family's fit from
+ * the same search; then both passes' best end points try the family's start variants.
+ * Both change the second parameters, which needs update_degrees (the caller may have fixed
+ * them).
+ */
 static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
                          const struct moe_model *shape, const moe_data *sample, double *resp,
                          moe_label *labels, int fit_rows)
@@ -663,13 +745,12 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     char *message = context->message;
     double rows = (double)sample->n, share = search_share(context);
     size_t starts = start_count(shape->n_experts, rows, share);
-    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
-    candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
+    int free_parameters = settings->experts.update_degrees;
+    size_t passes = free_parameters && shape->family_ops->nested_family != 0 ? 2 : 1;
+    candidate *candidates = moe_calloc_array(passes * starts, 1, sizeof(candidate));
     if (candidates == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
     search_failure failure = {MOE_OK, ""};
-    moe_status status = short_runs(context, settings, shape, sample, resp, labels, candidates,
-                                   starts, short_iterations, &failure);
     /* A share keeps one restart, the best end point: a local fit's extra restarts from the
        search's lesser end points converged in 4 or 5 iterations when they won and crept for
        100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
@@ -677,29 +758,32 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
     size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
                                     least_survivors > 0 ? least_survivors : 1, starts);
-    if (status == MOE_OK) {
-        qsort(candidates, starts, sizeof(candidate), by_objective);
-        status = survivor_runs(context, settings, sample, resp, candidates, survivors,
-                               &failure);
-        qsort(candidates, survivors, sizeof(candidate), by_objective);
-        /* candidates[0] may get a better model; the ranking stays, since it was first. Only
-           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
-           larger data is the sample's (the restarts converge on all rows from its end
-           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
-           just start a fit of many more, where a switch optimum of a few of them is one the
-           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
-           search"). */
-        if (status == MOE_OK && fit_rows)
-            status = gate_search(context, settings, &candidates[0], sample, resp);
-        /* A family's start variants change the parameters the caller may have fixed. */
-        if (status == MOE_OK && !candidates[0].spurious && settings->experts.update_degrees)
-            status = moe_start_variant_search(context, settings, &candidates[0].model,
-                                              &candidates[0].objective, sample, resp,
+    moe_status status = MOE_OK;
+    for (size_t pass = 0; pass < passes && status == MOE_OK; ++pass) {
+        candidate *these = candidates + pass * starts;
+        status = pass == 0 ? search_pass(context, settings, shape, context->start, sample,
+                                         resp, labels, fit_rows, these, starts, survivors,
+                                         &failure)
+                           : nested_pass(context, settings, shape, sample, resp, labels,
+                                         fit_rows, these, starts, survivors, &failure);
+        if (status == MOE_OK && free_parameters && !these[0].spurious)
+            status = moe_start_variant_search(context, settings, &these[0].model,
+                                              &these[0].objective, sample, resp,
                                               share * VARIANT_BUDGET);
+        /* The passes' survivors side by side, to be ranked together. */
+        for (size_t c = 0; pass > 0 && c < survivors; ++c) {
+            candidate swap = candidates[survivors + c];
+            candidates[survivors + c] = these[c];
+            these[c] = swap;
+        }
     }
-    if (status == MOE_OK)
-        status = keep_end_points(context, settings, sample, candidates, survivors);
-    for (size_t c = 0; c < starts; ++c)
+    if (status == MOE_OK) {
+        /* (One pass's survivors are ranked already; qsort need not keep ties in order.) */
+        if (passes > 1)
+            qsort(candidates, passes * survivors, sizeof(candidate), by_objective);
+        status = keep_end_points(context, settings, sample, candidates, passes * survivors);
+    }
+    for (size_t c = 0; c < passes * starts; ++c)
         moe_model_free(candidates[c].model);
     free(candidates);
     if (status == MOE_OK && context->n_start_candidates == 0) {
