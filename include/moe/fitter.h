@@ -311,7 +311,7 @@ MOE_API moe_status moe_fitter_get_option(const moe_fitter_t *fitter, const char 
  * the nu step is outside the safe steps' guarantee (hold both for a monotone
  * gem or gd, or use gd's line_search = armijo). The gradient in log nu falls
  * like 1/nu^2 for large nu, so on nearly Gaussian data gem and gd move nu
- * slowly where em's one-dimensional ECM root jumps to it: fit such data with
+ * slowly where em's one-dimensional Newton solve jumps to it: fit such data with
  * em, or hold nu.
  */
 MOE_API moe_status moe_fitter_create(moe_fitter_t **out, const char *estimator);

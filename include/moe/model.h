@@ -265,8 +265,10 @@ MOE_API moe_status moe_model_set_variances(moe_model_t *model, const double *var
  * A new model holds nu_k = 4 (Lange, Little and Taylor's robust default). Values must lie
  * in [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (MOE_ERR_INVALID_ARGUMENT otherwise, non-finite
  * values MOE_ERR_NON_FINITE); as nu grows the expert tends to a Gaussian one with variance
- * sigma^2. em estimates nu by ECM unless the fitter's MOE_OPT_UPDATE_DEGREES is 0, when it
- * keeps the values set here. Other families: MOE_ERR_UNSUPPORTED. Lengths as above; on
+ * sigma^2. em estimates nu (ECME: each nu maximises the t log-likelihood given the posterior)
+ * unless the fitter's MOE_OPT_UPDATE_DEGREES is 0, when it keeps the values set here. The
+ * default start search (init = mixed) then also starts from the Gaussian fit's end points
+ * and from the heavy tail on each expert in turn (docs/ARCHITECTURE.md, "Default starts"). Other families: MOE_ERR_UNSUPPORTED. Lengths as above; on
  * error the model is unchanged.
  */
 #define MOE_DEGREES_MIN 0.1

@@ -5,25 +5,20 @@
  * One stored row per expert; model->variances holds the squared scales sigma_k^2 and
  * model->degrees the degrees of freedom nu_k.
  *
- * The M-step is ECM on the scale-mixture form of the t (y | u ~ N(mean, sigma^2 / u),
- * u ~ Gamma(nu/2, nu/2)). Each cycle per expert:
+ * The M-step is one cycle of ECME (Liu and Rubin) per expert, on the scale-mixture form of
+ * the t (y | u ~ N(mean, sigma^2 / u), u ~ Gamma(nu/2, nu/2)):
  *   E:   u_i = (nu + 1) / (nu + e_i^2 / sigma^2) at the current parameters;
- *   CM1: beta by least squares weighted w r u, then sigma^2 = sum w r u e^2 / sum w r;
- *   CM2: nu as the root of the ECM equation
- *          log(nu/2) - psi(nu/2) + 1 + sum w r (log u - u) / sum w r
- *            + psi((nu_old+1)/2) - log((nu_old+1)/2) = 0,
- *        bracketed on [MOE_DEGREES_MIN, MOE_DEGREES_MAX] (its left side falls in nu) and
- *        kept only if the weighted t log-likelihood does not fall.
- * CM1 is an EM step of the scale mixture at fixed nu, so it never lowers the weighted t
- * log-likelihood (minus the ridge penalty); CM2 is an ECM step too, so in exact arithmetic
- * the check is not needed. It is for rounding: where nu is large (hundreds and up) the
- * step's true gain falls below the rounding of the computed objective (the t constant's
- * lgamma difference, summed over the rows), and unchecked steps lowered it by up to 8e-13
- * relative (tests/test_student_t.c, nu_step_never_lowers_the_computed_objective). It
- * compares at the new coefficients and scale, so it also keeps nu_old in some steps that
- * ECM would allow (stricter than needed, never less monotone). One cycle per M-step: repeating cycles inside an
- * M-step made fits three times slower for the same optima (the outer em iterates anyway).
- * options->inner_steps is ignored: the cycle is already cheap and exact in closed form.
+ *   CM1: beta by least squares weighted w r u, then sigma^2 = sum w r u e^2 / sum w r: an EM
+ *        step of the scale mixture at fixed nu, which never lowers the weighted t
+ *        log-likelihood (minus the ridge penalty);
+ *   CM2: nu maximising the weighted t log-likelihood itself at the new beta and sigma^2
+ *        (maximise_degrees: Newton in log nu with halving, each step kept only if the value
+ *        does not fall). ECM's CM2, the root of the complete-data equation at the old u, made
+ *        nu creep: a nearly Gaussian expert's nu rose a few percent an iteration, fits met
+ *        the 500-iteration cap, and the start search, judging short runs, preferred the
+ *        optimum where every expert shares the heavy tail (docs/REPRODUCTIONS.md, "t experts:
+ *        the default start and nu's step").
+ * One cycle per M-step (the outer em iterates). options->inner_steps is ignored.
  * gem and gd step nu with the other parameters, in log nu (t_degrees_gradient; the kernel
  * clamps the step to [-1, 1] per iteration, as for the log-scales). moe_student_t_row gives
  * one row's score and Hessian for the observed information (information/information.c).
@@ -149,6 +144,7 @@ typedef struct t_expert {
     double nu;
     double *share;  /* n: w_i r_ik */
     double *u;      /* n: the scale weights of the last E step */
+    double *squared; /* n: squared residuals at beta (maximise_degrees) */
     double total;   /* sum of share */
     double *block, *weights, *scratch, *gram, *rhs, *work; /* R x p, R, R x p, p x p, p, p(p+1) */
 } t_expert;
@@ -164,32 +160,6 @@ static double ridge_norm(const t_expert *e)
     for (size_t j = (size_t)e->model->intercept; j < e->p; ++j)
         sum += e->beta[j] * e->beta[j];
     return sum;
-}
-
-/* sum w r log t(e_i; scale, nu) at e->beta for two values of nu in one pass, each minus
-   N (ridge/2) ||beta||^2. */
-static void objectives_at(t_expert *e, const double nu[2], double objective[2])
-{
-    const moe_data *data = e->data;
-    size_t R = moe_block_rows_for(data->n);
-    double constant[2] = {t_constant(nu[0], e->scale), t_constant(nu[1], e->scale)};
-    double sum[2] = {0.0, 0.0};
-    for (size_t first = 0; first < data->n; first += R) {
-        size_t count = data->n - first < R ? data->n - first : R;
-        moe_data_load_block(data, first, count, e->block);
-        for (size_t i = 0; i < count; ++i) {
-            double share = e->share[first + i];
-            if (share == 0.0)
-                continue;
-            double residual = residual_at(e, e->block + i * e->p, first + i);
-            for (int c = 0; c < 2; ++c)
-                sum[c] += share * t_log_density(residual, nu[c], e->scale, constant[c]);
-        }
-    }
-    combine(sum, 2);
-    double penalty = e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
-    for (int c = 0; c < 2; ++c)
-        objective[c] = sum[c] - penalty;
 }
 
 /* The E step and CM1's sums: u at the current parameters, the Gram matrix and right side
@@ -262,29 +232,105 @@ static void update_location_scale(t_expert *e, moe_expert_mstep_report *report)
     e->scale = scale;
 }
 
-/* CM2's root: log(nu/2) - psi(nu/2) + c = 0 on the range of nu. */
-static double degrees_root(double c)
+/* The squared residuals at e->beta, for the Newton steps in nu (which keep beta). */
+static void squared_residuals(t_expert *e)
 {
-    return moe_log_minus_digamma_root(0.5, c, MOE_DEGREES_MIN, MOE_DEGREES_MAX);
+    const moe_data *data = e->data;
+    size_t R = moe_block_rows_for(data->n);
+    for (size_t first = 0; first < data->n; first += R) {
+        size_t count = data->n - first < R ? data->n - first : R;
+        moe_data_load_block(data, first, count, e->block);
+        for (size_t i = 0; i < count; ++i) {
+            double residual = residual_at(e, e->block + i * e->p, first + i);
+            e->squared[first + i] = residual * residual;
+        }
+    }
 }
 
-/* One ECM cycle: E, CM1, then CM2 kept only if it does not lower the objective. */
+/*
+ * The weighted t log-likelihood at e->beta and e->scale, as a function of t = log nu: its
+ * value (minus the ridge penalty), first and second derivatives. From five sums over the
+ * rows (a = nu v + e^2): the terms of moe_student_t_row that do not depend on the row
+ * (lgamma, digamma, trigamma of nu) are taken once, out of the loop.
+ */
+static void degrees_terms(t_expert *e, double nu, double terms[3])
+{
+    double v = e->scale, sum[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < e->data->n; ++i) {
+        double share = e->share[i];
+        if (share == 0.0)
+            continue;
+        double e2 = e->squared[i], a = nu * v + e2, ratio = (e2 - v) / a;
+        sum[0] += share;
+        sum[1] += share * log1p(e2 / (nu * v));
+        sum[2] += share * ratio;
+        sum[3] += share * v / a;
+        sum[4] += share * v * ratio / a;
+    }
+    combine(sum, 5);
+    double psi = moe_digamma(0.5 * (nu + 1.0)) - moe_digamma(0.5 * nu);
+    double psi1 = moe_trigamma(0.5 * (nu + 1.0)) - moe_trigamma(0.5 * nu);
+    double value = t_constant(nu, v) * sum[0] - 0.5 * (nu + 1.0) * sum[1];
+    double first = 0.5 * (psi * sum[0] - sum[1] + sum[2]);           /* d / d nu */
+    double second = 0.25 * psi1 * sum[0] + 0.5 / nu * sum[0] - 0.5 * (sum[3] + sum[4]);
+    terms[0] = value - e->options->total_weight * 0.5 * e->options->ridge * ridge_norm(e);
+    terms[1] = nu * first;                 /* d / d log nu */
+    terms[2] = nu * nu * second + nu * first; /* d^2 / d (log nu)^2 */
+}
+
+/*
+ * CM2 as ECME's step: nu maximises the weighted t log-likelihood itself at the new
+ * coefficients and scale (the ECM root above maximised the complete-data expectation at the
+ * old u, and crept: nu of a nearly Gaussian expert rose by a few percent an iteration, so fits
+ * met the iteration cap). Newton in log nu, a step clamped to [-2, 2] and halved until the
+ * value does not fall (so the cycle stays monotone), to a gain below 1e-12 of the value or
+ * MAX_DEGREES_STEPS passes; nu stays within [MOE_DEGREES_MIN, MOE_DEGREES_MAX].
+ */
+#define MAX_DEGREES_STEPS 12
+
+/* The Newton step in log nu from `at` (within the range), or a unit step uphill where the
+   value is not concave there. */
+static double degrees_step(double at, const double terms[3])
+{
+    double step = terms[2] < 0.0 ? -terms[1] / terms[2] : (terms[1] > 0.0 ? 1.0 : -1.0);
+    step = fmax(-2.0, fmin(2.0, step));
+    return fmax(log(MOE_DEGREES_MIN) - at, fmin(log(MOE_DEGREES_MAX) - at, step));
+}
+
+static void maximise_degrees(t_expert *e)
+{
+    double at = log(e->nu), terms[3], trial[3];
+    squared_residuals(e);
+    degrees_terms(e, e->nu, terms);
+    int passes = 1;
+    while (passes < MAX_DEGREES_STEPS && isfinite(terms[0])) {
+        double step = degrees_step(at, terms);
+        if (!(fabs(step * terms[1]) > 1e-12 * (1.0 + fabs(terms[0]))))
+            break;
+        int accepted = 0;
+        while (!accepted && passes < MAX_DEGREES_STEPS) {
+            degrees_terms(e, exp(at + step), trial);
+            ++passes;
+            accepted = trial[0] >= terms[0]; /* false for NaN */
+            if (!accepted)
+                step *= 0.5;
+        }
+        if (!accepted)
+            break;
+        at += step;
+        memcpy(terms, trial, sizeof terms);
+    }
+    e->nu = fmin(MOE_DEGREES_MAX, fmax(MOE_DEGREES_MIN, exp(at)));
+}
+
+/* One cycle: E, CM1 (coefficients and scale at the old nu), then nu by ECME. */
 static void ecm_cycle(t_expert *e, moe_expert_mstep_report *report)
 {
-    double old_nu = e->nu;
-    double spread = scale_weights(e) / e->total;
+    scale_weights(e);
     update_location_scale(e, report);
     report->newton_steps++;
-    if (!e->options->update_degrees)
-        return;
-    double half = 0.5 * (old_nu + 1.0);
-    double candidate = degrees_root(1.0 + spread - moe_log_minus_digamma(half));
-    if (candidate == old_nu)
-        return;
-    double nu[2] = {old_nu, candidate}, objective[2];
-    objectives_at(e, nu, objective);
-    if (objective[1] >= objective[0]) /* false for NaN: the old nu stays */
-        e->nu = candidate;
+    if (e->options->update_degrees)
+        maximise_degrees(e);
 }
 
 static void free_expert(t_expert *e)
@@ -298,7 +344,7 @@ static moe_status allocate_expert(t_expert *e, char *message)
 {
     size_t p = e->p, n = e->data->n, R = moe_block_rows_for(n);
     e->beta = moe_alloc_array(p, 1, sizeof(double));
-    e->share = moe_alloc_array(n, 2, sizeof(double));
+    e->share = moe_alloc_array(n, 3, sizeof(double));
     /* block R p, weights R, scratch R p, gram p p, rhs p, work p (p + 1) */
     e->block = moe_alloc_array(2 * R * p + R + p * p + p + p * (p + 1), 1, sizeof(double));
     if (e->beta == NULL || e->share == NULL || e->block == NULL) {
@@ -306,6 +352,7 @@ static moe_status allocate_expert(t_expert *e, char *message)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the expert M-step");
     }
     e->u = e->share + n;
+    e->squared = e->u + n;
     e->weights = e->block + R * p;
     e->scratch = e->weights + R;
     e->gram = e->scratch + R * p;
@@ -503,6 +550,25 @@ static double t_inverse_link(const struct moe_model *model, double eta)
     return eta;
 }
 
+/* The search's starts beyond partitions (family.h): the normal (nu at the top of its range),
+   and the heavy tail (nu = 1, Cauchy) on one expert with the others normal. */
+#define HEAVY_TAIL_DEGREES 1.0
+
+static void t_nested_start(struct moe_model *model)
+{
+    for (size_t k = 0; k < model->n_experts; ++k)
+        model->degrees[k] = MOE_DEGREES_MAX;
+}
+
+static int t_start_variant(struct moe_model *model, size_t variant)
+{
+    if (variant >= model->n_experts)
+        return 0;
+    t_nested_start(model);
+    model->degrees[variant] = HEAVY_TAIL_DEGREES;
+    return 1;
+}
+
 const struct moe_family_ops moe_family_student_t = {
     .id = MOE_FAMILY_STUDENT_T,
     .name = "t",
@@ -532,4 +598,7 @@ const struct moe_family_ops moe_family_student_t = {
     .gradient = t_gradient,
     .degrees_gradient = t_degrees_gradient,
     .curvature = t_curvature,
+    .nested_family = MOE_FAMILY_GAUSSIAN,
+    .nested_start = t_nested_start,
+    .start_variant = t_start_variant,
 };

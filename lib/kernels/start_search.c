@@ -69,6 +69,9 @@
 #define GATE_SEARCH_BUDGET 2e5
 #define GATE_SCALES {2.0, 4.0, 16.0}
 #define SHIFT_ROWS_FIRST 2
+/* The start variants' budget (start_variants.c), in rows times EM iterations: a variant's
+   run to convergence for each expert and one more, on the sample, for K up to about 10. */
+#define VARIANT_BUDGET 2e6
 /* End points whose objectives differ by less than this per unit weight are one optimum. */
 #define DISTINCT_OBJECTIVE 1e-7
 /* PRNG streams of the search, apart from the restarts' streams 0, 1, ... */
@@ -86,7 +89,7 @@ typedef enum start_family {
 typedef struct candidate {
     struct moe_model *model;
     double objective; /* -INFINITY: the run failed */
-    int spurious;     /* an expert collapsed onto a few rows (collapsed_expert) */
+    int spurious;     /* an expert collapsed onto a few rows (moe_search_collapsed) */
 } candidate;
 
 typedef struct search_rows {
@@ -199,10 +202,9 @@ static moe_status sample_rows(const moe_data *data, size_t parameters, uint64_t 
  * The objective reached (penalised log-likelihood) goes to *objective, the iterations run to
  * *used (when not NULL).
  */
-static moe_status short_run(moe_fit_context *context, const moe_fit_settings *settings,
-                            struct moe_model *model, const moe_data *data, double *resp,
-                            size_t iterations, double tolerance, double *objective,
-                            size_t *used)
+moe_status moe_search_em(moe_fit_context *context, const moe_fit_settings *settings,
+                         struct moe_model *model, const moe_data *data, double *resp,
+                         size_t iterations, double tolerance, double *objective, size_t *used)
 {
     char *message = context->message;
     double total = moe_data_total_weight(data);
@@ -302,8 +304,8 @@ static int by_objective(const void *a, const void *b)
  * through two points, a spike on tied responses), and such a spurious maximiser beats every
  * sensible fit. Many starts find them on small data, so the search ranks them last.
  */
-static int collapsed_expert(const struct moe_model *model, const moe_fit_settings *settings,
-                            const moe_data *data, const double *resp)
+int moe_search_collapsed(const struct moe_model *model, const moe_fit_settings *settings,
+                         const moe_data *data, const double *resp)
 {
     size_t K = model->n_experts, p = moe_data_inputs(data);
     size_t parameters = p * (model->family_ops->uses_classes ? model->n_classes - 1 : 1) +
@@ -393,7 +395,7 @@ static int try_move(gate_search_state *state, moe_status *status)
 {
     double reached = -INFINITY;
     size_t used = 0;
-    moe_status run = short_run(state->context, state->settings, state->trial, state->sample,
+    moe_status run = moe_search_em(state->context, state->settings, state->trial, state->sample,
                                state->resp, SURVIVOR_ITERATIONS, state->settings->tolerance,
                                &reached, &used);
     state->budget -= (double)(used > 0 ? used : 1);
@@ -404,7 +406,7 @@ static int try_move(gate_search_state *state, moe_status *status)
     if (run != MOE_OK || !isfinite(reached) ||
         !(reached - state->objective >
           DISTINCT_OBJECTIVE * (state->total + fabs(state->objective))) ||
-        collapsed_expert(state->trial, state->settings, state->sample, state->resp))
+        moe_search_collapsed(state->trial, state->settings, state->sample, state->resp))
         return 0;
     struct moe_model *swap = state->current;
     state->current = state->trial;
@@ -557,7 +559,8 @@ static void run_failed(candidate *entry, moe_status run, const char *message,
 static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *settings,
                              const struct moe_model *shape, const moe_data *sample,
                              double *resp, moe_label *labels, candidate *candidates,
-                             size_t starts, size_t iterations, search_failure *failure)
+                             size_t starts, size_t iterations,
+                             const struct moe_model *origin, search_failure *failure)
 {
     char *message = context->message;
     size_t K = shape->n_experts;
@@ -583,7 +586,7 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
             moe_fail_propagate(message, status);
             break;
         }
-        moe_model_copy_parameters(candidates[c].model, context->start);
+        moe_model_copy_parameters(candidates[c].model, origin);
         moe_rng rng;
         moe_rng_seed(&rng, settings->seed, START_STREAM + c);
         moe_status run = draw_partition(families[c % n_families], sample, K, &rng, labels,
@@ -591,10 +594,10 @@ static moe_status short_runs(moe_fit_context *context, const moe_fit_settings *s
         if (run == MOE_OK)
             run = moe_start_from_labels(context, candidates[c].model, sample, resp, labels);
         if (run == MOE_OK)
-            run = short_run(context, settings, candidates[c].model, sample, resp, iterations,
+            run = moe_search_em(context, settings, candidates[c].model, sample, resp, iterations,
                             0.0, &candidates[c].objective, NULL);
         if (run == MOE_OK)
-            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+            candidates[c].spurious = moe_search_collapsed(candidates[c].model, settings, sample,
                                                       resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             status = run;
@@ -611,11 +614,11 @@ static moe_status survivor_runs(moe_fit_context *context, const moe_fit_settings
 {
     char *message = context->message;
     for (size_t c = 0; c < survivors && isfinite(candidates[c].objective); ++c) {
-        moe_status run = short_run(context, settings, candidates[c].model, sample, resp,
+        moe_status run = moe_search_em(context, settings, candidates[c].model, sample, resp,
                                    SURVIVOR_ITERATIONS, settings->tolerance,
                                    &candidates[c].objective, NULL);
         if (run == MOE_OK)
-            candidates[c].spurious = collapsed_expert(candidates[c].model, settings, sample,
+            candidates[c].spurious = moe_search_collapsed(candidates[c].model, settings, sample,
                                                       resp);
         if (run == MOE_ERR_OUT_OF_MEMORY)
             return run;
@@ -654,6 +657,87 @@ static moe_status keep_end_points(moe_fit_context *context, const moe_fit_settin
     return MOE_OK;
 }
 
+/*
+ * One pass of the search for models like `shape`, starting from origin's parameters:
+ * `starts` starts drawn and run short, the best `survivors` run on to convergence and
+ * ranked, the best one improved by the gate search.
+ */
+static moe_status search_pass(moe_fit_context *context, const moe_fit_settings *settings,
+                              const struct moe_model *shape, const struct moe_model *origin,
+                              const moe_data *sample, double *resp, moe_label *labels,
+                              int fit_rows, candidate *candidates, size_t starts,
+                              size_t survivors, search_failure *failure)
+{
+    double share = search_share(context);
+    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
+    moe_status status = short_runs(context, settings, shape, sample, resp, labels, candidates,
+                                   starts, short_iterations, origin, failure);
+    if (status != MOE_OK)
+        return status;
+    qsort(candidates, starts, sizeof(candidate), by_objective);
+    status = survivor_runs(context, settings, sample, resp, candidates, survivors, failure);
+    qsort(candidates, survivors, sizeof(candidate), by_objective);
+    /* candidates[0] may get a better model; the ranking stays, since it was first. Only
+       when the rows are all of the fit's own: an optimum a few rows wide on a sample of
+       larger data is the sample's (the restarts converge on all rows from its end points
+       anyway), and a streaming estimator's first rows (moe_context_start_rows) just start a
+       fit of many more, where a switch optimum of a few of them is one the stream must
+       unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate search"). */
+    if (status == MOE_OK && fit_rows)
+        status = gate_search(context, settings, &candidates[0], sample, resp);
+    return status;
+}
+
+/*
+ * The nested family's search (family op nested_family): the same pass on a model of that
+ * family, its survivors then turned into models like `shape` with the second parameters at
+ * the nested limit (their objectives are the nested model's, which the limit equals). The
+ * best of them runs on with its second parameters free.
+ */
+static moe_status nested_pass(moe_fit_context *context, const moe_fit_settings *settings,
+                              const struct moe_model *shape, const moe_data *sample,
+                              double *resp, moe_label *labels, int fit_rows,
+                              candidate *candidates, size_t starts, size_t survivors,
+                              search_failure *failure)
+{
+    struct moe_model *origin = NULL;
+    moe_status status = moe_model_nested(&origin, context->start);
+    if (status != MOE_OK)
+        return moe_fail_propagate(context->message, status);
+    status = search_pass(context, settings, origin, origin, sample, resp, labels, fit_rows,
+                         candidates, starts, survivors, failure);
+    moe_model_free(origin);
+    for (size_t c = 0; c < survivors && status == MOE_OK; ++c) {
+        struct moe_model *nesting = NULL;
+        if ((status = moe_model_clone(&nesting, shape)) != MOE_OK) {
+            moe_fail_propagate(context->message, status);
+            break;
+        }
+        moe_model_from_nested(nesting, candidates[c].model);
+        moe_model_free(candidates[c].model);
+        candidates[c].model = nesting;
+    }
+    candidate *best = &candidates[0];
+    if (status != MOE_OK || best->spurious || !isfinite(best->objective))
+        return status;
+    moe_status run = moe_search_em(context, settings, best->model, sample, resp,
+                                   SURVIVOR_ITERATIONS, settings->tolerance, &best->objective,
+                                   NULL);
+    if (run == MOE_OK)
+        best->spurious = moe_search_collapsed(best->model, settings, sample, resp);
+    else if (run != MOE_ERR_OUT_OF_MEMORY)
+        run_failed(best, run, context->message, failure);
+    return run == MOE_ERR_OUT_OF_MEMORY ? run : MOE_OK;
+}
+
+/*
+ * The search. A family that nests another at fixed second parameters (t experts: the
+ * normal as nu grows) gets that family's search as a second pass, so that the fit starts
+ * from the nested family's end points too and does not end below that family's fit from
+ * the same search; then both passes' best end points try the family's start variants.
+ * Both change the second parameters, which needs update_degrees (the caller may have fixed
+ * them).
+ */
 static moe_status search(moe_fit_context *context, const moe_fit_settings *settings,
                          const struct moe_model *shape, const moe_data *sample, double *resp,
                          moe_label *labels, int fit_rows)
@@ -661,13 +745,12 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     char *message = context->message;
     double rows = (double)sample->n, share = search_share(context);
     size_t starts = start_count(shape->n_experts, rows, share);
-    size_t short_iterations = share < 1.0 ? LOCAL_SHORT_ITERATIONS : SHORT_ITERATIONS;
-    candidate *candidates = moe_calloc_array(starts, 1, sizeof(candidate));
+    int free_parameters = settings->experts.update_degrees;
+    size_t passes = free_parameters && shape->family_ops->nested_family != 0 ? 2 : 1;
+    candidate *candidates = moe_calloc_array(passes * starts, 1, sizeof(candidate));
     if (candidates == NULL)
         return moe_fail(message, MOE_ERR_OUT_OF_MEMORY, "cannot allocate %zu starts", starts);
     search_failure failure = {MOE_OK, ""};
-    moe_status status = short_runs(context, settings, shape, sample, resp, labels, candidates,
-                                   starts, short_iterations, &failure);
     /* A share keeps one restart, the best end point: a local fit's extra restarts from the
        search's lesser end points converged in 4 or 5 iterations when they won and crept for
        100 and more when they lost, most of a shard's time (bench/RESULTS.md); a shard that
@@ -675,24 +758,32 @@ static moe_status search(moe_fit_context *context, const moe_fit_settings *setti
     size_t least_survivors = share < 1.0 ? 1 : SURVIVORS_PER_RESTART * settings->n_init;
     size_t survivors = budget_count(share * SURVIVOR_BUDGET / (rows * SURVIVOR_ITERATIONS),
                                     least_survivors > 0 ? least_survivors : 1, starts);
-    if (status == MOE_OK) {
-        qsort(candidates, starts, sizeof(candidate), by_objective);
-        status = survivor_runs(context, settings, sample, resp, candidates, survivors,
-                               &failure);
-        qsort(candidates, survivors, sizeof(candidate), by_objective);
-        /* candidates[0] may get a better model; the ranking stays, since it was first. Only
-           when the rows are all of the fit's own: an optimum a few rows wide on a sample of
-           larger data is the sample's (the restarts converge on all rows from its end
-           points anyway), and a streaming estimator's first rows (moe_context_start_rows)
-           just start a fit of many more, where a switch optimum of a few of them is one the
-           stream must unlearn with a gate too hard to move (docs/ARCHITECTURE.md, "The gate
-           search"). */
-        if (status == MOE_OK && fit_rows)
-            status = gate_search(context, settings, &candidates[0], sample, resp);
+    moe_status status = MOE_OK;
+    for (size_t pass = 0; pass < passes && status == MOE_OK; ++pass) {
+        candidate *these = candidates + pass * starts;
+        status = pass == 0 ? search_pass(context, settings, shape, context->start, sample,
+                                         resp, labels, fit_rows, these, starts, survivors,
+                                         &failure)
+                           : nested_pass(context, settings, shape, sample, resp, labels,
+                                         fit_rows, these, starts, survivors, &failure);
+        if (status == MOE_OK && free_parameters && !these[0].spurious)
+            status = moe_start_variant_search(context, settings, &these[0].model,
+                                              &these[0].objective, sample, resp,
+                                              share * VARIANT_BUDGET);
+        /* The passes' survivors side by side, to be ranked together. */
+        for (size_t c = 0; pass > 0 && c < survivors; ++c) {
+            candidate swap = candidates[survivors + c];
+            candidates[survivors + c] = these[c];
+            these[c] = swap;
+        }
     }
-    if (status == MOE_OK)
-        status = keep_end_points(context, settings, sample, candidates, survivors);
-    for (size_t c = 0; c < starts; ++c)
+    if (status == MOE_OK) {
+        /* (One pass's survivors are ranked already; qsort need not keep ties in order.) */
+        if (passes > 1)
+            qsort(candidates, passes * survivors, sizeof(candidate), by_objective);
+        status = keep_end_points(context, settings, sample, candidates, passes * survivors);
+    }
+    for (size_t c = 0; c < passes * starts; ++c)
         moe_model_free(candidates[c].model);
     free(candidates);
     if (status == MOE_OK && context->n_start_candidates == 0) {

@@ -180,9 +180,32 @@ struct moe_family_ops {
      * it on the call's rows in place of curvature.
      */
     double (*data_curvature)(const struct moe_model *model, const moe_data *data);
+    /*
+     * Optional: what the default start search (kernels/start_search.c) does beyond
+     * partitions of the rows, for families with second parameters. A family that nests
+     * another (nested_family, with the same gate, experts and variances; t experts nest the
+     * normal) sets its second parameters to the nested limit with nested_start (nu at
+     * MOE_DEGREES_MAX); the search then runs the nested family's own search too, and its
+     * end points start the fit as well, so that the fit is not below the nested family's.
+     * start_variant sets variant v (0, 1, ...) of the second parameters in place and
+     * returns 1, or returns 0 when there is no variant v: the search runs EM from each
+     * variant of its best end points (kernels/start_variants.c) and the likelihood judges. t experts: the heavy tail on expert v, the others normal; a tail
+     * taken by the wrong expert is an optimum of its own, which EM does not leave.
+     */
+    moe_family nested_family; /* 0: none */
+    void (*nested_start)(struct moe_model *model);
+    int (*start_variant)(struct moe_model *model, size_t variant);
 };
 
 const struct moe_family_ops *moe_family_lookup(moe_family family);
+
+/* A new model of the family's nested family (nested_family) with the model's structure,
+   gate, experts and variances (model/nested.c). */
+moe_status moe_model_nested(struct moe_model **out, const struct moe_model *model);
+
+/* target's gate, experts and variances from a model of its nested family, its second
+   parameters at the nested limit (nested_start). */
+void moe_model_from_nested(struct moe_model *target, const struct moe_model *nested);
 
 /* Nonzero when the model's family sums one-pass M-step statistics for this model
    (statistics_size present and nonzero); otherwise the M-step is m_step. */

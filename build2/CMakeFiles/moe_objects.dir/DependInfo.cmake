@@ -1,0 +1,96 @@
+
+# Consider dependencies only in project.
+set(CMAKE_DEPENDS_IN_PROJECT_ONLY OFF)
+
+# The set of languages for which implicit dependencies are needed:
+set(CMAKE_DEPENDS_LANGUAGES
+  )
+
+# The set of dependency files which are needed:
+set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/work/wt-t/lib/common/alloc.c" "CMakeFiles/moe_objects.dir/lib/common/alloc.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/alloc.c.o.d"
+  "/work/wt-t/lib/common/blas_kernels.c" "CMakeFiles/moe_objects.dir/lib/common/blas_kernels.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/blas_kernels.c.o.d"
+  "/work/wt-t/lib/common/check.c" "CMakeFiles/moe_objects.dir/lib/common/check.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/check.c.o.d"
+  "/work/wt-t/lib/common/checksum.c" "CMakeFiles/moe_objects.dir/lib/common/checksum.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/checksum.c.o.d"
+  "/work/wt-t/lib/common/clock.c" "CMakeFiles/moe_objects.dir/lib/common/clock.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/clock.c.o.d"
+  "/work/wt-t/lib/common/combine.c" "CMakeFiles/moe_objects.dir/lib/common/combine.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/combine.c.o.d"
+  "/work/wt-t/lib/common/data.c" "CMakeFiles/moe_objects.dir/lib/common/data.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/data.c.o.d"
+  "/work/wt-t/lib/common/error.c" "CMakeFiles/moe_objects.dir/lib/common/error.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/error.c.o.d"
+  "/work/wt-t/lib/common/exp_array.c" "CMakeFiles/moe_objects.dir/lib/common/exp_array.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/exp_array.c.o.d"
+  "/work/wt-t/lib/common/inputs.c" "CMakeFiles/moe_objects.dir/lib/common/inputs.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/inputs.c.o.d"
+  "/work/wt-t/lib/common/linalg.c" "CMakeFiles/moe_objects.dir/lib/common/linalg.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/linalg.c.o.d"
+  "/work/wt-t/lib/common/option_fields.c" "CMakeFiles/moe_objects.dir/lib/common/option_fields.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/option_fields.c.o.d"
+  "/work/wt-t/lib/common/parallel.c" "CMakeFiles/moe_objects.dir/lib/common/parallel.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/parallel.c.o.d"
+  "/work/wt-t/lib/common/read_file.c" "CMakeFiles/moe_objects.dir/lib/common/read_file.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/read_file.c.o.d"
+  "/work/wt-t/lib/common/replace_file.c" "CMakeFiles/moe_objects.dir/lib/common/replace_file.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/replace_file.c.o.d"
+  "/work/wt-t/lib/common/rng.c" "CMakeFiles/moe_objects.dir/lib/common/rng.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/rng.c.o.d"
+  "/work/wt-t/lib/common/save_file.c" "CMakeFiles/moe_objects.dir/lib/common/save_file.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/save_file.c.o.d"
+  "/work/wt-t/lib/common/small_products.c" "CMakeFiles/moe_objects.dir/lib/common/small_products.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/small_products.c.o.d"
+  "/work/wt-t/lib/common/special.c" "CMakeFiles/moe_objects.dir/lib/common/special.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/special.c.o.d"
+  "/work/wt-t/lib/common/step_rule.c" "CMakeFiles/moe_objects.dir/lib/common/step_rule.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/step_rule.c.o.d"
+  "/work/wt-t/lib/common/version.c" "CMakeFiles/moe_objects.dir/lib/common/version.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/version.c.o.d"
+  "/work/wt-t/lib/common/versioned.c" "CMakeFiles/moe_objects.dir/lib/common/versioned.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/common/versioned.c.o.d"
+  "/work/wt-t/lib/estimators/cqt/cqt.c" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt.c.o.d"
+  "/work/wt-t/lib/estimators/cqt/cqt_constants.c" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_constants.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_constants.c.o.d"
+  "/work/wt-t/lib/estimators/cqt/cqt_decompose.c" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_decompose.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_decompose.c.o.d"
+  "/work/wt-t/lib/estimators/cqt/cqt_gate.c" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_gate.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_gate.c.o.d"
+  "/work/wt-t/lib/estimators/cqt/cqt_moments.c" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_moments.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/cqt/cqt_moments.c.o.d"
+  "/work/wt-t/lib/estimators/em.c" "CMakeFiles/moe_objects.dir/lib/estimators/em.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/em.c.o.d"
+  "/work/wt-t/lib/estimators/gd.c" "CMakeFiles/moe_objects.dir/lib/estimators/gd.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/gd.c.o.d"
+  "/work/wt-t/lib/estimators/gem.c" "CMakeFiles/moe_objects.dir/lib/estimators/gem.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/gem.c.o.d"
+  "/work/wt-t/lib/estimators/ismm/ismm.c" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm.c.o.d"
+  "/work/wt-t/lib/estimators/ismm/ismm_session.c" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_session.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_session.c.o.d"
+  "/work/wt-t/lib/estimators/ismm/ismm_state_file.c" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_state_file.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_state_file.c.o.d"
+  "/work/wt-t/lib/estimators/ismm/ismm_statistics.c" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_statistics.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ismm/ismm_statistics.c.o.d"
+  "/work/wt-t/lib/estimators/ot/ot.c" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot.c.o.d"
+  "/work/wt-t/lib/estimators/ot/ot_baselines.c" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot_baselines.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot_baselines.c.o.d"
+  "/work/wt-t/lib/estimators/ot/ot_reduce.c" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot_reduce.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/estimators/ot/ot_reduce.c.o.d"
+  "/work/wt-t/lib/families/family_binomial.c" "CMakeFiles/moe_objects.dir/lib/families/family_binomial.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_binomial.c.o.d"
+  "/work/wt-t/lib/families/family_categorical.c" "CMakeFiles/moe_objects.dir/lib/families/family_categorical.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_categorical.c.o.d"
+  "/work/wt-t/lib/families/family_gamma.c" "CMakeFiles/moe_objects.dir/lib/families/family_gamma.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_gamma.c.o.d"
+  "/work/wt-t/lib/families/family_gaussian.c" "CMakeFiles/moe_objects.dir/lib/families/family_gaussian.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_gaussian.c.o.d"
+  "/work/wt-t/lib/families/family_logistic.c" "CMakeFiles/moe_objects.dir/lib/families/family_logistic.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_logistic.c.o.d"
+  "/work/wt-t/lib/families/family_multinomial.c" "CMakeFiles/moe_objects.dir/lib/families/family_multinomial.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_multinomial.c.o.d"
+  "/work/wt-t/lib/families/family_poisson.c" "CMakeFiles/moe_objects.dir/lib/families/family_poisson.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_poisson.c.o.d"
+  "/work/wt-t/lib/families/family_student.c" "CMakeFiles/moe_objects.dir/lib/families/family_student.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/family_student.c.o.d"
+  "/work/wt-t/lib/families/glm_expert.c" "CMakeFiles/moe_objects.dir/lib/families/glm_expert.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/families/glm_expert.c.o.d"
+  "/work/wt-t/lib/fitter/fitter.c" "CMakeFiles/moe_objects.dir/lib/fitter/fitter.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/fitter.c.o.d"
+  "/work/wt-t/lib/fitter/fitter_options.c" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_options.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_options.c.o.d"
+  "/work/wt-t/lib/fitter/fitter_run.c" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_run.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_run.c.o.d"
+  "/work/wt-t/lib/fitter/fitter_state.c" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_state.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/fitter_state.c.o.d"
+  "/work/wt-t/lib/fitter/registry.c" "CMakeFiles/moe_objects.dir/lib/fitter/registry.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/registry.c.o.d"
+  "/work/wt-t/lib/fitter/run_builtin.c" "CMakeFiles/moe_objects.dir/lib/fitter/run_builtin.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/fitter/run_builtin.c.o.d"
+  "/work/wt-t/lib/information/information.c" "CMakeFiles/moe_objects.dir/lib/information/information.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/information/information.c.o.d"
+  "/work/wt-t/lib/kernels/context.c" "CMakeFiles/moe_objects.dir/lib/kernels/context.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/context.c.o.d"
+  "/work/wt-t/lib/kernels/context_create.c" "CMakeFiles/moe_objects.dir/lib/kernels/context_create.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/context_create.c.o.d"
+  "/work/wt-t/lib/kernels/estep.c" "CMakeFiles/moe_objects.dir/lib/kernels/estep.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/estep.c.o.d"
+  "/work/wt-t/lib/kernels/gradient.c" "CMakeFiles/moe_objects.dir/lib/kernels/gradient.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/gradient.c.o.d"
+  "/work/wt-t/lib/kernels/init.c" "CMakeFiles/moe_objects.dir/lib/kernels/init.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/init.c.o.d"
+  "/work/wt-t/lib/kernels/iterate.c" "CMakeFiles/moe_objects.dir/lib/kernels/iterate.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/iterate.c.o.d"
+  "/work/wt-t/lib/kernels/mstep.c" "CMakeFiles/moe_objects.dir/lib/kernels/mstep.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/mstep.c.o.d"
+  "/work/wt-t/lib/kernels/options.c" "CMakeFiles/moe_objects.dir/lib/kernels/options.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/options.c.o.d"
+  "/work/wt-t/lib/kernels/settings.c" "CMakeFiles/moe_objects.dir/lib/kernels/settings.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/settings.c.o.d"
+  "/work/wt-t/lib/kernels/start.c" "CMakeFiles/moe_objects.dir/lib/kernels/start.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/start.c.o.d"
+  "/work/wt-t/lib/kernels/start_search.c" "CMakeFiles/moe_objects.dir/lib/kernels/start_search.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/start_search.c.o.d"
+  "/work/wt-t/lib/kernels/start_tensor.c" "CMakeFiles/moe_objects.dir/lib/kernels/start_tensor.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/start_tensor.c.o.d"
+  "/work/wt-t/lib/kernels/start_variants.c" "CMakeFiles/moe_objects.dir/lib/kernels/start_variants.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/kernels/start_variants.c.o.d"
+  "/work/wt-t/lib/model/family.c" "CMakeFiles/moe_objects.dir/lib/model/family.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/family.c.o.d"
+  "/work/wt-t/lib/model/io.c" "CMakeFiles/moe_objects.dir/lib/model/io.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/io.c.o.d"
+  "/work/wt-t/lib/model/model.c" "CMakeFiles/moe_objects.dir/lib/model/model.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/model.c.o.d"
+  "/work/wt-t/lib/model/names.c" "CMakeFiles/moe_objects.dir/lib/model/names.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/names.c.o.d"
+  "/work/wt-t/lib/model/nested.c" "CMakeFiles/moe_objects.dir/lib/model/nested.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/nested.c.o.d"
+  "/work/wt-t/lib/model/order.c" "CMakeFiles/moe_objects.dir/lib/model/order.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/model/order.c.o.d"
+  "/work/wt-t/lib/pass/gate.c" "CMakeFiles/moe_objects.dir/lib/pass/gate.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/gate.c.o.d"
+  "/work/wt-t/lib/pass/newton.c" "CMakeFiles/moe_objects.dir/lib/pass/newton.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/newton.c.o.d"
+  "/work/wt-t/lib/pass/posterior.c" "CMakeFiles/moe_objects.dir/lib/pass/posterior.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/posterior.c.o.d"
+  "/work/wt-t/lib/pass/posterior_block.c" "CMakeFiles/moe_objects.dir/lib/pass/posterior_block.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/posterior_block.c.o.d"
+  "/work/wt-t/lib/pass/predict.c" "CMakeFiles/moe_objects.dir/lib/pass/predict.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/predict.c.o.d"
+  "/work/wt-t/lib/pass/softmax.c" "CMakeFiles/moe_objects.dir/lib/pass/softmax.c.o" "gcc" "CMakeFiles/moe_objects.dir/lib/pass/softmax.c.o.d"
+  )
+
+# Targets to which this target links.
+set(CMAKE_TARGET_LINKED_INFO_FILES
+  )
+
+# Fortran module output directory.
+set(CMAKE_Fortran_TARGET_MODULE_DIR "")

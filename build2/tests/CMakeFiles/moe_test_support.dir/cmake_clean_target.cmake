@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libmoe_test_support.a"
+)

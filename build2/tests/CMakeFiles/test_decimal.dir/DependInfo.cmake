@@ -1,0 +1,22 @@
+
+# Consider dependencies only in project.
+set(CMAKE_DEPENDS_IN_PROJECT_ONLY OFF)
+
+# The set of languages for which implicit dependencies are needed:
+set(CMAKE_DEPENDS_LANGUAGES
+  )
+
+# The set of dependency files which are needed:
+set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/work/wt-t/programs/decimal.c" "tests/CMakeFiles/test_decimal.dir/__/programs/decimal.c.o" "gcc" "tests/CMakeFiles/test_decimal.dir/__/programs/decimal.c.o.d"
+  "/work/wt-t/tests/table/test_decimal.c" "tests/CMakeFiles/test_decimal.dir/table/test_decimal.c.o" "gcc" "tests/CMakeFiles/test_decimal.dir/table/test_decimal.c.o.d"
+  )
+
+# Targets to which this target links.
+set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/work/wt-t/build2/tests/CMakeFiles/moe_test_support.dir/DependInfo.cmake"
+  "/work/wt-t/build2/tests/CMakeFiles/moe_internal.dir/DependInfo.cmake"
+  )
+
+# Fortran module output directory.
+set(CMAKE_Fortran_TARGET_MODULE_DIR "")

@@ -1,0 +1,2 @@
+# Empty dependencies file for test_start_search.
+# This may be replaced when dependencies are built.

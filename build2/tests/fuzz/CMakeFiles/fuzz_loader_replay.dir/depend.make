@@ -1,0 +1,2 @@
+# Empty dependencies file for fuzz_loader_replay.
+# This may be replaced when dependencies are built.
