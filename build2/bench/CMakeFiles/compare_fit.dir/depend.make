@@ -1,2 +1,0 @@
-# Empty dependencies file for compare_fit.
-# This may be replaced when dependencies are built.

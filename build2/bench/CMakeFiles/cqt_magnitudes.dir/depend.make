@@ -1,2 +1,0 @@
-# Empty dependencies file for cqt_magnitudes.
-# This may be replaced when dependencies are built.

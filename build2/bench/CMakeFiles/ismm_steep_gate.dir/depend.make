@@ -1,2 +1,0 @@
-# Empty dependencies file for ismm_steep_gate.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for long_coverage.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for long_cqt.
-# This may be replaced when dependencies are built.

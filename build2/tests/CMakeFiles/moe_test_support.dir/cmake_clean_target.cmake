@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libmoe_test_support.a"
-)

@@ -1,2 +1,0 @@
-# Empty dependencies file for paper_cqt_uci.
-# This may be replaced when dependencies are built.

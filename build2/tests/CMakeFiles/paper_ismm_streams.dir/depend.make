@@ -1,2 +1,0 @@
-# Empty dependencies file for paper_ismm_streams.
-# This may be replaced when dependencies are built.

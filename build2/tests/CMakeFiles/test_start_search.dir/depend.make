@@ -1,2 +1,0 @@
-# Empty dependencies file for test_start_search.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for make_state_corpus.
-# This may be replaced when dependencies are built.
