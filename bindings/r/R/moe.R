@@ -610,7 +610,7 @@ print.summary.moe <- function(x, ...) {
         x$separation, "\n", sep = "")
   if (!is.null(x$note)) cat("\nNo standard errors: ", x$note, "\n", sep = "")
   cat("\nlog-likelihood ", format(as.numeric(x$loglik), digits = 8), " (df = ",
-      attr(x$loglik, "df"), "), AIC ", format(stats::AIC(x$loglik), digits = 8), ", BIC ",
+      attr(x$loglik, "df"), "), AIC ", format(AIC(x$loglik), digits = 8), ", BIC ",
       format(BIC(x$loglik), digits = 8), "\n", sep = "")
   invisible(x)
 }
@@ -619,7 +619,7 @@ print.summary.moe <- function(x, ...) {
 plot.moe <- function(x, ...) {
   if (!x$family %in% c("gaussian", "poisson", "t", "gamma")) {
     posterior <- predict(x, type = "gate")
-    graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
+    matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
                       ...)
     return(invisible(x))
   }
