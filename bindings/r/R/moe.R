@@ -540,8 +540,8 @@ residuals.moe <- function(object, ...) {
 
 
 print.moe <- function(x, ...) {
-  cat("Mixture of", x$k, x$family, "experts fitted by libmoe (estimator \"", x$estimator, "\")\n",
-      sep = " ")
+  cat("Mixture of ", x$k, " ", x$family, " experts fitted by libmoe\nestimator: ", x$estimator,
+      "\n", sep = "")
   cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   parameters <- .parameters(x)
   held <- any(parameters$gate_roles != 1) || any(parameters$expert_roles != 1)
