@@ -43,6 +43,9 @@ done
 run 0 "moe fit --help" "$moe" fit --help
 tr '\n' ' ' <"$work/out" | tr -s ' ' >"$work/help_line"
 contains "$work/help_line" "moe families" "moe fit --help: where the families are"
+# The default gate sees every feature, which flexmix's default does not: the help says so.
+contains "$work/help_line" "'none': the intercept alone, constant mixing weights" \
+    "moe fit --help: the gate of constant weights"
 run 0 "moe families" "$moe" families
 for family in gaussian logistic multinomial poisson t; do
     grep -q "^$family  *[a-zC]" "$work/out" || fail "moe families: no line for $family"

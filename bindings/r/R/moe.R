@@ -540,8 +540,8 @@ residuals.moe <- function(object, ...) {
 
 
 print.moe <- function(x, ...) {
-  cat("Mixture of", x$k, x$family, "experts fitted by libmoe (estimator \"", x$estimator, "\")\n",
-      sep = " ")
+  cat("Mixture of ", x$k, " ", x$family, " experts fitted by libmoe\nestimator: ", x$estimator,
+      "\n", sep = "")
   cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   parameters <- .parameters(x)
   held <- any(parameters$gate_roles != 1) || any(parameters$expert_roles != 1)
@@ -610,7 +610,7 @@ print.summary.moe <- function(x, ...) {
         x$separation, "\n", sep = "")
   if (!is.null(x$note)) cat("\nNo standard errors: ", x$note, "\n", sep = "")
   cat("\nlog-likelihood ", format(as.numeric(x$loglik), digits = 8), " (df = ",
-      attr(x$loglik, "df"), "), AIC ", format(stats::AIC(x$loglik), digits = 8), ", BIC ",
+      attr(x$loglik, "df"), "), AIC ", format(AIC(x$loglik), digits = 8), ", BIC ",
       format(BIC(x$loglik), digits = 8), "\n", sep = "")
   invisible(x)
 }
@@ -619,7 +619,7 @@ print.summary.moe <- function(x, ...) {
 plot.moe <- function(x, ...) {
   if (!x$family %in% c("gaussian", "poisson", "t", "gamma")) {
     posterior <- predict(x, type = "gate")
-    graphics::matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
+    matplot(posterior, type = "p", pch = 20, xlab = "row", ylab = "gate probability",
                       ...)
     return(invisible(x))
   }
@@ -632,17 +632,52 @@ plot.moe <- function(x, ...) {
 }
 
 
-moe_select <- function(formula, data, k = 1:5, ...) {
+# ICL as the library defines it (moe/model.h, moe_model_criteria; `moe select` prints it):
+# BIC plus twice the entropy of the posterior, -sum_i w_i sum_k r_ik log r_ik.
+.icl <- function(fit) {
+  posterior <- predict(fit, type = "posterior")
+  terms <- ifelse(posterior > 0, posterior * log(posterior), 0)
+  w <- if (is.null(fit$weights)) 1 else fit$weights
+  BIC(logLik(fit)) - 2 * sum(w * rowSums(terms))
+}
+
+# The table of `moe select`: log-likelihood, AIC, BIC and ICL for each number of experts,
+# the best by the criterion marked.
+moe_select <- function(formula, data, k = 1:5, criterion = c("bic", "aic", "icl"), ...) {
+  criterion <- match.arg(criterion)
   rows <- lapply(k, function(experts) {
     fit <- tryCatch(moe(formula, data, k = experts, ...), error = function(e) e)
     if (inherits(fit, "error"))
-      return(data.frame(k = experts, loglik = NA_real_, df = NA_integer_, BIC = NA_real_,
-                        message = conditionMessage(fit)))
+      return(data.frame(k = experts, loglik = NA_real_, df = NA_integer_, AIC = NA_real_,
+                        BIC = NA_real_, ICL = NA_real_, converged = NA,
+                        message = conditionMessage(fit), stringsAsFactors = FALSE))
     ll <- logLik(fit)
-    data.frame(k = experts, loglik = as.numeric(ll), df = attr(ll, "df"), BIC = BIC(ll),
-               message = "")
+    data.frame(k = experts, loglik = as.numeric(ll), df = attr(ll, "df"), AIC = AIC(ll),
+               BIC = BIC(ll), ICL = .icl(fit), converged = fit$converged, message = "",
+               stringsAsFactors = FALSE)
   })
-  do.call(rbind, rows)
+  table <- do.call(rbind, rows)
+  # The smallest finite value of the criterion, as the tool chooses (a failed fit is NA).
+  values <- table[[toupper(criterion)]]
+  best <- if (any(is.finite(values))) which.min(replace(values, !is.finite(values), Inf))
+  table$best <- seq_len(nrow(table)) %in% best
+  attr(table, "criterion") <- criterion
+  class(table) <- c("moe_select", "data.frame")
+  table
+}
+
+print.moe_select <- function(x, ...) {
+  # A table cut down by `[` keeps the class but may lose the marker or the criterion.
+  if (is.null(x$best) || is.null(attr(x, "criterion"))) return(NextMethod())
+  shown <- as.data.frame(unclass(x), stringsAsFactors = FALSE)
+  shown$best <- ifelse(shown$best, "*", "")
+  names(shown)[names(shown) == "best"] <- " "
+  if (all(shown$message == "")) shown$message <- NULL
+  print(shown, row.names = FALSE, ...)
+  best <- x$k[x$best]
+  cat("best by ", attr(x, "criterion"), ": ",
+      if (length(best)) paste0("k = ", best) else "none (no fit succeeded)", "\n", sep = "")
+  invisible(x)
 }
 
 

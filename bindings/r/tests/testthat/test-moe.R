@@ -159,6 +159,56 @@ test_that("moe_select tabulates BIC over k", {
   expect_equal(which.min(table$BIC), 2)
 })
 
+# The criteria computed here from each fit's log-likelihood and parameter count, and the
+# posterior's entropy (moe/model.h's definitions), not from moe_select's own code.
+criteria_of <- function(fit) {
+  ll <- fit$loglik
+  P <- length(coef(fit))
+  n <- nobs(fit)
+  r <- predict(fit, type = "posterior")
+  entropy <- -sum(r[r > 0] * log(r[r > 0]))
+  c(AIC = -2 * ll + 2 * P, BIC = -2 * ll + P * log(n),
+    ICL = -2 * ll + P * log(n) + 2 * entropy)
+}
+
+test_that("moe_select has the AIC, BIC and ICL of moe select and marks the best", {
+  data <- regimes(600, 9)
+  table <- moe_select(y ~ x, data, k = 1:3, seed = 1)
+  expected <- t(sapply(1:3, function(k) criteria_of(moe(y ~ x, data, k = k, seed = 1))))
+  expect_equal(as.matrix(table[, c("AIC", "BIC", "ICL")]), expected, ignore_attr = TRUE)
+  expect_equal(table$best, seq_len(3) == which.min(expected[, "BIC"]))
+  expect_equal(attr(table, "criterion"), "bic")
+  # The printed table: the columns, and the marker on the best row alone.
+  text <- capture.output(print(table))
+  expect_match(text[1], "^ *k +loglik +df +AIC +BIC +ICL +converged *$")
+  marked <- grep("\\*$", text[2:4])
+  expect_equal(marked, which.min(expected[, "BIC"]))
+  expect_equal(text[5], paste0("best by bic: k = ", which.min(expected[, "BIC"])))
+  # Another criterion moves the marker to its own minimum.
+  for (criterion in c("aic", "icl")) {
+    chosen <- moe_select(y ~ x, data, k = 1:3, seed = 1, criterion = criterion)
+    column <- expected[, toupper(criterion)]
+    expect_equal(which(chosen$best), which.min(column))
+    expect_match(capture.output(print(chosen))[1 + which.min(column)], "\\*$")
+  }
+  expect_error(moe_select(y ~ x, data, k = 1:2, criterion = "loglik"), "should be one of")
+})
+
+test_that("moe_select marks no row when every fit fails", {
+  data <- regimes(600, 9)
+  table <- moe_select(y ~ x, data, k = 1:2, seed = 1, max_iter = -1)
+  expect_false(any(table$best))
+  expect_true(all(is.na(table$BIC)))
+  expect_output(print(table), "best by bic: none")
+})
+
+test_that("print names the estimator plainly", {
+  fit <- moe(y ~ x, regimes(500, 10), k = 2, seed = 1)
+  text <- capture.output(print(fit))
+  expect_equal(text[1], "Mixture of 2 gaussian experts fitted by libmoe")
+  expect_equal(text[2], "estimator: em")
+})
+
 test_that("the same fit as the moe tool of the same libmoe", {
   tool <- Sys.getenv("MOE_TOOL")
   skip_if(tool == "", "MOE_TOOL (the moe program of the same libmoe) is not set")
@@ -173,6 +223,57 @@ test_that("the same fit as the moe tool of the same libmoe", {
                              grep("\"loglik\"", out, value = TRUE)[1]))
   fit <- moe(y ~ x, data, k = 2, seed = 5)
   expect_equal(as.numeric(logLik(fit)), c_loglik, tolerance = 1e-12)
+})
+
+test_that("moe_select's criteria and best are those of moe select", {
+  tool <- Sys.getenv("MOE_TOOL")
+  skip_if(tool == "", "MOE_TOOL (the moe program of the same libmoe) is not set")
+  data <- regimes(600, 11)
+  path <- tempfile(fileext = ".csv")
+  on.exit(unlink(path))
+  write.csv(data[, c("x", "y")], path, row.names = FALSE)
+  data <- read.csv(path)
+  out <- system2(tool, c("select", path, "--response", "y", "-k", "1:3", "--seed", "1",
+                         "--criterion", "icl", "--json"), stdout = TRUE)
+  out <- paste(out, collapse = " ")
+  # Every value of a key in the JSON, in order (one per K; "best" once).
+  number <- function(key) {
+    found <- regmatches(out, gregexpr(paste0("\"", key, "\": *[-0-9.eE+]+"), out))[[1]]
+    as.numeric(sub(".*: *", "", found))
+  }
+  table <- moe_select(y ~ x, data, k = 1:3, seed = 1, criterion = "icl")
+  expect_equal(table$AIC, number("aic"), tolerance = 1e-9)
+  expect_equal(table$BIC, number("bic"), tolerance = 1e-9)
+  expect_equal(table$ICL, number("icl"), tolerance = 1e-9)
+  expect_equal(table$k[table$best], number("best"))
+})
+
+test_that("gate = ~ 1 is flexmix's constant mixing weights, at flexmix's optimum", {
+  skip_if_not_installed("flexmix")
+  # Poisson experts: flexmix's M-step for them is an exact weighted glm fit (its Gaussian
+  # one estimates sigma with a degrees-of-freedom correction, so not at the likelihood's
+  # maximum).
+  set.seed(12)
+  x <- runif(800, -1, 1)
+  first <- runif(800) < 0.4
+  data <- data.frame(x = x, y = rpois(800, exp(ifelse(first, 2 + x, 0.5 - 0.5 * x))))
+  fit <- moe(y ~ x, data, k = 2, family = "poisson", seed = 1, gate = ~ 1, tol = 1e-10,
+             max_iter = 5000)
+  # The gate sees no covariate: every row has the same weights.
+  gate <- predict(fit, type = "gate")
+  expect_equal(unname(apply(gate, 2, sd)), c(0, 0), tolerance = 1e-12)
+  # flexmix(y ~ x) fits the same model (its default concomitant model is constant); started
+  # from libmoe's clusters and run to a tight tolerance, it stops at the same optimum.
+  flex <- flexmix::flexmix(y ~ x, data = data, cluster = predict(fit, type = "cluster"),
+                           model = flexmix::FLXMRglm(family = "poisson"),
+                           control = list(tolerance = 1e-12, iter.max = 5000))
+  expect_equal(attr(logLik(fit), "df"), flex@df)
+  expect_equal(as.numeric(logLik(fit)), flex@logLik, tolerance = 1e-9)
+  expect_equal(sort(unname(gate[1, ])), sort(unname(flex@prior)), tolerance = 1e-4)
+  # The default gate sees x as well: another model, with one more parameter.
+  default <- moe(y ~ x, data, k = 2, family = "poisson", seed = 1)
+  expect_equal(attr(logLik(default), "df"), attr(logLik(fit), "df") + 1)
+  expect_gt(max(apply(predict(default, type = "gate"), 2, sd)), 1e-3)
 })
 
 test_that("the best of flexmix's restarts is not better than libmoe's fit", {
