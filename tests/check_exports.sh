@@ -133,14 +133,7 @@ fi
 # libmoe.so.1.2.0): the name says which symbols the library has.
 map=${VERSION_MAP:-$(dirname "$0")/../lib/libmoe.map}
 if [[ -f $map && $expected_soname == libmoe.so.* ]]; then
-    major=${expected_soname#libmoe.so.}
-    minor=$(sed -n "s/^MOE_${major}\.\([0-9][0-9]*\) *{.*/\1/p" "$map" | sort -n | tail -n 1)
-    file_name=$(basename "$(readlink -f "$lib")")
-    if [[ $file_name != "libmoe.so.$major.${minor:-0}.0" ]]; then
-        echo "FAIL: the library file is $file_name, but the version script's last stable node" \
-             "is MOE_$major.${minor:-0}: libmoe.so.$major.${minor:-0}.0 expected"
-        status=1
-    fi
+    bash "$(dirname "$0")/check_library_version.sh" "$lib" "$map" MOE_ || status=1
 fi
 
 echo "library: $lib"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check what libmoe_mpi.so exports: exactly the functions declared MOE_MPI_API in
 # moe/mpi.h, each in the version node MOE_MPI_1.0 (lib/mpi/libmoe_mpi.map), and nothing
-# else but the node's own symbol.
+# else but the node's own symbol; and that its file name follows the map's last node
+# (check_library_version.sh: libmoe_mpi.so.1.0.0 for MOE_MPI_1.0).
 #
 #   check_mpi_exports.sh LIBRARY MPI_HEADER
 set -euo pipefail
@@ -28,6 +29,8 @@ if [[ -n $missing ]]; then
     printf '%s\n' "$missing" | sed 's/^/  /'
     status=1
 fi
+bash "$(dirname "$0")/check_library_version.sh" "$lib" \
+    "$(dirname "$0")/../lib/mpi/libmoe_mpi.map" MOE_MPI_ || status=1
 echo "declared: $(printf '%s\n' "$declared" | grep -c .), node $node"
 (( status == 0 )) && echo PASS
 exit $status
