@@ -275,7 +275,10 @@ static int copy_ownership_and_mode(int fd, const struct stat *old)
 {
     mode_t bits = old->st_mode & 07777;
     if (fchown(fd, old->st_uid, old->st_gid) != 0) {
-        (void)fchown(fd, (uid_t)-1, old->st_gid);
+        /* if the group is refused too, the new file keeps ours: not an error (a variable,
+           since glibc's hardened headers warn on a cast-away result) */
+        int group_refused = fchown(fd, (uid_t)-1, old->st_gid);
+        (void)group_refused;
         bits &= 0777; /* set-ID bits belong to the old owner, not to us */
     }
     return fchmod(fd, bits) == 0 ? 0 : errno;
