@@ -199,6 +199,55 @@ START_TEST(columns_are_the_block_transposed)
 }
 END_TEST
 
+/* Weights of either sign (the observed information's) by columns: the naive sums on the
+   small products' kernels, on the BLAS path (shared products up to 16 inputs, a product
+   with the weighted columns above, where a rank-k update would take square roots) and
+   through the dispatch above MOE_SMALL_GRAM_INPUTS. */
+START_TEST(weighted_grams_with_signed_weights)
+{
+    const size_t sizes[] = {6, 16, 23, 70};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+        for (int path = 0; path < 2; ++path) {
+            size_t rows = 97, p = sizes[s], count = 3;
+            double *columns = malloc(rows * p * sizeof(double));
+            double *weights = malloc(count * rows * sizeof(double));
+            double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
+            double *grams = calloc(count * p * p, sizeof(double));
+            double *naive = calloc(count * p * p, sizeof(double));
+            test_rng rng = {71 + s};
+            for (size_t a = 0; a < rows * p; ++a)
+                columns[a] = test_normal(&rng);
+            for (size_t a = 0; a < count * rows; ++a)
+                weights[a] = test_normal(&rng);
+            for (size_t c = 0; c < count; ++c)
+                for (size_t i = 0; i < rows; ++i)
+                    for (size_t a = 0; a < p; ++a)
+                        for (size_t b = 0; b < p; ++b)
+                            naive[c * p * p + a * p + b] += weights[c * rows + i] *
+                                                            columns[a * rows + i] *
+                                                            columns[b * rows + i];
+            if (path == 0)
+                moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
+            else
+                moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch,
+                                                    grams);
+            for (size_t c = 0; c < count; ++c)
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t b = a; b < p; ++b)
+                        ck_assert_msg(fabs(grams[c * p * p + a * p + b] -
+                                           naive[c * p * p + a * p + b]) < 1e-10,
+                                      "p = %zu, path %d, gram %zu (%zu, %zu): %g, naive %g", p,
+                                      path, c, a, b, grams[c * p * p + a * p + b],
+                                      naive[c * p * p + a * p + b]);
+            free(columns);
+            free(weights);
+            free(scratch);
+            free(grams);
+            free(naive);
+        }
+}
+END_TEST
+
 /* The Grams of a block by columns with weights by columns equal the naive sums, on both
    paths (one shared product at small p, rank-k updates above). */
 START_TEST(weighted_grams_by_columns_match_naive_sums)
@@ -675,6 +724,7 @@ static Suite *kernel_suite(void)
     tcase_add_test(core, weighted_gram_matches_naive_sum);
     tcase_add_test(core, columns_are_the_block_transposed);
     tcase_add_test(core, weighted_grams_by_columns_match_naive_sums);
+    tcase_add_test(core, weighted_grams_with_signed_weights);
     tcase_add_test(core, weighted_grams_from_the_columns_slot);
     tcase_add_test(core, columns_sums_match_single_sums);
     tcase_add_test(core, spd_solve_and_ridge_fallback);

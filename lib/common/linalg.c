@@ -320,10 +320,24 @@ void moe_weighted_grams_add_columns_blas(size_t rows, size_t p, size_t count,
                                          double *scratch, double *grams)
 {
     if (p > SHARED_PRODUCT_INPUTS) {
-        /* One rank-k update per weight row on the columns scaled by sqrt(weight). */
+        /* One rank-k update per weight row on the columns scaled by sqrt(weight); weights
+           of either sign (the observed information's) take a product with the weighted
+           columns instead, at twice the flops. */
         for (size_t c = 0; c < count; ++c) {
             const double *weight = weights + c * rows;
             double *root = scratch + rows * p;
+            int negative = 0;
+            for (size_t i = 0; i < rows; ++i)
+                negative |= weight[i] < 0.0;
+            if (negative) {
+                for (size_t a = 0; a < p; ++a)
+                    for (size_t i = 0; i < rows; ++i)
+                        scratch[a * rows + i] = weight[i] * columns[a * rows + i];
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p, (int)p, (int)rows,
+                            1.0, columns, (int)rows, scratch, (int)rows, 1.0, grams + c * p * p,
+                            (int)p);
+                continue;
+            }
             for (size_t i = 0; i < rows; ++i)
                 root[i] = sqrt(weight[i]);
             for (size_t a = 0; a < p; ++a)

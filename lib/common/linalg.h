@@ -111,7 +111,8 @@ void moe_weighted_grams_add(size_t rows, size_t p, size_t count, const double *b
                             const double *weights, double *scratch, double *grams);
 
 /* The same for a block by columns (columns: p x rows) with weights by columns (count x
-   rows): the E-step's layout. Up to MOE_SMALL_GRAM_INPUTS inputs through the small
+   rows): the E-step's layout; here weights may have either sign. Up to
+   MOE_SMALL_GRAM_INPUTS inputs through the small
    products' kernels (common/small_products.h), which need no scratch; above, and always in
    the _blas form (their oracle), as moe_weighted_grams_add. */
 void moe_weighted_grams_add_columns(size_t rows, size_t p, size_t count, const double *columns,

@@ -99,26 +99,23 @@ static void binomial_log_density(const struct moe_model *model, size_t rows,
                                                         linear[k * rows + i]);
 }
 
-static double binomial_information_row(const struct moe_model *model, size_t k,
-                                       const double *x, double y, double w,
-                                       const moe_information_slots *slots, double *score,
-                                       double *information)
+/* With n trials and success probability m: the score (y - n m) x~ and minus the Hessian
+   n m (1 - m) x~ x~'. */
+static void binomial_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                       const double *columns, const double *linear,
+                                       const double *y, double *terms)
 {
-    size_t p = model->n_inputs, P = slots->P;
-    double eta = moe_dot(p, x, model->experts + k * p), trials = trials_of(model, x);
-    double log_f = log_choose(trials, y) + log_kernel(trials, y, eta);
-    if (score == NULL)
-        return log_f;
-    double probability = exp(moe_log_sigmoid(eta));
-    double slope = y - trials * probability;
-    double curvature = w * trials * probability * (1.0 - probability);
-    double *block = information + slots->coefficients * P + slots->coefficients;
-    for (size_t a = 0; a < p; ++a) {
-        score[slots->coefficients + a] = slope * x[a];
-        for (size_t b = a; b < p; ++b)
-            block[a * P + b] += curvature * x[a] * x[b];
+    moe_information_shape shape = moe_information_shape_of(model);
+    const double *eta = linear + k * rows;
+    const double *trials =
+        model->trials_input < model->n_inputs ? columns + model->trials_input * rows : NULL;
+    double *a = terms + shape.a * rows, *h = terms + shape.h * rows;
+    for (size_t i = 0; i < rows; ++i) {
+        double count = trials != NULL ? trials[i] : 1.0;
+        double probability = exp(moe_log_sigmoid(eta[i]));
+        a[i] = y[i] - count * probability;
+        h[i] = count * probability * (1.0 - probability);
     }
-    return log_f;
 }
 
 static size_t binomial_prediction_width(const struct moe_model *model)
@@ -254,7 +251,7 @@ const struct moe_family_ops moe_family_binomial = {
     .expert_free_params = binomial_expert_free_params,
     .check_response = binomial_check_response,
     .log_density = binomial_log_density,
-    .information_row = binomial_information_row,
+    .information_terms = binomial_information_terms,
     .inverse_link = binomial_inverse_link,
     .prediction_width = binomial_prediction_width,
     .predict = binomial_predict,

@@ -158,50 +158,29 @@ moe_status moe_categorical_gradient(const struct moe_model *model, const moe_dat
     return status;
 }
 
-/* Class logits of expert k at x, the reference last (logistic: class 1 free, 0 the
-   reference): z (R + 1 values, R <= 256). */
-static void class_logits(const struct moe_model *model, size_t k, const double *x, size_t R,
-                         double *z)
+void moe_categorical_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                      const double *columns, const double *linear,
+                                      const double *y, double *terms)
 {
-    size_t p = model->n_inputs;
-    const double *beta = model->experts + k * model->expert_rows * p;
-    for (size_t q = 0; q < R; ++q) {
-        double sum = 0.0;
-        for (size_t j = 0; j < p; ++j)
-            sum += beta[q * p + j] * x[j];
-        z[q] = sum;
-    }
-    z[R] = 0.0;
-}
-
-double moe_categorical_information_row(const struct moe_model *model, size_t k,
-                                       const double *x, double y, double w,
-                                       const moe_information_slots *slots, double *score,
-                                       double *information)
-{
+    (void)columns;
+    moe_information_shape shape = moe_information_shape_of(model);
     int classes = model->family_ops->uses_classes;
-    size_t p = model->n_inputs, R = classes ? model->n_classes - 1 : 1, P = slots->P;
-    double z[257], class_probability[257];
-    class_logits(model, k, x, R, z);
-    size_t label = classes ? (size_t)y : (y > 0.5 ? 0u : 1u);
-    double total = moe_log_sum_exp(z, R + 1);
-    if (score == NULL)
-        return z[label] - total;
-    for (size_t q = 0; q <= R; ++q)
-        class_probability[q] = exp(z[q] - total);
-    double *se = score + slots->coefficients;
-    for (size_t q = 0; q < R; ++q)
-        for (size_t j = 0; j < p; ++j)
-            se[q * p + j] = ((q == label ? 1.0 : 0.0) - class_probability[q]) * x[j];
-    for (size_t q1 = 0; q1 < R; ++q1)
-        for (size_t q2 = q1; q2 < R; ++q2) {
-            double c = w * ((q1 == q2 ? class_probability[q1] : 0.0) -
-                            class_probability[q1] * class_probability[q2]);
-            double *out = information + (slots->coefficients + q1 * p) * P +
-                          slots->coefficients + q2 * p;
-            for (size_t a = 0; a < p; ++a)
-                for (size_t b = (q1 == q2 ? a : 0); b < p; ++b)
-                    out[a * P + b] += c * x[a] * x[b];
-        }
-    return z[label] - total;
+    size_t R = shape.R;
+    /* The class logits, the reference last (logistic: class 1 free, 0 the reference). */
+    const double *logits = linear + k * model->expert_rows * rows;
+    double z[257];
+    for (size_t i = 0; i < rows; ++i) {
+        for (size_t q = 0; q < R; ++q)
+            z[q] = logits[q * rows + i];
+        z[R] = 0.0;
+        size_t label = classes ? (size_t)y[i] : (y[i] > 0.5 ? 0u : 1u);
+        double total = moe_log_sum_exp(z, R + 1);
+        for (size_t q = 0; q <= R; ++q)
+            z[q] = exp(z[q] - total); /* the class probabilities */
+        for (size_t q = 0; q < R; ++q)
+            terms[(shape.a + q) * rows + i] = (q == label ? 1.0 : 0.0) - z[q];
+        for (size_t q1 = 0, at = shape.h; q1 < R; ++q1)
+            for (size_t q2 = q1; q2 < R; ++q2, ++at)
+                terms[at * rows + i] = (q1 == q2 ? z[q1] : 0.0) - z[q1] * z[q2];
+    }
 }

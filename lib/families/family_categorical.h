@@ -25,10 +25,10 @@ moe_status moe_categorical_gradient(const struct moe_model *model, const moe_dat
                                     size_t threads,
                                     double *coefficients, double *log_variances, char *message);
 
-/* The observed information's row terms of a logistic or multinomial expert (family.h). */
-double moe_categorical_information_row(const struct moe_model *model, size_t k,
-                                       const double *x, double y, double w,
-                                       const moe_information_slots *slots, double *score,
-                                       double *information);
+/* The observed information's terms of logistic or multinomial experts (family.h): the
+   score (1[label = q] - m_q) x~ and minus the Hessian (1[q = q'] m_q - m_q m_q') x~ x~'. */
+void moe_categorical_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                      const double *columns, const double *linear,
+                                      const double *y, double *terms);
 
 #endif

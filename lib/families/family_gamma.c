@@ -69,27 +69,29 @@ static void gamma_log_density(const struct moe_model *model, size_t rows, const 
                 gamma_log_f(model->degrees[k], linear[k * rows + i], y[i], scratch[i]);
 }
 
-static double gamma_information_row(const struct moe_model *model, size_t k, const double *x,
-                                    double y, double w, const moe_information_slots *slots,
-                                    double *score, double *information)
+/* With ratio = y / mu and shape alpha: the score alpha (ratio - 1) x~ and
+   log alpha + 1 - eta + log y - ratio - digamma(alpha); minus the Hessian alpha ratio x~ x~',
+   (1 - ratio) x~ and trigamma(alpha) - 1 / alpha. */
+static void gamma_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                    const double *columns, const double *linear,
+                                    const double *y, double *terms)
 {
-    size_t p = model->n_inputs, P = slots->P, beta = slots->coefficients, shape = slots->shape;
-    double alpha = model->degrees[k], eta = moe_dot(p, x, model->experts + k * p);
-    double log_f = gamma_log_f(alpha, eta, y, log(y));
-    if (score == NULL)
-        return log_f;
-    double ratio = y * exp(-eta); /* y / mu */
-    for (size_t a = 0; a < p; ++a)
-        score[beta + a] = alpha * (ratio - 1.0) * x[a];
-    score[shape] = log(alpha) + 1.0 - eta + log(y) - ratio - moe_digamma(alpha);
-    double *block = information + beta * P + beta;
-    for (size_t a = 0; a < p; ++a) {
-        for (size_t b = a; b < p; ++b)
-            block[a * P + b] += w * alpha * ratio * x[a] * x[b];
-        information[(beta + a) * P + shape] += w * (1.0 - ratio) * x[a];
+    (void)columns;
+    moe_information_shape shape = moe_information_shape_of(model);
+    const double *eta = linear + k * rows;
+    double alpha = model->degrees[k];
+    double constant = log(alpha) + 1.0 - moe_digamma(alpha);
+    double curvature = moe_trigamma(alpha) - 1.0 / alpha;
+    double *a = terms + shape.a * rows, *b = terms + shape.b * rows;
+    double *h = terms + shape.h * rows, *c = terms + shape.c * rows, *d = terms + shape.d * rows;
+    for (size_t i = 0; i < rows; ++i) {
+        double ratio = y[i] * exp(-eta[i]);
+        a[i] = alpha * (ratio - 1.0);
+        b[i] = constant - eta[i] + log(y[i]) - ratio;
+        h[i] = alpha * ratio;
+        c[i] = 1.0 - ratio;
+        d[i] = curvature;
     }
-    information[shape * P + shape] += w * (moe_trigamma(alpha) - 1.0 / alpha);
-    return log_f;
 }
 
 static size_t gamma_prediction_width(const struct moe_model *model)
@@ -278,7 +280,7 @@ const struct moe_family_ops moe_family_gamma = {
     .expert_free_params = gamma_expert_free_params,
     .check_response = gamma_check_response,
     .log_density = gamma_log_density,
-    .information_row = gamma_information_row,
+    .information_terms = gamma_information_terms,
     .inverse_link = gamma_inverse_link,
     .prediction_width = gamma_prediction_width,
     .predict = gamma_predict,

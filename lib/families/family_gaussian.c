@@ -903,32 +903,26 @@ static double gaussian_curvature(const struct moe_model *model)
 
 /* Identity link only (moe_model_information refuses the others): log f, the score in
    beta (e x~ / v) and in v, and -H. */
-static double gaussian_information_row(const struct moe_model *model, size_t k,
-                                       const double *x, double y, double w,
-                                       const moe_information_slots *slots, double *score,
-                                       double *information)
+/* In v = sigma^2: the score e x~ / v and (e^2 / v - 1) / (2 v); minus the Hessian
+   x~ x~' / v, e x~ / v^2 and (e^2 / v - 1 / 2) / v^2 (the identity link only). */
+static void gaussian_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                       const double *columns, const double *linear,
+                                       const double *y, double *terms)
 {
-    size_t p = model->n_inputs, P = slots->P, scale = slots->scale;
-    const double *beta = model->experts + k * p;
-    double mean = 0.0;
-    for (size_t j = 0; j < p; ++j)
-        mean += beta[j] * x[j];
-    double variance = model->variances[k], e = y - mean;
-    double log_f = -0.5 * (log(2.0 * 3.14159265358979323846 * variance) + e * e / variance);
-    if (score == NULL)
-        return log_f;
-    for (size_t j = 0; j < p; ++j)
-        score[slots->coefficients + j] = e * x[j] / variance;
-    score[scale] = -0.5 / variance + 0.5 * e * e / (variance * variance);
-    double *beta_block = information + slots->coefficients * P + slots->coefficients;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * x[a] * x[b] / variance;
-    for (size_t a = 0; a < p; ++a)
-        information[(slots->coefficients + a) * P + scale] += w * e * x[a] / (variance * variance);
-    information[scale * P + scale] +=
-        w * (-0.5 / (variance * variance) + e * e / (variance * variance * variance));
-    return log_f;
+    (void)columns;
+    moe_information_shape shape = moe_information_shape_of(model);
+    const double *mean = linear + k * rows;
+    double inverse = 1.0 / model->variances[k];
+    double *a = terms + shape.a * rows, *b = terms + shape.b * rows;
+    double *h = terms + shape.h * rows, *c = terms + shape.c * rows, *d = terms + shape.d * rows;
+    for (size_t i = 0; i < rows; ++i) {
+        double e = y[i] - mean[i], scaled = e * inverse;
+        a[i] = scaled;
+        b[i] = 0.5 * inverse * (scaled * e - 1.0);
+        h[i] = inverse;
+        c[i] = scaled * inverse;
+        d[i] = inverse * inverse * (scaled * e - 0.5);
+    }
 }
 
 static double gaussian_inverse_link(const struct moe_model *model, double eta)
@@ -949,7 +943,7 @@ const struct moe_family_ops moe_family_gaussian = {
     .numeric_response = 1,
     .scale_kind = MOE_SCALE_VARIANCE,
     .supports_link = gaussian_supports_link,
-    .information_row = gaussian_information_row,
+    .information_terms = gaussian_information_terms,
     .inverse_link = gaussian_inverse_link,
     .expert_free_params = gaussian_expert_free_params,
     .normalize_experts = NULL,

@@ -189,27 +189,20 @@ static double poisson_data_curvature(const struct moe_model *model, const moe_da
     return moe_glm_data_curvature(&poisson_glm, model, data);
 }
 
-/* log f, the score (y - mu) x~ and -H mu x~ x~'. */
-static double poisson_information_row(const struct moe_model *model, size_t k, const double *x,
-                                      double y, double w, const moe_information_slots *slots,
-                                      double *score, double *information)
+/* The score (y - mu) x~ and minus the Hessian mu x~ x~'. */
+static void poisson_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                      const double *columns, const double *linear,
+                                      const double *y, double *terms)
 {
-    size_t p = model->n_inputs, P = slots->P;
-    const double *beta = model->experts + k * p;
-    double eta = 0.0;
-    for (size_t j = 0; j < p; ++j)
-        eta += beta[j] * x[j];
-    double mu = moe_exp(eta);
-    double log_f = (y == 0.0 ? 0.0 : y * eta) - mu - lgamma(y + 1.0);
-    if (score == NULL)
-        return log_f;
-    for (size_t j = 0; j < p; ++j)
-        score[slots->coefficients + j] = (y - mu) * x[j];
-    double *beta_block = information + slots->coefficients * P + slots->coefficients;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * mu * x[a] * x[b];
-    return log_f;
+    (void)columns;
+    moe_information_shape shape = moe_information_shape_of(model);
+    const double *eta = linear + k * rows;
+    double *a = terms + shape.a * rows, *h = terms + shape.h * rows;
+    for (size_t i = 0; i < rows; ++i) {
+        double mu = moe_exp(eta[i]);
+        a[i] = y[i] - mu;
+        h[i] = mu;
+    }
 }
 
 static double poisson_inverse_link(const struct moe_model *model, double eta)
@@ -226,7 +219,7 @@ const struct moe_family_ops moe_family_poisson = {
     .has_variance = 0,
     .numeric_response = 1,
     .supports_link = poisson_supports_link,
-    .information_row = poisson_information_row,
+    .information_terms = poisson_information_terms,
     .inverse_link = poisson_inverse_link,
     .expert_free_params = poisson_expert_free_params,
     .normalize_experts = NULL,

@@ -511,37 +511,29 @@ static double t_curvature(const struct moe_model *model)
     return largest;
 }
 
-/* log f, the score in beta, v and nu, and -H (moe_student_t_row). */
-static double t_information_row(const struct moe_model *model, size_t k, const double *x,
-                                double y, double w, const moe_information_slots *slots,
-                                double *score, double *information)
+/* The score in beta, v and nu and minus the Hessian (moe_student_t_row). */
+static void t_information_terms(const struct moe_model *model, size_t k, size_t rows,
+                                const double *columns, const double *linear, const double *y,
+                                double *terms)
 {
-    size_t p = model->n_inputs, P = slots->P, beta = slots->coefficients;
-    size_t scale = slots->scale, degrees = slots->shape;
-    const double *coefficients = model->experts + k * p;
-    double mean = 0.0;
-    for (size_t j = 0; j < p; ++j)
-        mean += coefficients[j] * x[j];
-    moe_student_t_terms t;
-    moe_student_t_row(y - mean, model->degrees[k], model->variances[k], &t);
-    if (score == NULL)
-        return t.log_density;
-    for (size_t j = 0; j < p; ++j)
-        score[beta + j] = t.score_location * x[j];
-    score[scale] = t.score_scale;
-    score[degrees] = t.score_degrees;
-    double *beta_block = information + beta * P + beta;
-    for (size_t a = 0; a < p; ++a)
-        for (size_t b = a; b < p; ++b)
-            beta_block[a * P + b] += w * t.location_location * x[a] * x[b];
-    for (size_t a = 0; a < p; ++a) {
-        information[(beta + a) * P + scale] += w * t.location_scale * x[a];
-        information[(beta + a) * P + degrees] += w * t.location_degrees * x[a];
+    (void)columns;
+    moe_information_shape shape = moe_information_shape_of(model);
+    const double *mean = linear + k * rows;
+    double *a = terms + shape.a * rows, *b = terms + shape.b * rows;
+    double *h = terms + shape.h * rows, *c = terms + shape.c * rows, *d = terms + shape.d * rows;
+    for (size_t i = 0; i < rows; ++i) {
+        moe_student_t_terms t;
+        moe_student_t_row(y[i] - mean[i], model->degrees[k], model->variances[k], &t);
+        a[i] = t.score_location;
+        b[i] = t.score_scale;
+        b[rows + i] = t.score_degrees;
+        h[i] = t.location_location;
+        c[i] = t.location_scale;
+        c[rows + i] = t.location_degrees;
+        d[i] = t.scale_scale;
+        d[rows + i] = t.scale_degrees;
+        d[2 * rows + i] = t.degrees_degrees;
     }
-    information[scale * P + scale] += w * t.scale_scale;
-    information[scale * P + degrees] += w * t.scale_degrees;
-    information[degrees * P + degrees] += w * t.degrees_degrees;
-    return t.log_density;
 }
 
 static double t_inverse_link(const struct moe_model *model, double eta)
@@ -580,7 +572,7 @@ const struct moe_family_ops moe_family_student_t = {
     .default_degrees = MOE_DEGREES_DEFAULT,
     .numeric_response = 1,
     .scale_kind = MOE_SCALE_STUDENT,
-    .information_row = t_information_row,
+    .information_terms = t_information_terms,
     .inverse_link = t_inverse_link,
     .supports_link = t_supports_link,
     .expert_free_params = t_expert_free_params,

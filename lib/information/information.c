@@ -1,24 +1,14 @@
 /*
  * The observed information of a model's free parameters on data, and its inverse
- * (docs/ARCHITECTURE.md, "Standard errors").
- *
- * Per row, with responsibilities r_k, complete-data scores s_k = grad log(pi_k f_k) and
- * Hessians H_k (Louis' identity row by row, exact):
- *   hess l = sum_k r_k (H_k + s_k s_k') - sbar sbar',  sbar = sum_k r_k s_k,
- *   I = -sum_i v_i hess l_i = sum_i v_i [ -sum_k r_k H_k - sum_k r_k s_k s_k' + sbar sbar' ].
- * The -H parts are weighted Gram matrices of x~ (the gate's (diag pi - pi pi') (x) x~ x~', the
- * same for every k; each expert's own); the score parts are rank updates of row blocks
- * (syrk). Parameters, in this order: the gate's free rows ((K - 1) x p), the experts' free
- * rows (K x R x p, R = 1 or classes - 1), the variances (K, Gaussian experts; the squared
- * scales of t experts), then nu (K, t experts; analytic, trigamma included,
- * family_student.c). The penalised variants add the fitters' quadratic penalty, whose
- * Hessian is constant (add_penalty).
+ * (docs/ARCHITECTURE.md, "Standard errors"). The sum over the rows is information_pass.c's
+ * (Louis' identity row by row, exact); here the checks, the penalised variants, which add
+ * the fitters' quadratic penalty, whose Hessian is constant (add_penalty), and the inverse.
  * Coefficients of inputs a part does not see are computed with the rest and dropped at
  * the end (kept_parameters): the held parameters are not estimated, and the information of
  * the others is the same submatrix whatever the held values are.
  */
+#include "information/information_pass.h"
 #include "model/family.h"
-#include "pass/gate.h"
 #include "common/alloc.h"
 #include "common/check.h"
 #include "common/linalg.h"
@@ -29,34 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct layout {
-    size_t K, p, R, P;
-    size_t experts, variances, degrees; /* offsets */
-} layout;
-
-/* The parameters: the gate's free rows, the experts' (R free rows each), then the family's
-   variances and second parameters (t's nu, Gamma's shape), K of each it has. */
-static layout layout_of(const struct moe_model *model)
-{
-    const struct moe_family_ops *ops = model->family_ops;
-    layout l;
-    l.K = model->n_experts;
-    l.p = model->n_inputs;
-    l.R = ops->uses_classes ? model->n_classes - 1 : 1;
-    l.experts = (l.K - 1) * l.p;
-    l.variances = l.experts + l.K * l.R * l.p;
-    l.degrees = l.variances + (ops->has_variance ? l.K : 0);
-    l.P = l.degrees + (ops->has_degrees ? l.K : 0);
-    return l;
-}
-
-/* Where expert k's parameters are. */
-static moe_information_slots slots_of(const layout *l, size_t k)
-{
-    moe_information_slots slots = {l->P, l->experts + k * l->R * l->p, l->variances + k,
-                                   l->degrees + k};
-    return slots;
-}
+typedef moe_information_layout layout;
 
 /*
  * The parameters the information reports: the layout's, less the coefficients of inputs a
@@ -97,115 +60,6 @@ static moe_status compress_information(const struct moe_model *model, const layo
             out[a * Q + b] = information[kept[a] * P + kept[b]];
     free(kept);
     return MOE_OK;
-}
-
-/*
- * The gate probabilities (probability, rows x K) and responsibilities (responsibility,
- * rows x K) of a block's rows, once for all K passes of accumulate. 1 when a row has zero
- * likelihood under every expert.
- */
-static int block_posterior(const struct moe_model *model, const layout *l,
-                           const moe_data *data, size_t start, size_t rows, const double *block,
-                           double *probabilities, double *responsibilities)
-{
-    size_t K = l->K, p = l->p;
-    double logits[64], log_f[64];
-    for (size_t i = 0; i < rows; ++i) {
-        const double *x = block + i * p;
-        double y = data->y[start + i];
-        double *probability = probabilities + i * K, *r = responsibilities + i * K;
-        /* gate */
-        for (size_t a = 0; a < K; ++a) {
-            double sum = 0.0;
-            for (size_t j = 0; j < p; ++j)
-                sum += model->gate[a * p + j] * x[j];
-            logits[a] = sum;
-        }
-        double total = moe_log_sum_exp(logits, K);
-        for (size_t a = 0; a < K; ++a)
-            probability[a] = exp(logits[a] - total);
-        for (size_t c = 0; c < K; ++c) {
-            moe_information_slots slots = slots_of(l, c);
-            log_f[c] = model->family_ops->information_row(model, c, x, y, 0.0, &slots, NULL,
-                                                          NULL);
-        }
-        double joint[64];
-        for (size_t c = 0; c < K; ++c)
-            joint[c] = logits[c] - total + log_f[c]; /* log pi_c + log f_c */
-        double loglik = moe_log_sum_exp(joint, K);
-        if (!isfinite(loglik))
-            return 1;
-        for (size_t c = 0; c < K; ++c)
-            r[c] = exp(joint[c] - loglik);
-    }
-    return 0;
-}
-
-/* The gate's -H of one row of weight v (upper triangle). */
-static void gate_terms(const layout *l, const double *x, double v, const double *probability,
-                       double *information)
-{
-    size_t K = l->K, p = l->p, P = l->P;
-    for (size_t a = 0; a + 1 < K; ++a)
-        for (size_t b = a; b + 1 < K; ++b) {
-            double c = v * ((a == b ? probability[a] : 0.0) - probability[a] * probability[b]);
-            double *out = information + (a * p) * P + b * p;
-            for (size_t i2 = 0; i2 < p; ++i2)
-                for (size_t j2 = (a == b ? i2 : 0); j2 < p; ++j2)
-                    out[i2 * P + j2] += c * x[i2] * x[j2];
-        }
-}
-
-/* information (P x P, upper triangle) += what rows [start, start + rows) contribute. */
-static int accumulate(const struct moe_model *model, const layout *l, const moe_data *data,
-                      size_t start, size_t rows, double *block, double *scores, double *mean_score,
-                      double *weights, double *probabilities, double *responsibilities,
-                      double *information)
-{
-    size_t K = l->K, p = l->p, P = l->P;
-    moe_data_load_block(data, start, rows, block);
-    if (block_posterior(model, l, data, start, rows, block, probabilities, responsibilities))
-        return 1;
-    memset(mean_score, 0, rows * P * sizeof(double));
-    for (int k_pass = 0; k_pass < (int)K; ++k_pass) {
-        size_t k = (size_t)k_pass;
-        memset(scores, 0, rows * P * sizeof(double));
-        for (size_t i = 0; i < rows; ++i) {
-            const double *x = block + i * p;
-            size_t row = start + i;
-            double v = data->weights != NULL ? data->weights[row] : 1.0, y = data->y[row];
-            const double *probability = probabilities + i * K, *r = responsibilities + i * K;
-            double *s = scores + i * P;
-            /* s_k: gate block (delta_ka - pi_a) x~, expert k's block */
-            for (size_t a = 0; a + 1 < K; ++a)
-                for (size_t j = 0; j < p; ++j)
-                    s[a * p + j] = ((a == k ? 1.0 : 0.0) - probability[a]) * x[j];
-            moe_information_slots slots = slots_of(l, k);
-            model->family_ops->information_row(model, k, x, y, v * r[k], &slots, s,
-                                               information);
-            /* sbar += r_k s_k; the gate's -H (the same for every k) once, at k = 0 */
-            double *m = mean_score + i * P;
-            for (size_t j = 0; j < P; ++j)
-                m[j] += r[k] * s[j];
-            if (k == 0)
-                gate_terms(l, x, v, probability, information);
-            weights[i] = v;
-            /* scale s_k by sqrt(v r_k) for the rank update */
-            double scale = sqrt(v * r[k]);
-            for (size_t j = 0; j < P; ++j)
-                s[j] *= scale;
-        }
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)P, (int)rows, -1.0, scores,
-                    (int)P, 1.0, information, (int)P);
-    }
-    for (size_t i = 0; i < rows; ++i) {
-        double scale = sqrt(weights[i]);
-        for (size_t j = 0; j < P; ++j)
-            mean_score[i * P + j] *= scale;
-    }
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)P, (int)rows, 1.0, mean_score,
-                (int)P, 1.0, information, (int)P);
-    return 0;
 }
 
 /* A penalty weight as the fitter's options take it: finite and not negative. */
@@ -278,7 +132,7 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
                                   model->n_classes > 256))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information takes at most 64 experts and 256 classes");
-    layout l = layout_of(model);
+    layout l = moe_information_layout_of(model);
     if (out == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
     size_t reported = kept_parameters(model, &l, NULL);
@@ -298,41 +152,19 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
         return moe_fail(NULL, MOE_ERR_EMPTY_INPUT, "no rows");
     moe_data data = {n, model->n_features, model->n_features == 0 ? 0 : ldx, model->intercept,
                      X, y, weights};
-    size_t B = MOE_BLOCK_ROWS, P = l.P;
-    double *block = moe_alloc_array(B, l.p > 0 ? l.p : 1, sizeof(double));
-    double *scores = moe_alloc_array(B, P, sizeof(double));
-    double *mean = moe_alloc_array(B, P, sizeof(double));
-    double *row_weights = moe_alloc_array(B, 1, sizeof(double));
-    double *probabilities = moe_alloc_array(B, l.K, sizeof(double));
-    double *responsibilities = moe_alloc_array(B, l.K, sizeof(double));
-    double *information = calloc(P * P, sizeof(double));
-    if (!block || !scores || !mean || !row_weights || !probabilities || !responsibilities ||
-        !information)
-        status = moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
-    for (size_t start = 0; status == MOE_OK && start < n; start += B) {
-        size_t rows = n - start < B ? n - start : B;
-        if (accumulate(model, &l, &data, start, rows, block, scores, mean, row_weights,
-                       probabilities, responsibilities, information) != 0)
-            status = moe_fail(NULL, MOE_ERR_NUMERICAL,
-                              "a row in rows %zu..%zu has zero likelihood under every expert",
-                              start, start + rows - 1);
-    }
-    if (status == MOE_OK) {
-        for (size_t a = 0; a < P; ++a)
-            for (size_t b = 0; b < a; ++b)
-                information[a * P + b] = information[b * P + a];
-        if (gate_l2 != 0.0 || expert_ridge != 0.0)
-            status = add_penalty(model, &l, moe_data_total_weight(&data), gate_l2, expert_ridge,
-                                 information);
-    }
+    size_t P = l.P, failed_row = 0;
+    double *information = moe_alloc_array(P, P, sizeof(double));
+    if (information == NULL)
+        return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
+    status = moe_information_sum(model, &data, 1, information, &failed_row, NULL);
+    if (status == MOE_ERR_NUMERICAL)
+        status = moe_fail(NULL, MOE_ERR_NUMERICAL,
+                          "row %zu has zero likelihood under every expert", failed_row);
+    if (status == MOE_OK && (gate_l2 != 0.0 || expert_ridge != 0.0))
+        status = add_penalty(model, &l, moe_data_total_weight(&data), gate_l2, expert_ridge,
+                             information);
     if (status == MOE_OK)
         status = compress_information(model, &l, information, out);
-    free(block);
-    free(scores);
-    free(mean);
-    free(row_weights);
-    free(probabilities);
-    free(responsibilities);
     free(information);
     return status;
 }

@@ -46,6 +46,21 @@ void moe_expert_mixture_mean(const struct moe_model *model, size_t rows, const d
     }
 }
 
+moe_information_shape moe_information_shape_of(const struct moe_model *model)
+{
+    const struct moe_family_ops *ops = model->family_ops;
+    moe_information_shape shape;
+    shape.R = ops->uses_classes ? model->n_classes - 1 : 1;
+    shape.E = (size_t)(ops->has_variance != 0) + (size_t)(ops->has_degrees != 0);
+    shape.a = 0;
+    shape.b = shape.R;
+    shape.h = shape.b + shape.E;
+    shape.c = shape.h + shape.R * (shape.R + 1) / 2;
+    shape.d = shape.c + shape.R * shape.E;
+    shape.count = shape.d + shape.E * (shape.E + 1) / 2;
+    return shape;
+}
+
 int moe_family_has_statistics(const struct moe_model *model)
 {
     return model->family_ops->statistics_size != NULL &&

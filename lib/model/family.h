@@ -41,13 +41,21 @@ typedef struct moe_expert_mstep_report {
 #define MOE_EXPERT_MSTEP_REPORT_INIT { 0, 0, 0, 0, 0, 0 }
 
 /*
- * Where the observed information (information/information.c) keeps one expert's parameters: P
- * parameters in all; expert k's first coefficient row at coefficients, its variance or
- * squared scale at scale, its second parameter (t's nu, Gamma's shape) at shape.
+ * An expert's terms of the observed information in coefficient form (information/): with
+ * x~ a row's inputs, R free coefficient rows (n_classes - 1 for multinomial experts, else 1)
+ * and E parameters of its own (the variance or squared scale, then the second parameter:
+ * t's nu, Gamma's shape), the expert's complete-data score of the row is a_q x~ in
+ * coefficient row q and b_e in parameter e, and minus its Hessian is h_qq' x~ x~' between
+ * rows q and q', c_qe x~ between row q and parameter e, d_ee' between parameters. The
+ * information needs only these scalars per row: its products with x~ x~' are formed once
+ * for all of them, in blocks of rows (information/information_pass.c).
  */
-typedef struct moe_information_slots {
-    size_t P, coefficients, scale, shape;
-} moe_information_slots;
+typedef struct moe_information_shape {
+    size_t R, E;
+    /* Offsets of a, b, h (R x R, upper triangle by rows), c (R x E), d (E x E, upper
+       triangle by rows) among the terms, and their count. */
+    size_t a, b, h, c, d, count;
+} moe_information_shape;
 
 struct moe_family_ops {
     moe_family id;
@@ -86,14 +94,14 @@ struct moe_family_ops {
     void (*log_density)(const struct moe_model *model, size_t rows, const double *columns,
                         const double *linear, const double *y, double *out, double *scratch);
     /*
-     * One row's part of the observed information: returns log f_k(y | x) at the design row
-     * x (p values). With score not NULL it also writes expert k's complete-data score
-     * entries into score (a P-vector, at the slots) and adds w times minus the Hessian of
-     * log f_k in those parameters to information (P x P, upper triangle).
+     * Expert k's information terms (moe_information_shape) for a block of `rows` rows by
+     * columns: terms is shape.count x rows, each term's values over the rows contiguous.
+     * linear is the block's linear predictors as for log_density (every expert's), columns
+     * the design by columns (p x rows) for families that read a column of it.
      */
-    double (*information_row)(const struct moe_model *model, size_t k, const double *x,
-                              double y, double w, const moe_information_slots *slots,
-                              double *score, double *information);
+    void (*information_terms)(const struct moe_model *model, size_t k, size_t rows,
+                              const double *columns, const double *linear, const double *y,
+                              double *terms);
     /* Values per row returned by predict (1, or n_classes). */
     size_t (*prediction_width)(const struct moe_model *model);
     /*
@@ -206,6 +214,9 @@ moe_status moe_model_nested(struct moe_model **out, const struct moe_model *mode
 /* target's gate, experts and variances from a model of its nested family, its second
    parameters at the nested limit (nested_start). */
 void moe_model_from_nested(struct moe_model *target, const struct moe_model *nested);
+
+/* The model's expert information terms: R, E and where each kind starts. */
+moe_information_shape moe_information_shape_of(const struct moe_model *model);
 
 /* Nonzero when the model's family sums one-pass M-step statistics for this model
    (statistics_size present and nonzero); otherwise the M-step is m_step. */
