@@ -45,18 +45,27 @@ def _pkg_config_libdir():
     return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
 
 
+# The copy a wheel carries (setup.py builds it into the package): the library the package was
+# built and tested with, found by path so that no loader setting is needed.
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), SONAME)
+
+
 def _candidates():
-    """MOE_LIBRARY alone when set; else the SONAME through the loader's search path, then
-    in pkg-config's libdir. Never libmoe.so or another SONAME: a binding written for ABI 1
-    must not load ABI 2."""
+    """MOE_LIBRARY alone when set (the way to prefer an installed libmoe over the wheel's);
+    else the copy inside the package when the wheel carries one; else the SONAME through the
+    loader's search path, then in pkg-config's libdir. Never libmoe.so or another SONAME: a
+    binding written for ABI 1 must not load ABI 2."""
     path = os.environ.get("MOE_LIBRARY")
     if path:
-        return [path]
-    candidates = [SONAME]
+        yield path
+        return
+    if os.path.exists(BUNDLED):
+        yield BUNDLED
+    yield SONAME
+    # pkg-config is a process: asked only when the copies above did not load.
     libdir = _pkg_config_libdir()
     if libdir:
-        candidates.append(os.path.join(libdir, SONAME))
-    return candidates
+        yield os.path.join(libdir, SONAME)
 
 
 def _load():
@@ -68,8 +77,9 @@ def _load():
         except OSError as error:
             errors.append(f"{path}: {error}")
     else:
-        raise ImportError("cannot load libmoe: install libmoe, or set MOE_LIBRARY to the path of "
-                          f"{SONAME} ({'; '.join(errors)})")
+        raise ImportError("cannot load libmoe: install the moe wheel built from the libmoe source "
+                          "tree (pip install bindings/python), install libmoe, or set "
+                          f"MOE_LIBRARY to the path of {SONAME} ({'; '.join(errors)})")
     lib.moe_version_number.restype = ctypes.c_int
     lib.moe_version_string.restype = ctypes.c_char_p
     if lib.moe_version_number() < MIN_VERSION:

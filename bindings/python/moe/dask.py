@@ -29,6 +29,7 @@ import queue
 import re
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -336,7 +337,13 @@ def _fit_distributed(self, X, y, sample_weight, fitted_classes=None):
     seed = 0 if self.random_state is None else int(self.random_state) % 2**31
     X_start, y_start, w_start = job.sample(self.start_rows, seed)
     local = self._in_memory()
-    local.fit(X_start, y_start, sample_weight=w_start)
+    with warnings.catch_warnings():
+        # The Dask estimators take the offset as a column of X still (their rows are
+        # partitions of one dask array): the in-memory estimators' deprecation of that is
+        # not theirs.
+        warnings.filterwarnings("ignore", r".*\(offset=column\) is deprecated",
+                                DeprecationWarning)
+        local.fit(X_start, y_start, sample_weight=w_start)
     options = local._fitter_options()
     progress = _print_progress if self.progress is True else (self.progress or None)
     outcomes, passes = job.run(local.model_, "em", options, progress)

@@ -14,6 +14,7 @@ from .model import FAMILIES, Model, checked_rows, in_place, leading, pointer
 
 try:  # scikit-learn is optional: without it the estimators still work, with less checking
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.metrics import r2_score
     from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
@@ -320,9 +321,11 @@ _OPTION_NUMBERS = {lib.moe_option_name(number).decode(): number for number in ra
                    if lib.moe_option_name(number) is not None}
 
 
-def _without_intercept(model, values):
-    """The columns of gate or expert rows that multiply X's features (scikit-learn's coef_)."""
-    return values[..., 1:] if model.intercept else values
+def _without_intercept(model, values, n_features):
+    """The columns of gate or expert rows that multiply X's features (scikit-learn's coef_):
+    the first n_features after the intercept, not the offset and trials fit() appends."""
+    start = 1 if model.intercept else 0
+    return values[..., start:start + n_features]
 
 
 def _intercepts(model, values):
@@ -430,13 +433,19 @@ class _MoE(BaseEstimator):
         options.update(self.options or {})
         return options
 
-    def _inputs(self, n_features, names):
+    def _inputs(self, n_features, names, appended=()):
         """Model.create's gate_features, expert_features, offset and trials from the
-        estimator's, which may name X's columns (names: X's column names, or None)."""
+        estimator's, which may name X's columns (names: X's column names, or None).
+        appended: the roles ("offset", "trials") of the columns fit() put after X's
+        n_features columns, from its offset= and trials= arguments."""
         offset = None if self.offset is None else _column("offset", self.offset, names,
                                                           n_features)
         given = getattr(self, "trials", None)
         trials = None if given is None else _column("trials", given, names, n_features)
+        if "offset" in appended:
+            offset = n_features + appended.index("offset")
+        if "trials" in appended:
+            trials = n_features + appended.index("trials")
         gate = _columns("gate_features", self.gate_features, names, n_features)
         experts = _columns("expert_features", self.expert_features, names, n_features)
         if offset is not None and experts is not None and offset in experts:
@@ -451,32 +460,79 @@ class _MoE(BaseEstimator):
             inputs["trials"] = trials
         return inputs
 
-    def _new_model(self, n_features, n_classes=0, names=None):
+    def _new_model(self, n_features, n_classes=0, names=None, appended=()):
         family = self._family if n_classes <= 2 else "multinomial"
-        return Model.create(self.n_experts, n_features, family=family,
+        return Model.create(self.n_experts, n_features + len(appended), family=family,
                             intercept=self.fit_intercept,
                             n_classes=n_classes if family == "multinomial" else 0,
-                            **self._inputs(n_features, names))
+                            **self._inputs(n_features, names, appended))
 
-    def _fit(self, X, y, sample_weight, partial, fitted=None, names=None):
+    def _deprecated_columns(self):
+        """The DeprecationWarning of offset= and trials= as columns of X (constructor
+        parameters since libmoe 1.1 and 1.2): they keep working, as a minor release must, but
+        a transformer before the estimator rescales such a column like any feature, and the
+        fit is then of another model without a word."""
+        for role in ("offset", "trials"):
+            if getattr(self, role, None) is not None:
+                warnings.warn(
+                    f"{type(self).__name__}({role}=column) is deprecated: a transformer before "
+                    f"the estimator (a StandardScaler in a Pipeline) rescales that column of X "
+                    f"and fits another model. Pass the values instead: fit(X, y, {role}=...) "
+                    f"and predict(X, {role}=...).", DeprecationWarning, stacklevel=3)
+
+    def _design(self, X, offset=None, trials=None, fitting=False, need_trials=True):
+        """X and, after its columns, the offset and the trials given as arguments: the model's
+        design, with the roles of the appended columns. They travel apart from X up to here
+        so that no transformer of a pipeline sees them. A fit fixes which roles the model
+        has; the other methods must then give the same (the trials may be left out where
+        they change nothing, as for predict: each row's success probability)."""
+        n = X.shape[0]
+        if fitting:
+            for role, value in (("offset", offset), ("trials", trials)):
+                if value is not None and getattr(self, role, None) is not None:
+                    raise invalid(f"{role} is given twice: as the column {getattr(self, role)!r} "
+                                  f"of X (the constructor's {role}=) and as fit's {role}= values")
+            roles = tuple(role for role, value in (("offset", offset), ("trials", trials))
+                          if value is not None)
+        else:
+            roles = getattr(self, "_appended", ())
+            for role, value in (("offset", offset), ("trials", trials)):
+                if value is not None and role not in roles:
+                    raise invalid(f"{role}= was not given to fit: the model has no {role}")
+                if value is None and role in roles and (role == "offset" or need_trials):
+                    raise invalid(f"the fit had {role}=: this needs each row's {role} too "
+                                  f"({role}=, one value per row of X)")
+        if not roles:
+            return X, roles
+        values = {"offset": offset, "trials": trials}
+        columns = [X] + [np.ones(n) if values[role] is None else per_row(role, values[role], n)
+                         for role in roles]
+        return np.column_stack(columns), roles
+
+    def _fit(self, X, y, sample_weight, partial, fitted=None, names=None, appended=()):
         """The fit, into a new model (or, continuing a stream, a copy of model_) that becomes
         model_ only once the library returns MOE_OK. A fit that fails or is cancelled (Ctrl-C)
         leaves the estimator as it was: unfitted, or with its previous fit and stream intact.
         `fitted`: further attributes (a classifier's classes) set with the fit, and only then.
         `names`: X's column names (_column_names), or None; those of a stream's first batch
-        (partial_fit checks the next ones')."""
+        (partial_fit checks the next ones'). `appended`: the roles of the columns after X's
+        own (_design)."""
         fitted = dict(fitted or {})
         continuing = partial and hasattr(self, "model_")
         if names is not None and not continuing:
             fitted["feature_names_in_"] = names
-        X, y, w = checked_rows(X, self.n_features_in_ if continuing else None, y, sample_weight)
+        if continuing:
+            appended = self._appended
+        X, y, w = checked_rows(X, self.n_features_in_ + len(appended) if continuing else None,
+                               y, sample_weight)
         if continuing:
             model, fitter = self.model_.copy(), self._fitter
             # A cancelled partial fit may have advanced the session (libmoe keeps what the
             # estimator did before the cancel): the state from before goes back then.
             before = fitter.state()
         else:
-            model = self._new_model(X.shape[1], fitted.get("_n_classes", 0), names)
+            model = self._new_model(X.shape[1] - len(appended), fitted.get("_n_classes", 0),
+                                    names, appended)
             fitter = _Fitter(self.estimator, self._fitter_options())
             before = None
         function = lib.moe_fitter_partial_fit if partial else lib.moe_fitter_fit
@@ -487,7 +543,8 @@ class _MoE(BaseEstimator):
                 fitter.restore(before)
             raise
         fitted.update(_report_attributes(fitter))
-        fitted.update(model_=model, _fitter=fitter, n_features_in_=X.shape[1])
+        fitted.update(model_=model, _fitter=fitter, n_features_in_=X.shape[1] - len(appended),
+                      _appended=tuple(appended))
         for name, value in fitted.items():
             setattr(self, name, value)
         if names is None and not continuing:
@@ -504,7 +561,7 @@ class _MoE(BaseEstimator):
     def coef_(self):
         """The experts' coefficients of X's features: n_experts x n_features (multinomial
         experts: n_experts x n_classes x n_features, the last class the reference, zero)."""
-        return _without_intercept(self.model_, self.model_.experts)
+        return _without_intercept(self.model_, self.model_.experts, self.n_features_in_)
 
     @property
     def intercept_(self):
@@ -517,7 +574,7 @@ class _MoE(BaseEstimator):
         """The gate's coefficients of X's features, n_experts x n_features: the softmax
         weights of expert k are gate_coef_[k] . x + gate_intercept_[k]; the last row, the
         reference, is zero."""
-        return _without_intercept(self.model_, self.model_.gate)
+        return _without_intercept(self.model_, self.model_.gate, self.n_features_in_)
 
     @property
     def gate_intercept_(self):
@@ -532,27 +589,51 @@ class _MoE(BaseEstimator):
     def _classes_for_names(self):
         return None
 
-    def summary(self, X, y, sample_weight=None):
+    def _feature_names(self):
+        """The names of the model's columns for summary: X's (feature_names_in_, else None:
+        x1, x2, ...), then "offset" and "trials" for the columns fit appended."""
+        names = getattr(self, "feature_names_in_", None)
+        appended = getattr(self, "_appended", ())
+        if not appended:
+            return names
+        names = [f"x{j + 1}" for j in range(self.n_features_in_)] if names is None \
+            else list(names)
+        return names + list(appended)
+
+    def summary(self, X, y, sample_weight=None, offset=None, trials=None):
         """A moe.Summary of the fitted model on data (usually the fit's): every free
         parameter named after X's columns ("gate[1].x1", "expert[2].intercept",
         "variance[1]"; feature_names_in_ when the fit had them), with its estimate and
         standard error. A fit with gate_l2 or expert_ridge gets the penalised covariance
-        (Model.vcov), with the fit's own penalties."""
-        X = _rows(self, X)
+        (Model.vcov), with the fit's own penalties. offset and trials: as fit's."""
+        X, _ = self._design(_rows(self, X), offset, trials)
         return self.model_.summary(X, self._encode(y), sample_weight,
-                                   feature_names=getattr(self, "feature_names_in_", None),
+                                   feature_names=self._feature_names(),
                                    classes=self._classes_for_names(), **self._penalties())
 
-    def standard_errors(self, X, y, sample_weight=None):
+    def standard_errors(self, X, y, sample_weight=None, offset=None, trials=None):
         """name -> standard error of every free parameter (see summary)."""
-        result = self.summary(X, y, sample_weight)
+        result = self.summary(X, y, sample_weight, offset=offset, trials=trials)
         return dict(zip(result.names, result.standard_errors.tolist()))
 
-    def predict_cluster(self, X, y=None):
+    def predict_cluster(self, X, y=None, offset=None, trials=None):
         """The expert (0 .. n_experts - 1) each row belongs to: of largest posterior
         P(k | x, y) given y, else of largest gate probability; ties to the lower expert."""
-        X = _rows(self, X)
+        X, _ = self._design(_rows(self, X), offset, trials, need_trials=y is not None)
         return self.model_.cluster(X, None if y is None else self._encode(y))
+
+    def bic(self, X, y, offset=None, trials=None):
+        """The Bayesian information criterion of the fitted model on data X, y (usually the
+        fit's), -2 loglik + n_params log(n), n the rows of X and n_params the model's free
+        parameters; smaller is better. As GaussianMixture.bic, with the response."""
+        X, _ = self._design(_rows(self, X), offset, trials)
+        return self.model_.bic(X, self._encode(y))
+
+    def aic(self, X, y, offset=None, trials=None):
+        """Akaike's information criterion of the fitted model on data X, y, -2 loglik +
+        2 n_params; smaller is better."""
+        X, _ = self._design(_rows(self, X), offset, trials)
+        return self.model_.aic(X, self._encode(y))
 
     def __getstate__(self):
         # The fitter is a C handle: it travels as libmoe's bytes of its state (options and
@@ -642,12 +723,13 @@ class MoERegressor(RegressorMixin, _MoE):
         """The library's families whose response is a number (not a class label)."""
         return [name for name in FAMILIES if name not in MoEClassifier._label_families]
 
-    def _new_model(self, n_features, n_classes=0, names=None):
+    def _new_model(self, n_features, n_classes=0, names=None, appended=()):
         if self.family not in self._families():
             raise ValueError(f"family must be one of {', '.join(self._families())}, got "
                              f"{self.family!r}")
-        return Model.create(self.n_experts, n_features, family=self.family,
-                            intercept=self.fit_intercept, **self._inputs(n_features, names))
+        return Model.create(self.n_experts, n_features + len(appended), family=self.family,
+                            intercept=self.fit_intercept,
+                            **self._inputs(n_features, names, appended))
 
     @property
     def variances_(self):
@@ -664,12 +746,21 @@ class MoERegressor(RegressorMixin, _MoE):
     def _encode(self, y):
         return y
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, offset=None, trials=None):
         """Fit the mixture to X (n x d; a DataFrame's column names become feature_names_in_)
-        and y (n values), with optional per-row weights; returns the estimator."""
+        and y (n values), with optional per-row weights; returns the estimator.
+
+        offset: n values added to every expert's linear predictor with coefficient 1 (for
+        Poisson experts of counts over exposures t, log(t)); trials: binomial experts' n
+        numbers of trials (y the successes among them). Neither is a column of X, so a
+        transformer of a Pipeline never rescales them (route them there as
+        pipeline.fit(X, y, moeregressor__offset=...)); predict, score, loglik, bic, aic and
+        summary then take the new rows' values the same way."""
+        self._deprecated_columns()
         names = _column_names(X)
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
-        return self._fit(X, y, sample_weight, partial=False, names=names)
+        X, appended = self._design(X, offset, trials, fitting=True)
+        return self._fit(X, y, sample_weight, partial=False, names=names, appended=appended)
 
     @available_if(lambda self: self.estimator == "ismm")
     def partial_fit(self, X, y, sample_weight=None):
@@ -678,17 +769,33 @@ class MoERegressor(RegressorMixin, _MoE):
         names = _column_names(X)
         if hasattr(self, "model_"):
             _check_columns(self, names)  # before X's values: a frame of other columns
+            if getattr(self, "_appended", ()):
+                raise invalid("partial_fit cannot continue a fit with offset= or trials= "
+                              "arguments: a stream has no offset")
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=True)
         return self._fit(X, y, sample_weight, partial=True, names=names)
 
-    def predict(self, X):
-        """The mixture's mean E[y | x] of each row of X."""
-        X = _rows(self, X)
+    def predict(self, X, offset=None, trials=None):
+        """The mixture's mean E[y | x] of each row of X (binomial experts: the success
+        probability, which needs no trials). offset: each row's, when the fit had one."""
+        X, _ = self._design(_rows(self, X), offset, trials, need_trials=False)
         return self.model_.predict(X)
 
-    def loglik(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, offset=None, trials=None):
+        """R^2 of predict(X, offset) against y, as scikit-learn's regressors score."""
+        if offset is None and trials is None:
+            return super().score(X, y, sample_weight)
+        predicted = self.predict(X, offset=offset, trials=trials)
+        if HAVE_SKLEARN:
+            return r2_score(y, predicted, sample_weight=sample_weight)
+        y = np.asarray(y, dtype=np.float64)
+        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+        mean = np.average(y, weights=w)
+        return 1.0 - np.sum(w * (y - predicted) ** 2) / np.sum(w * (y - mean) ** 2)
+
+    def loglik(self, X, y, sample_weight=None, offset=None, trials=None):
         """The (weighted) log-likelihood of y given X under the fitted model."""
-        X = _rows(self, X)
+        X, _ = self._design(_rows(self, X), offset, trials)
         return self.model_.loglik(X, y, sample_weight)
 
 
@@ -728,31 +835,43 @@ class MoEClassifier(ClassifierMixin, _MoE):
             raise ValueError("y holds a class not seen in fit")
         return positions.astype(np.float64)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, offset=None):
         """Fit the mixture to X (n x d; a DataFrame's column names become feature_names_in_)
         and the labels y (any values, at least two classes), with optional per-row weights;
-        returns the estimator."""
+        returns the estimator. offset: n values added to the logistic experts' linear
+        predictor with coefficient 1, kept out of X (see MoERegressor.fit)."""
+        self._deprecated_columns()
         names = _column_names(X)
         X, y, sample_weight = _validate(X, y, sample_weight, numeric=False)
         classes, codes = self._classes(y, sample_weight)
+        X, appended = self._design(X, offset, fitting=True)
         # libmoe's logistic experts model P(y = 1): class 1 is the second sorted label.
-        return self._fit(X, codes, sample_weight, partial=False, fitted=classes, names=names)
+        return self._fit(X, codes, sample_weight, partial=False, fitted=classes, names=names,
+                         appended=appended)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, offset=None):
         """n x n_classes probabilities P(y = classes_[c] | x) of each row of X."""
-        X = _rows(self, X)
+        X, _ = self._design(_rows(self, X), offset)
         out = self.model_.predict(X)
         if self._n_classes == 2:
             return np.column_stack([1.0 - out, out])
         return out
 
-    def predict(self, X):
+    def predict(self, X, offset=None):
         """The most probable label of each row of X, by libmoe's rule (moe_model_classify,
         the rule of its accuracy: ties to the class first in classes_)."""
-        X = _rows(self, X)
+        X, _ = self._design(_rows(self, X), offset)
         return self.classes_[self.model_.classify(X)]
 
-    def loglik(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, offset=None):
+        """The accuracy of predict(X, offset) on the labels y."""
+        if offset is None:
+            return super().score(X, y, sample_weight)
+        predicted = self.predict(X, offset=offset)
+        right = (predicted == np.asarray(y)).astype(np.float64)
+        return float(np.average(right, weights=sample_weight))
+
+    def loglik(self, X, y, sample_weight=None, offset=None):
         """The (weighted) log-likelihood of the labels y given X under the fitted model."""
-        X = _rows(self, X)
+        X, _ = self._design(_rows(self, X), offset)
         return self.model_.loglik(X, self._encode(y), sample_weight)

@@ -271,3 +271,16 @@ def test_estimator_options_are_checked_before_the_library_sees_them():
         moe.MoERegressor(estimator="ismm", options={"step_decay": 0.5}).fit(X, y)
     with pytest.raises(moe.MoeValueError, match="reduction"):
         moe.MoERegressor(estimator="ot", options={"reduction": "fancy"}).fit(X, y)
+
+
+def test_the_installed_wheel_is_what_runs():
+    # check_wheel.sh sets MOE_EXPECT_BUNDLED to the virtual environment it installed the
+    # wheel into: the package and the library must both be that wheel's, not the source
+    # tree's modules or a libmoe found elsewhere.
+    prefix = os.environ.get("MOE_EXPECT_BUNDLED")
+    if not prefix:
+        pytest.skip("not run by check_wheel.sh")
+    import moe._lib
+    assert os.path.realpath(moe.__file__).startswith(os.path.realpath(prefix))
+    assert moe._lib.LIBRARY_PATH == moe._lib.BUNDLED
+    assert os.path.isfile(moe._lib.BUNDLED)
