@@ -64,4 +64,9 @@ void moe_pass_sums_free(moe_pass_sums *sums);
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message);
 
+/* *criteria (its caller's version) from a pass's log-likelihood, entropy and total weight:
+   what moe_model_criteria reports (pass/predict.c). */
+moe_status moe_criteria_from_sums(const struct moe_model *model, double loglik, double entropy,
+                                  double n_obs, moe_criteria *criteria);
+
 #endif
