@@ -207,6 +207,13 @@ moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version)
 moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                               const double *y, const double *weights, moe_criteria *criteria)
 {
+    return moe_criteria_on_threads(model, n, X, ldx, y, weights, 1, criteria);
+}
+
+moe_status moe_criteria_on_threads(const struct moe_model *model, size_t n, const double *X,
+                                   size_t ldx, const double *y, const double *weights,
+                                   size_t threads, moe_criteria *criteria)
+{
     if (criteria == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
     moe_status status =
@@ -218,7 +225,7 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
-    status = moe_posterior_pass(model, &data, NULL, 1, &result, NULL);
+    status = moe_posterior_pass(model, &data, NULL, threads, &result, NULL);
     if (status != MOE_OK)
         return status;
     return moe_criteria_from_sums(model, result.loglik, result.entropy,
