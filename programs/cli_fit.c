@@ -344,26 +344,6 @@ int fit_name_model(moe_model_t *model, const table *data, char **classes, size_t
     return 0;
 }
 
-/* The mean gate weight of each expert over the data. */
-static int mean_gate(const moe_model_t *model, const table *data, double *out)
-{
-    size_t K = moe_model_n_experts(model);
-    double *proba = malloc(data->n * K * sizeof(double));
-    if (proba == NULL || moe_model_gate_proba(model, data->n, data->X, data->d, proba,
-                                              data->n * K) != MOE_OK) {
-        free(proba);
-        return -1;
-    }
-    for (size_t k = 0; k < K; ++k) {
-        double sum = 0.0;
-        for (size_t i = 0; i < data->n; ++i)
-            sum += proba[i * K + k];
-        out[k] = sum / (double)data->n;
-    }
-    free(proba);
-    return 0;
-}
-
 /* list (room for its text, a comma and column) with column appended unless it names it
    already or column is a number (a position among the features, not a column to add). */
 static void append_column(char *list, const char *column)
@@ -565,29 +545,31 @@ static int run_fit(const fit_arguments *a)
         moe_fitter_get_report(fitter, &report);
         moe_criteria criteria = MOE_CRITERIA_INIT;
         const table *data = &t.data;
-        int have_criteria = moe_model_criteria(model, data->n, data->X, data->d, data->y, NULL,
-                                               &criteria) == MOE_OK;
-        mean = malloc(a->experts * sizeof(double));
-        int have_mean = mean != NULL && mean_gate(model, data, mean) == 0;
         /* Standard errors from the observed information at the fit, of the objective the fit
-           maximised: with gate_l2 or expert_ridge the likelihood's information alone can be
-           singular (separation, an empty expert) where the penalised one is not, and zero
-           penalties give the plain information exactly. */
+           maximised (the fitter's penalties: with gate_l2 or expert_ridge the likelihood's
+           information alone can be singular where the penalised one is not), with the
+           criteria and the mean gate from the same pass over the rows. */
         double gate_l2 = 0.0, expert_ridge = 0.0;
         if (moe_fitter_get_double(fitter, MOE_OPT_GATE_L2, &gate_l2) != MOE_OK ||
             moe_fitter_get_double(fitter, MOE_OPT_EXPERT_RIDGE, &expert_ridge) != MOE_OK)
             gate_l2 = expert_ridge = 0.0;
         size_t P = moe_model_n_free_params(model);
         double *covariance = P <= 4000 ? malloc(P * P * sizeof(double)) : NULL;
+        mean = malloc(a->experts * sizeof(double));
+        moe_status covariance_status = MOE_OK;
+        int have_summary =
+            mean != NULL &&
+            moe_fitter_summarize(fitter, model, data->n, data->X, data->d, data->y, NULL,
+                                 &criteria, mean, a->experts, covariance, P * P,
+                                 &covariance_status) == MOE_OK;
+        int have_criteria = have_summary, have_mean = have_summary;
         standard_errors = covariance != NULL ? malloc(P * sizeof(double)) : NULL;
-        if (standard_errors != NULL &&
-            moe_model_vcov_penalized(model, data->n, data->X, data->d, data->y, NULL, gate_l2,
-                                     expert_ridge, covariance, P * P) == MOE_OK) {
+        if (have_summary && covariance_status == MOE_OK && standard_errors != NULL) {
             for (size_t j = 0; j < P; ++j)
                 standard_errors[j] = sqrt(covariance[j * P + j]);
         } else {
             fprintf(stderr, "moe: note: no standard errors: %s\n",
-                    P > 4000 ? "more than 4000 free parameters" : moe_last_error());
+                    P > 4000 ? "more than 4000 free parameters" : moe_fitter_last_error(fitter));
             free(standard_errors);
             standard_errors = NULL;
         }

@@ -130,7 +130,7 @@ if [[ -n $header_dir ]]; then
 fi
 
 # The file's minor follows the last stable node of the version script (MOE_1.2 gives
-# libmoe.so.1.2.0): the name says which symbols the library has.
+# libmoe.so.1.2.0, MOE_1.3 libmoe.so.1.3.0): the name says which symbols the library has.
 map=${VERSION_MAP:-$(dirname "$0")/../lib/libmoe.map}
 if [[ -f $map && $expected_soname == libmoe.so.* ]]; then
     bash "$(dirname "$0")/check_library_version.sh" "$lib" "$map" MOE_ || status=1

@@ -475,6 +475,33 @@ MOE_API moe_status moe_fitter_aggregate(moe_fitter_t *fitter, moe_model_t *model
                                         size_t ldx, const double *y, const double *weights);
 
 /*
+ * Since 1.3: what a fit's summary needs from its rows, on the fitter's threads
+ * (MOE_OPT_THREADS; the same bits for any number), at the model (usually the one this
+ * fitter just fitted to these rows):
+ *   criteria    as moe_model_criteria (set its version first), or NULL;
+ *   mean_gate   each expert's mean gate probability, sum_i w_i pi_k(x_i) / sum_i w_i
+ *               (mean_gate_length >= K values), or NULL;
+ *   covariance  as moe_model_vcov_penalized with the fitter's gate_l2 and expert_ridge
+ *               (the Laplace covariance of the objective this fitter maximises; without
+ *               penalties moe_model_vcov's), covariance_length values, or NULL.
+ * The covariance and the mean gate come from one pass, the criteria from the E-step's (the
+ * same bits as moe_model_criteria): about as much as moe_model_information alone, where
+ * the separate calls read the rows three times. A covariance that does not exist does not fail the summary:
+ * *covariance_status (not NULL when covariance is not) receives MOE_ERR_NUMERICAL (the
+ * information is not positive definite: separation, an empty expert, not a maximum) or
+ * MOE_ERR_UNSUPPORTED (a link without the information), the covariance is left
+ * unspecified and moe_fitter_last_error says why; the return is MOE_OK with the criteria
+ * and mean gate written. The return is an error for what fails the pass: NULL pointers,
+ * sizes, data the model refuses (as moe_model_criteria), a row of zero likelihood.
+ */
+MOE_API moe_status moe_fitter_summarize(moe_fitter_t *fitter, const moe_model_t *model, size_t n,
+                                        const double *X, size_t ldx, const double *y,
+                                        const double *weights, moe_criteria *criteria,
+                                        double *mean_gate, size_t mean_gate_length,
+                                        double *covariance, size_t covariance_length,
+                                        moe_status *covariance_status);
+
+/*
  * A fitter's state, so that a streaming session can go on in another
  * process: the estimator's name, every option, the session's counters and
  * what the estimator keeps between calls. Versioned and checksummed like a

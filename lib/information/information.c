@@ -7,7 +7,7 @@
  * the end (kept_parameters): the held parameters are not estimated, and the information of
  * the others is the same submatrix whatever the held values are.
  */
-#include "information/information_pass.h"
+#include "information/information.h"
 #include "model/family.h"
 #include "common/alloc.h"
 #include "common/check.h"
@@ -113,18 +113,10 @@ static moe_status add_penalty(const struct moe_model *model, const layout *l, do
     return MOE_OK;
 }
 
-static moe_status information_of(const moe_model_t *model, size_t n, const double *X,
-                                 size_t ldx, const double *y, const double *weights,
-                                 double gate_l2, double expert_ridge, double *out,
-                                 size_t length)
+/* The model's information is defined here (the identity link) and within the sizes the
+   pass takes. */
+static moe_status check_information_exists(const struct moe_model *model)
 {
-    if (model == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
-    moe_status status = check_penalty("gate_l2", gate_l2);
-    if (status == MOE_OK)
-        status = check_penalty("expert_ridge", expert_ridge);
-    if (status != MOE_OK)
-        return status;
     if (model->link != MOE_LINK_IDENTITY)
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information is derived for the identity link only");
@@ -132,14 +124,14 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
                                   model->n_classes > 256))
         return moe_fail(NULL, MOE_ERR_UNSUPPORTED,
                         "the information takes at most 64 experts and 256 classes");
-    layout l = moe_information_layout_of(model);
-    if (out == NULL)
-        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
-    size_t reported = kept_parameters(model, &l, NULL);
-    if (reported > 0 && (length / reported < reported))
-        return moe_fail(NULL, MOE_ERR_DIMENSION, "the output holds %zu values, %zu x %zu needed",
-                        length, reported, reported);
-    status = moe_check_design(NULL, n, X, ldx, model->n_features);
+    return MOE_OK;
+}
+
+/* The checks of the data every entry point makes; data receives the rows. */
+static moe_status check_data(const struct moe_model *model, size_t n, const double *X,
+                             size_t ldx, const double *y, const double *weights, moe_data *data)
+{
+    moe_status status = moe_check_design(NULL, n, X, ldx, model->n_features);
     if (status == MOE_OK)
         status = moe_check_response_values(NULL, n, y);
     if (status == MOE_OK)
@@ -150,23 +142,79 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
         return status;
     if (n == 0)
         return moe_fail(NULL, MOE_ERR_EMPTY_INPUT, "no rows");
-    moe_data data = {n, model->n_features, model->n_features == 0 ? 0 : ldx, model->intercept,
+    moe_data rows = {n, model->n_features, model->n_features == 0 ? 0 : ldx, model->intercept,
                      X, y, weights};
+    *data = rows;
+    return MOE_OK;
+}
+
+/*
+ * The pass over the checked data: the penalised information of the reported parameters
+ * into out (NULL: none; else length values, checked by the caller) and the summary's
+ * extras (NULL: none).
+ */
+static moe_status information_pass(const struct moe_model *model, const moe_data *data,
+                                   double gate_l2, double expert_ridge, size_t threads,
+                                   double *extras, double *out)
+{
+    layout l = moe_information_layout_of(model);
     size_t P = l.P, failed_row = 0;
-    double *information = moe_alloc_array(P, P, sizeof(double));
-    if (information == NULL)
+    double *information = NULL;
+    if (out != NULL && (information = moe_alloc_array(P, P, sizeof(double))) == NULL)
         return moe_fail(NULL, MOE_ERR_OUT_OF_MEMORY, "cannot allocate the information");
-    status = moe_information_sum(model, &data, 1, information, &failed_row, NULL);
+    moe_status status =
+        moe_information_sum(model, data, threads, information, extras, &failed_row, NULL);
     if (status == MOE_ERR_NUMERICAL)
         status = moe_fail(NULL, MOE_ERR_NUMERICAL,
                           "row %zu has zero likelihood under every expert", failed_row);
-    if (status == MOE_OK && (gate_l2 != 0.0 || expert_ridge != 0.0))
-        status = add_penalty(model, &l, moe_data_total_weight(&data), gate_l2, expert_ridge,
+    if (out != NULL && status == MOE_OK && (gate_l2 != 0.0 || expert_ridge != 0.0))
+        status = add_penalty(model, &l, moe_data_total_weight(data), gate_l2, expert_ridge,
                              information);
-    if (status == MOE_OK)
+    if (out != NULL && status == MOE_OK)
         status = compress_information(model, &l, information, out);
     free(information);
     return status;
+}
+
+/* The penalties as the fitters take them, and room for the reported information. */
+static moe_status check_request(const struct moe_model *model, double gate_l2,
+                                double expert_ridge, const double *out, size_t length)
+{
+    moe_status status = check_penalty("gate_l2", gate_l2);
+    if (status == MOE_OK)
+        status = check_penalty("expert_ridge", expert_ridge);
+    if (status != MOE_OK || out == NULL)
+        return status;
+    layout l = moe_information_layout_of(model);
+    size_t reported = kept_parameters(model, &l, NULL);
+    if (reported > 0 && (length / reported < reported))
+        return moe_fail(NULL, MOE_ERR_DIMENSION, "the output holds %zu values, %zu x %zu needed",
+                        length, reported, reported);
+    return MOE_OK;
+}
+
+static moe_status information_of(const moe_model_t *model, size_t n, const double *X,
+                                 size_t ldx, const double *y, const double *weights,
+                                 double gate_l2, double expert_ridge, double *out,
+                                 size_t length)
+{
+    if (model == NULL)
+        return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
+    moe_status status = check_penalty("gate_l2", gate_l2);
+    if (status == MOE_OK)
+        status = check_penalty("expert_ridge", expert_ridge);
+    if (status == MOE_OK)
+        status = check_information_exists(model);
+    if (status == MOE_OK && out == NULL)
+        status = moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
+    if (status == MOE_OK)
+        status = check_request(model, gate_l2, expert_ridge, out, length);
+    moe_data data;
+    if (status == MOE_OK)
+        status = check_data(model, n, X, ldx, y, weights, &data);
+    return status == MOE_OK
+               ? information_pass(model, &data, gate_l2, expert_ridge, 1, NULL, out)
+               : status;
 }
 
 moe_status moe_model_information(const moe_model_t *model, size_t n, const double *X,
@@ -236,4 +284,33 @@ moe_status moe_model_vcov_penalized(const moe_model_t *model, size_t n, const do
                                        covariance, length);
     return status == MOE_OK ? invert_information(moe_model_n_free_params(model), covariance)
                             : status;
+}
+
+moe_status moe_information_summary(const struct moe_model *model, size_t n, const double *X,
+                                   size_t ldx, const double *y, const double *weights,
+                                   double gate_l2, double expert_ridge, size_t threads,
+                                   double *extras, double *covariance, size_t length,
+                                   moe_status *covariance_status)
+{
+    *covariance_status = MOE_OK;
+    moe_status status = check_request(model, gate_l2, expert_ridge, covariance, length);
+    moe_data data;
+    if (status == MOE_OK)
+        status = check_data(model, n, X, ldx, y, weights, &data);
+    if (status != MOE_OK)
+        return status;
+    char reason[MOE_MESSAGE_SIZE] = "";
+    if (covariance != NULL && (*covariance_status = check_information_exists(model)) != MOE_OK) {
+        memcpy(reason, moe_last_error(), sizeof reason);
+        covariance = NULL; /* the summary's other numbers all the same */
+    }
+    status = information_pass(model, &data, gate_l2, expert_ridge, threads, extras, covariance);
+    if (status == MOE_OK && covariance != NULL) {
+        *covariance_status = invert_information(moe_model_n_free_params(model), covariance);
+        if (*covariance_status != MOE_OK)
+            memcpy(reason, moe_last_error(), sizeof reason);
+    }
+    if (status == MOE_OK && *covariance_status != MOE_OK)
+        moe_fail(NULL, *covariance_status, "%s", reason); /* the reason stays readable */
+    return status;
 }

@@ -54,7 +54,7 @@ typedef struct sums_layout {
     size_t blocks;     /* K - 1 + K R */
     size_t parameters; /* K E */
     size_t pairs, crosses, scalars;
-    size_t grams_at, crosses_at, scalars_at, size;
+    size_t grams_at, crosses_at, scalars_at, extras_at, size;
 } sums_layout;
 
 typedef struct pass_context {
@@ -65,10 +65,12 @@ typedef struct pass_context {
     sums_layout sums;
     const double *stacked; /* the gate's K rows, then every expert row: one product */
     size_t workspace_rows;
+    int information, extras; /* what the pass sums */
 } pass_context;
 
 static sums_layout sums_layout_of(const moe_information_layout *l,
-                                  const moe_information_shape *shape)
+                                  const moe_information_shape *shape, int information,
+                                  int extras)
 {
     sums_layout s;
     s.blocks = l->K - 1 + l->K * l->R;
@@ -79,7 +81,8 @@ static sums_layout sums_layout_of(const moe_information_layout *l,
     s.grams_at = 0;
     s.crosses_at = s.pairs * l->p * l->p;
     s.scalars_at = s.crosses_at + s.crosses * l->p;
-    s.size = s.scalars_at + s.scalars;
+    s.extras_at = information ? s.scalars_at + s.scalars : 0;
+    s.size = s.extras_at + (extras ? MOE_INFORMATION_EXTRAS(l->K) : 0);
     return s;
 }
 
@@ -281,6 +284,25 @@ static void scalar_weights(const pass_context *c, size_t rows, workspace *w)
         }
 }
 
+/* The summary's sums of the block (MOE_INFORMATION_EXTRAS): sum_i w_i pi_k(x_i) for each k,
+   the log-likelihood, the entropy (0 log 0 = 0) and the weight. */
+static void add_extras(const pass_context *c, size_t rows, const workspace *w, double *extras)
+{
+    size_t K = c->layout.K;
+    double *entropy = w->softmax_scratch; /* free once the posterior is in place */
+    for (size_t i = 0; i < rows; ++i)
+        entropy[i] = 0.0;
+    for (size_t k = 0; k < K; ++k) {
+        const double *r = w->resp + k * rows, *log_r = w->joint + k * rows;
+        for (size_t i = 0; i < rows; ++i)
+            entropy[i] -= r[i] > 0.0 ? r[i] * log_r[i] : 0.0;
+        extras[k] += moe_columns_dot(rows, w->weights, w->gate_proba + k * rows);
+    }
+    extras[K] += moe_columns_dot(rows, w->weights, w->lse);
+    extras[K + 1] += moe_columns_dot(rows, w->weights, entropy);
+    extras[K + 2] += moe_columns_sum(rows, w->weights);
+}
+
 static size_t information_chunk(void *opaque, size_t start, size_t rows, double *sums,
                                 double *memory)
 {
@@ -301,6 +323,10 @@ static size_t information_chunk(void *opaque, size_t start, size_t rows, double 
         size_t failed = posterior(c, count, y, &w);
         if (failed != 0)
             return first + failed;
+        if (c->extras)
+            add_extras(c, count, &w, sums + c->sums.extras_at);
+        if (!c->information)
+            continue;
         for (size_t k = 0; k < K; ++k)
             model->family_ops->information_terms(model, k, count, w.columns,
                                                  w.combined + K * count, y,
@@ -368,15 +394,17 @@ static void expand(const pass_context *c, const double *sums, double *informatio
 }
 
 moe_status moe_information_sum(const struct moe_model *model, const moe_data *data,
-                               size_t threads, double *information, size_t *failed_row,
-                               char *message)
+                               size_t threads, double *information, double *extras,
+                               size_t *failed_row, char *message)
 {
     pass_context c;
     c.model = model;
     c.data = data;
+    c.information = information != NULL;
+    c.extras = extras != NULL;
     c.layout = moe_information_layout_of(model);
     c.shape = moe_information_shape_of(model);
-    c.sums = sums_layout_of(&c.layout, &c.shape);
+    c.sums = sums_layout_of(&c.layout, &c.shape, c.information, c.extras);
     c.workspace_rows = moe_block_rows_for(data->n);
     size_t K = c.layout.K, p = c.layout.p;
     size_t stacked_rows = K + K * model->expert_rows;
@@ -395,8 +423,11 @@ moe_status moe_information_sum(const struct moe_model *model, const moe_data *da
                              information_chunk, &c};
         status = moe_run_chunks(&job, threads, sums, failed_row, message);
     }
-    if (status == MOE_OK)
+    if (status == MOE_OK && information != NULL)
         expand(&c, sums, information);
+    if (status == MOE_OK && extras != NULL)
+        memcpy(extras, sums + c.sums.extras_at,
+               MOE_INFORMATION_EXTRAS(K) * sizeof(double));
     free(stacked);
     free(sums);
     return status;

@@ -64,4 +64,14 @@ void moe_pass_sums_free(moe_pass_sums *sums);
 moe_status moe_pass_run(const struct moe_model *model, const moe_data *data, double *resp,
                         const moe_pass_request *request, moe_pass_sums *sums, char *message);
 
+/* moe_model_criteria on `threads` threads (the same bits for any number; pass/predict.c). */
+moe_status moe_criteria_on_threads(const struct moe_model *model, size_t n, const double *X,
+                                   size_t ldx, const double *y, const double *weights,
+                                   size_t threads, moe_criteria *criteria);
+
+/* *criteria (its caller's version) from a pass's log-likelihood, entropy and total weight:
+   what moe_model_criteria reports. */
+moe_status moe_criteria_from_sums(const struct moe_model *model, double loglik, double entropy,
+                                  double n_obs, moe_criteria *criteria);
+
 #endif

@@ -207,6 +207,13 @@ moe_status moe_criteria_init(moe_criteria *criteria, unsigned int version)
 moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *X, size_t ldx,
                               const double *y, const double *weights, moe_criteria *criteria)
 {
+    return moe_criteria_on_threads(model, n, X, ldx, y, weights, 1, criteria);
+}
+
+moe_status moe_criteria_on_threads(const struct moe_model *model, size_t n, const double *X,
+                                   size_t ldx, const double *y, const double *weights,
+                                   size_t threads, moe_criteria *criteria)
+{
     if (criteria == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "criteria is NULL");
     moe_status status =
@@ -218,19 +225,25 @@ moe_status moe_model_criteria(const moe_model_t *model, size_t n, const double *
     if (status != MOE_OK)
         return status;
     moe_posterior_result result;
-    status = moe_posterior_pass(model, &data, NULL, 1, &result, NULL);
+    status = moe_posterior_pass(model, &data, NULL, threads, &result, NULL);
     if (status != MOE_OK)
         return status;
-    double n_obs = moe_data_total_weight(&data);
+    return moe_criteria_from_sums(model, result.loglik, result.entropy,
+                                  moe_data_total_weight(&data), criteria);
+}
+
+moe_status moe_criteria_from_sums(const struct moe_model *model, double loglik, double entropy,
+                                  double n_obs, moe_criteria *criteria)
+{
     double n_params = (double)moe_model_n_free_params(model);
-    double aic = -2.0 * result.loglik + 2.0 * n_params;
-    double bic = -2.0 * result.loglik + n_params * log(n_obs);
-    double icl = bic + 2.0 * result.entropy;
+    double aic = -2.0 * loglik + 2.0 * n_params;
+    double bic = -2.0 * loglik + n_params * log(n_obs);
+    double icl = bic + 2.0 * entropy;
     if (!isfinite(aic) || !isfinite(bic) || !isfinite(icl))
         return moe_fail(NULL, MOE_ERR_NUMERICAL,
-                        "the information criteria overflow (log-likelihood %g)", result.loglik);
-    moe_criteria values = {MOE_CRITERIA_VERSION, result.loglik, n_params, n_obs, aic, bic, icl,
-                           result.entropy};
+                        "the information criteria overflow (log-likelihood %g)", loglik);
+    moe_criteria values = {MOE_CRITERIA_VERSION, loglik, n_params, n_obs, aic, bic, icl,
+                           entropy};
     return moe_struct_copy_out(criteria, &values, &criteria_layout, NULL);
 }
 
