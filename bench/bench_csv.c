@@ -2,12 +2,14 @@
  * Reading speed of the moe tool's CSV reader (programs/table.c), through table_read as
  * `moe fit` calls it.
  *
- *   bench_csv [MEGABYTES] [--quoted]
+ *   bench_csv [MEGABYTES] [--quoted] [--threads T]
  *
  * Writes a CSV of about MEGABYTES (default 1024) to a temporary file in /tmp: a header
  * x1..x5,y and rows of six numbers like -1.234567890123, as a simulated data set would
  * be written. --quoted quotes every cell, which sends the whole file down libcsv's
- * general path rather than the unquoted fast path. The file is read three times from
+ * general path rather than the unquoted fast path. --threads T reads with T threads,
+ * as `moe fit --threads T` does (default 1: the serial reader; a quoted file is read
+ * serially whatever T). The file is read three times from
  * the page cache (it was just written), the best rate (wall clock) is printed in MB/s
  * (10^6 bytes per second), and the file is deleted.
  */
@@ -91,12 +93,15 @@ static double seconds_of(clockid_t clock)
 int main(int argc, char **argv)
 {
     double megabytes = 1024;
-    int quoted = 0;
+    int quoted = 0, threads = 1;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quoted") == 0)
             quoted = 1;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc &&
+                 (threads = atoi(argv[i + 1])) >= 1)
+            ++i;
         else if ((megabytes = atof(argv[i])) <= 0) {
-            fprintf(stderr, "usage: bench_csv [MEGABYTES] [--quoted]\n");
+            fprintf(stderr, "usage: bench_csv [MEGABYTES] [--quoted] [--threads T]\n");
             return 2;
         }
     }
@@ -116,10 +121,10 @@ int main(int argc, char **argv)
         unlink(path);
         return 1;
     }
-    printf("file: %s, %.1f MB, %s cells\n", path, (double)size / 1e6,
-           quoted ? "quoted" : "unquoted");
+    printf("file: %s, %.1f MB, %s cells, %d thread%s\n", path, (double)size / 1e6,
+           quoted ? "quoted" : "unquoted", threads, threads > 1 ? "s" : "");
 
-    table_request request = {"y", 0, NULL, 0, ',', 1};
+    table_request request = {"y", 0, NULL, 0, ',', 1, threads, 0};
     double best = 0;
     for (int run = 0; run < RUNS; ++run) {
         table t;

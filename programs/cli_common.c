@@ -250,7 +250,7 @@ int read_for_model(const char *path, const moe_model_t *model, const char *respo
     for (size_t j = 0; j < d; ++j)
         named = named && (features[j] = moe_model_get_name(model, MOE_NAME_FEATURE, j)) != NULL;
     table_request request = {response, response != NULL && classes > 0,
-                             named ? features : NULL, named ? d : 0, delimiter, 0};
+                             named ? features : NULL, named ? d : 0, delimiter, 0, 0, 0};
     char error[512];
     int failed = table_read(path, &request, out, error, sizeof error);
     free(features);

@@ -59,8 +59,8 @@ static const char fit_help[] =
     "  --resume FILE          continue the session saved in FILE with DATA.csv's rows\n"
     "  --seed S, --n-init R, --max-iter N, --tol T\n"
     "                         the fitter options of the same names\n"
-    "  --threads N            worker threads (0: all cores; the result does not\n"
-    "                         depend on it)\n"
+    "  --threads N            worker threads, for the fit and for reading DATA.csv\n"
+    "                         (0: all cores; the result does not depend on it)\n"
     "  --option NAME=VALUE    any other fitter option (repeatable), e.g.\n"
     "                         --option gate_solver=newton --option gate_l2=1e-3\n"
     "  --sep C                field delimiter (default ','; 'tab' for tabs)\n"
@@ -382,6 +382,30 @@ static char *feature_columns(const fit_arguments *a)
     return list;
 }
 
+/*
+ * The threads to read the data with: the fitter's "threads" option (--threads, or the
+ * last --option threads=N, as the fitter sees them), 0 meaning all cores, at most the
+ * cores online. A value the fitter will refuse reads serially (the fitter's message
+ * comes after).
+ */
+static int reading_threads(const fit_arguments *a)
+{
+    const char *value = a->threads;
+    for (size_t o = 0; o < a->n_options; ++o)
+        if (strncmp(a->options[o], "threads=", 8) == 0)
+            value = a->options[o] + 8;
+    if (value == NULL)
+        return 1;
+    char *end = NULL;
+    long threads = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || threads < 0 || threads > 1024)
+        return 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1)
+        cores = 1;
+    return (int)(threads == 0 || threads > cores ? cores : threads);
+}
+
 int read_training_data(const fit_arguments *a, training_data *out)
 {
     memset(out, 0, sizeof *out);
@@ -406,7 +430,7 @@ int read_training_data(const fit_arguments *a, training_data *out)
     if (a->features == NULL && feature_list != NULL && feature_list[0] == '\0')
         n_features = 0; /* both parts see none: no feature */
     table_request request = {a->response, classification, features, n_features, a->delimiter,
-                             1};
+                             1, reading_threads(a), 0};
     char error[512];
     int read = table_read(a->data, &request, &out->data, error, sizeof error);
     free(features);

@@ -230,7 +230,7 @@ int run_stream_fit(const fit_arguments *a)
         if (file == NULL)
             code = usage_error("cannot open %s", a->data);
     }
-    table_request request = {a->response, 0, NULL, 0, a->delimiter, 1};
+    table_request request = {a->response, 0, NULL, 0, a->delimiter, 1, 0, 0};
     const char **features = NULL;
     /* As moe fit without streaming: without --features, the columns the parts name. */
     char *feature_list = a->features != NULL ? strdup(a->features) : model_columns(a);

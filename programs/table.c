@@ -1,3 +1,5 @@
+#define _POSIX_C_SOURCE 200809L /* fileno, mmap */
+
 #include "table.h"
 
 #include "decimal.h"
@@ -10,10 +12,14 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 /* Bytes handed to libcsv at a time: long lines are cut so its field buffer can grow
    geometrically between calls (see feed_segment). */
@@ -174,7 +180,8 @@ int table_parse_number(const char *text, double *value)
     return parse_cell(text, strlen(text), value);
 }
 
-static int grow(table_reader *r)
+/* Room for `rows` rows (at least one more than now when called as rows are read). */
+static int grow(table_reader *r, size_t rows)
 {
     table *t = r->out;
     size_t width = t->d > 0 ? t->d : 1;
@@ -184,6 +191,8 @@ static int grow(table_reader *r)
     capacity = capacity < 1 ? 1 : capacity > 1024 ? 1024 : capacity;
     if (r->capacity != 0)
         capacity = r->capacity <= SIZE_MAX / 2 ? 2 * r->capacity : 0;
+    if (capacity != 0 && capacity < rows)
+        capacity = rows;
     double *X = capacity != 0 && capacity <= SIZE_MAX / sizeof(double) / width
                     ? realloc(t->X, capacity * width * sizeof(double))
                     : NULL;
@@ -435,7 +444,7 @@ static void take_field(table_reader *r, const char *text, size_t length, size_t 
     table *t = r->out;
     if (column >= r->n_columns)
         return; /* reported at the end of the record */
-    if (column == 0 && t->n == r->capacity && grow(r) != 0)
+    if (column == 0 && t->n == r->capacity && grow(r, t->n + 1) != 0)
         return;
     long feature = r->feature_of[column];
     if (feature < 0 && (long)column != r->response_column)
@@ -547,7 +556,7 @@ static void fast_row(table_reader *r, const char *text, const char *end, size_t 
 {
     table *t = r->out;
     r->record_line = line;
-    if (t->n == r->capacity && grow(r) != 0)
+    if (t->n == r->capacity && grow(r, t->n + 1) != 0)
         return;
     for (;;) {
         const char *start = text, *stop = NULL;
@@ -826,6 +835,233 @@ void table_free(table *t)
     memset(t, 0, sizeof *t);
 }
 
+/*
+ * Reading with threads (table.h): the header serially, then the rows cut into ranges at
+ * line ends, each parsed by a copy of the reader on a thread of its own (the first by
+ * the reader itself), then joined in file order. A copy shares the reader's header and
+ * column choice, which nobody writes any more, and writes only its own parser and rows;
+ * the reader takes their rows once the copy's thread has been joined.
+ */
+
+/* Bytes fed to a parser at once, so that a copy sees soon that its rows are not wanted
+   (the reader itself takes its range at once). */
+enum { RANGE_PIECE = 1 << 20 };
+
+typedef struct range {
+    const unsigned char *begin, *end;
+    table_reader reader;     /* the copy, reading into `rows` */
+    table rows;
+    const atomic_int *abandon; /* set when the rows of later ranges are not wanted */
+    pthread_t thread;
+    int parser_ready;        /* reader.parser holds memory to free */
+    int started;             /* the thread runs */
+    int usable;              /* read to its end without a quote or a failure */
+} range;
+
+/* The end of the line that holds the byte at `at`, or `end`. */
+static const unsigned char *line_after(const unsigned char *at, const unsigned char *end)
+{
+    const unsigned char *lf = at < end ? memchr(at, '\n', (size_t)(end - at)) : NULL;
+    return lf != NULL ? lf + 1 : end;
+}
+
+static void *read_range(void *argument)
+{
+    range *g = argument;
+    table_reader *r = &g->reader;
+    /* A line end may be inside a quoted field whose quote lies in an earlier range: a
+       range with a quote is left to the serial read, as is everything after it. */
+    if (memchr(g->begin, '"', (size_t)(g->end - g->begin)) != NULL)
+        return NULL;
+    const unsigned char *at = g->begin;
+    while (at < g->end && !r->failed &&
+           !atomic_load_explicit(g->abandon, memory_order_relaxed)) {
+        const unsigned char *stop = line_after(g->end - at > RANGE_PIECE ? at + RANGE_PIECE
+                                                                          : g->end - 1,
+                                               g->end);
+        table_reader_feed(r, at, (size_t)(stop - at));
+        at = stop;
+    }
+    if (at == g->end && !r->failed) {
+        finish(r); /* the last range's last line may have no line end */
+        g->usable = !r->failed;
+    }
+    return NULL;
+}
+
+/* A copy of `reader`, whose header is read, for the bytes [begin, end): lines are
+   counted from 1 in the range, the reader adds its own count when it takes the rows. */
+static int range_begin(range *g, const table_reader *reader)
+{
+    g->reader = *reader;
+    table_reader *r = &g->reader;
+    memset(&g->rows, 0, sizeof g->rows);
+    g->rows.d = reader->out->d;
+    r->out = &g->rows;
+    r->capacity = 0;
+    r->discarded = 0;
+    r->failed = 0;
+    r->error[0] = '\0';
+    r->field = 0;
+    r->line = 1;
+    r->after_cr = 0;
+    r->between_records = 1;
+    if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return -1;
+    g->parser_ready = 1;
+    csv_set_delim(&r->parser, (unsigned char)r->delimiter);
+    return 0;
+}
+
+static void range_free(range *g)
+{
+    if (g->started)
+        pthread_join(g->thread, NULL);
+    g->started = 0;
+    if (g->parser_ready)
+        csv_free(&g->reader.parser);
+    g->parser_ready = 0;
+    /* The unfinished row's label lies past n. */
+    if (g->rows.labels != NULL && g->reader.capacity > g->rows.n)
+        free(g->rows.labels[g->rows.n]);
+    table_free(&g->rows);
+}
+
+/* The rows of a range read whole, after those of the reader: its lines follow the
+   reader's. */
+static int take_rows(table_reader *r, range *g)
+{
+    table *t = r->out, *rows = &g->rows;
+    size_t n = rows->n, offset = r->line - 1;
+    if (n > 0 && t->n + n > r->capacity && grow(r, t->n + n) != 0)
+        return -1;
+    if (n * t->d > 0)
+        memcpy(t->X + t->n * t->d, rows->X, n * t->d * sizeof(double));
+    if (rows->y != NULL)
+        memcpy(t->y + t->n, rows->y, n * sizeof(double));
+    for (size_t i = 0; i < n; ++i)
+        t->row_lines[t->n + i] = rows->row_lines[i] + offset;
+    for (size_t i = 0; rows->labels != NULL && i < n; ++i) {
+        t->labels[t->n + i] = rows->labels[i];
+        rows->labels[i] = NULL;
+        t->label_lines[t->n + i] = rows->label_lines[i] + offset;
+    }
+    t->n += n;
+    r->line += g->reader.line - 1;
+    return 0;
+}
+
+/* The header and any blank lines before it, a line at a time; returns where the rows
+   start. */
+static const unsigned char *read_header(table_reader *r, const unsigned char *at,
+                                        const unsigned char *end)
+{
+    while (at < end && !r->failed && r->record == 0) {
+        const unsigned char *stop = line_after(at, end);
+        table_reader_feed(r, at, (size_t)(stop - at));
+        at = stop;
+    }
+    return at;
+}
+
+/*
+ * Where the ranges of [body, end) start: cuts[0] = body, cuts[count] = end, each cut
+ * just after an LF, at least `least` bytes apart (but the last). Returns the count.
+ */
+static size_t cut_ranges(const unsigned char *body, const unsigned char *end, size_t parts,
+                         size_t least, const unsigned char **cuts)
+{
+    size_t size = (size_t)(end - body), count = 0, last = 0;
+    if (size / least < parts)
+        parts = size / least;
+    cuts[0] = body;
+    for (size_t k = 1; k < parts; ++k) {
+        size_t target = size / parts * k;
+        if (target < last + least)
+            target = last + least;
+        if (target >= size)
+            break;
+        const unsigned char *cut = line_after(body + target - 1, end);
+        if (cut == end)
+            break;
+        cuts[++count] = cut;
+        last = (size_t)(cut - body);
+    }
+    cuts[++count] = end;
+    return count;
+}
+
+/*
+ * The rows of [body, end) in `count` ranges: the reader reads the first, copies the
+ * others on threads; then the reader takes their rows in order, up to the first range
+ * that is not usable (a quote, a failure, no thread), from which it reads the rest
+ * itself: so a message is the serial read's.
+ */
+static void read_ranges(table_reader *r, const unsigned char **cuts, size_t count)
+{
+    range *ranges = calloc(count, sizeof *ranges);
+    if (ranges == NULL) {
+        table_reader_feed(r, cuts[0], (size_t)(cuts[count] - cuts[0]));
+        return;
+    }
+    atomic_int abandon;
+    atomic_init(&abandon, 0);
+    for (size_t k = 1; k < count; ++k) {
+        range *g = &ranges[k];
+        g->begin = cuts[k];
+        g->end = cuts[k + 1];
+        g->abandon = &abandon;
+        g->started = range_begin(g, r) == 0 && pthread_create(&g->thread, NULL, read_range, g) == 0;
+    }
+    size_t serial_from = count; /* the first range the reader reads itself past its own */
+    if (memchr(cuts[0], '"', (size_t)(cuts[1] - cuts[0])) != NULL)
+        serial_from = 0;
+    else
+        table_reader_feed(r, cuts[0], (size_t)(cuts[1] - cuts[0]));
+    if (r->failed || serial_from == 0)
+        atomic_store(&abandon, 1);
+    for (size_t k = 1; k < count; ++k) {
+        range *g = &ranges[k];
+        if (g->started) {
+            pthread_join(g->thread, NULL);
+            g->started = 0;
+        }
+        if (!r->failed && serial_from == count && !(g->usable && take_rows(r, g) == 0)) {
+            serial_from = k;
+            atomic_store(&abandon, 1);
+        }
+        range_free(g);
+    }
+    free(ranges);
+    if (!r->failed && serial_from < count)
+        table_reader_feed(r, cuts[serial_from], (size_t)(cuts[count] - cuts[serial_from]));
+}
+
+/* table_reader_feed of a whole input, with threads when the request asks for them. */
+static void feed_all(table_reader *r, const unsigned char *bytes, size_t size)
+{
+    const table_request *request = r->request;
+    const unsigned char *end = bytes + size;
+    if (request->threads <= 1) {
+        table_reader_feed(r, bytes, size);
+        return;
+    }
+    const unsigned char *body = read_header(r, bytes, end);
+    /* Cut only where the serial read is between records: after an LF that ends the
+       header's line or a later one, with no quote before it. An LF or CR delimiter
+       would not end records. */
+    size_t count = 0;
+    const unsigned char *cuts[1025];
+    if (!r->failed && r->record > 0 && r->field == 0 && r->delimiter != '\n' &&
+        r->delimiter != '\r' && memchr(bytes, '"', (size_t)(body - bytes)) == NULL)
+        count = cut_ranges(body, end, request->threads < 1024 ? (size_t)request->threads : 1024,
+                           request->thread_bytes > 0 ? request->thread_bytes : 1u << 20, cuts);
+    if (count >= 2)
+        read_ranges(r, cuts, count);
+    else if (!r->failed && body < end)
+        table_reader_feed(r, body, (size_t)(end - body));
+}
+
 int table_read_buffer(const void *bytes, size_t size, const char *name,
                       const table_request *request, table *out, char *error,
                       size_t error_size)
@@ -835,7 +1071,7 @@ int table_read_buffer(const void *bytes, size_t size, const char *name,
         snprintf(error, error_size, "%s: out of memory", name);
         return -1;
     }
-    table_reader_feed(r, bytes, size);
+    feed_all(r, bytes, size);
     return table_reader_end(r, error, error_size);
 }
 
@@ -857,6 +1093,25 @@ int table_read_stream(FILE *file, const char *name, const table_request *request
     return table_reader_end(r, error, error_size);
 }
 
+/* A regular file of `file` mapped whole for a read with threads: 0, or -1 (read it as a
+   stream: not a regular file, empty, or not mapped). */
+static int read_mapped(FILE *file, const char *name, const table_request *request, table *out,
+                       char *error, size_t error_size, int *status)
+{
+    struct stat about;
+    int descriptor = fileno(file);
+    if (descriptor < 0 || fstat(descriptor, &about) != 0 || !S_ISREG(about.st_mode) ||
+        about.st_size <= 0 || (uintmax_t)about.st_size > SIZE_MAX)
+        return -1;
+    size_t size = (size_t)about.st_size;
+    void *bytes = mmap(NULL, size, PROT_READ, MAP_PRIVATE, descriptor, 0);
+    if (bytes == MAP_FAILED)
+        return -1;
+    *status = table_read_buffer(bytes, size, name, request, out, error, error_size);
+    munmap(bytes, size);
+    return 0;
+}
+
 int table_read(const char *path, const table_request *request, table *out, char *error,
                size_t error_size)
 {
@@ -867,7 +1122,10 @@ int table_read(const char *path, const table_request *request, table *out, char 
         snprintf(error, error_size, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    int status = table_read_stream(file, path, request, out, error, error_size);
+    int status = 0;
+    if (from_stdin || request->threads <= 1 ||
+        read_mapped(file, path, request, out, error, error_size, &status) != 0)
+        status = table_read_stream(file, path, request, out, error, error_size);
     if (!from_stdin)
         fclose(file);
     return status;

@@ -33,6 +33,11 @@ typedef struct table_request {
     char delimiter;         /* ',' by default */
     int check_names;        /* the names of the columns used and the class labels become
                                model names: check them (see above) */
+    int threads;            /* above 1: table_read (a regular file) and table_read_buffer
+                               parse with up to that many threads (see below); 0 or 1:
+                               serially */
+    size_t thread_bytes;    /* the least bytes of rows a thread takes (0: 1 MiB); tests
+                               make it small to cut small inputs */
 } table_request;
 
 typedef struct table {
@@ -61,6 +66,19 @@ typedef struct table {
  */
 int table_read(const char *path, const table_request *request, table *out, char *error,
                size_t error_size);
+
+/*
+ * With request->threads above 1, table_read maps a regular file (standard input, pipes
+ * and the like are read serially) and table_read_buffer cuts its bytes: the header is
+ * read first, then the rows are cut into up to `threads` ranges at line ends, at least
+ * thread_bytes each, parsed at once by the same code as the serial read into rows of
+ * their own, then joined in file order. The result is the serial read's, bit for bit:
+ * the same table, and for a bad input the same message (the first bad range in file
+ * order, and the ranges after it, are read again serially, so messages name the line
+ * and row counts as the serial read does). A line end inside a quoted field cannot be
+ * told from the others without reading from the start: from the first range that holds
+ * a quote (or from the header, if it has one) the rest is read serially.
+ */
 
 /* The same from an open stream or from memory; `name` is the file name for messages. */
 int table_read_stream(FILE *file, const char *name, const table_request *request, table *out,

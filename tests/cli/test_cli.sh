@@ -108,6 +108,28 @@ diff <(grep -E '^  (\(intercept\)|x|variance) ' "$work/fit_summary") \
      <(grep -E '^  (\(intercept\)|x|variance) ' "$work/out") >/dev/null ||
     fail "--threads 2 gives another fit"
 
+# A file of some 3 MB is read on two threads with --threads 2 (on a machine with two
+# cores): a bad cell late in it, or a short row, gets the message of the read on one.
+awk 'BEGIN { srand(7); print "x,y";
+    for (i = 0; i < 150000; i++) {
+        if (i == 140001) { print "0.5,abc"; continue }
+        if (i == 149000) { print "0.5"; continue }
+        printf "%.6f,%.6f\n", 4 * rand() - 2, 4 * rand() - 2 } }' >"$work/large.csv"
+for command in fit select; do
+    run 2 "$command a large file on one thread" "$moe" $command "$work/large.csv" --response y \
+        --threads 1
+    cp "$work/err" "$work/err_one"
+    contains "$work/err" "line 140003, column 'y': 'abc' is not a finite decimal number" \
+        "$command a large file on one thread"
+    run 2 "$command a large file on two threads" "$moe" $command "$work/large.csv" --response y \
+        --threads 2
+    checks=$((checks + 1))
+    cmp -s "$work/err" "$work/err_one" || fail "$command --threads 2: another message"
+done
+sed -i 's/^0.5,abc$/0.5,1/' "$work/large.csv"
+run 2 "a short row on two threads" "$moe" fit "$work/large.csv" --response y --threads 0
+contains "$work/err" "line 149002 has 1 fields, the header has 2" "a short row on two threads"
+
 run 0 "fit --json" "$moe" fit "$work/two.csv" --response y -k 2 --seed 3 --json
 for key in '"family": "gaussian"' '"features": ["x"]' '"response": "y"' '"converged": true' '"bic": ' \
            '"gate_separated": false'; do

@@ -8,7 +8,9 @@
  *   - a success has 1 <= rows < lines of input, the requested columns, names and labels
  *     that are not empty (with check_names 1 to MOE_NAME_MAX bytes of UTF-8), finite
  *     numbers that are zero or normal, and label lines in order within the input;
- *   - reading in pieces gives exactly the same table or the same message.
+ *   - reading in pieces gives exactly the same table or the same message;
+ *   - so does reading with threads, in ranges of a few bytes (one request per input, so
+ *     that creating threads does not slow the fuzzing down much).
  */
 #include "table.h"
 #include "utf8.h"
@@ -25,11 +27,11 @@
 static const char *two_features[] = {"a", "b"};
 
 static const table_request requests[] = {
-    {"y", 0, NULL, 0, ',', 1},
-    {"y", 1, NULL, 0, ',', 1},
-    {NULL, 0, NULL, 0, ';', 1},
-    {"y", 0, two_features, 2, ',', 0},
-    {"y", 1, two_features, 2, '\t', 0},
+    {"y", 0, NULL, 0, ',', 1, 0, 0},
+    {"y", 1, NULL, 0, ',', 1, 0, 0},
+    {NULL, 0, NULL, 0, ';', 1, 0, 0},
+    {"y", 0, two_features, 2, ',', 0, 0, 0},
+    {"y", 1, two_features, 2, '\t', 0, 0, 0},
 };
 
 static const char file_name[] = "fuzz.csv";
@@ -132,6 +134,9 @@ static int same_table(const table *a, const table *b)
         return 0;
     if (a->y != NULL && memcmp(a->y, b->y, a->n * sizeof(double)) != 0)
         return 0;
+    for (size_t i = 0; i < a->n; ++i)
+        if (a->row_lines[i] != b->row_lines[i])
+            return 0;
     for (size_t i = 0; a->labels != NULL && i < a->n; ++i)
         if (strcmp(a->labels[i], b->labels[i]) != 0 || a->label_lines[i] != b->label_lines[i])
             return 0;
@@ -177,6 +182,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                               : same_table(&whole, &pieces),
                   "pieces: the same table or the same message");
             table_free(&pieces);
+        }
+        if (q == size % (sizeof requests / sizeof requests[0])) {
+            table_request threaded = *request;
+            threaded.threads = 2 + (int)(size % 3);
+            threaded.thread_bytes = 1 + size % 7;
+            table ranges;
+            char ranges_error[1024] = "";
+            int ranges_status = table_read_buffer(data, size, file_name, &threaded, &ranges,
+                                                  ranges_error, sizeof ranges_error);
+            check(ranges_status == status, "threads: the same outcome");
+            check(status != 0 ? strcmp(whole_error, ranges_error) == 0
+                              : same_table(&whole, &ranges),
+                  "threads: the same table or the same message");
+            table_free(&ranges);
         }
         table_free(&whole);
     }

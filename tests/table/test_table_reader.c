@@ -6,7 +6,12 @@
  * once; fed one byte at a time, every record goes through libcsv. So reading a buffer
  * whole and byte by byte compares the two paths on any input, errors included. Quoting
  * every cell compares them too, on files that mean the same table.
+ *
+ * Reading with threads cuts the rows into ranges parsed at once: with ranges of a few
+ * bytes, the same inputs compare it to the serial read, tables and messages.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, unlink */
+
 #include "table.h"
 
 #include "support/runner.h"
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t random_state;
 
@@ -87,6 +93,18 @@ static void read_as(const text *input, const table_request *request, int how, ou
     out->status = table_reader_end(reader, out->error, sizeof out->error);
 }
 
+/* table_read_buffer with `threads` threads and ranges of at least `least` bytes. */
+static void read_threaded(const text *input, const table_request *request, int threads,
+                          size_t least, outcome *out)
+{
+    table_request threaded = *request;
+    threaded.threads = threads;
+    threaded.thread_bytes = least;
+    memset(out, 0, sizeof *out);
+    out->status = table_read_buffer(input->bytes, input->size, "t.csv", &threaded, &out->data,
+                                    out->error, sizeof out->error);
+}
+
 static int same_text(const char *a, const char *b)
 {
     return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
@@ -104,6 +122,9 @@ static void expect_same(const outcome *a, const outcome *b, const text *input)
     ck_assert_uint_eq(x->n, y->n);
     ck_assert_uint_eq(x->d, y->d);
     ck_assert(same_text(x->response_name, y->response_name));
+    ck_assert_uint_eq(x->n_columns, y->n_columns);
+    for (size_t c = 0; c < x->n_columns; ++c)
+        ck_assert_str_eq(x->column_names[c], y->column_names[c]);
     for (size_t j = 0; j < x->d; ++j)
         ck_assert_str_eq(x->feature_names[j], y->feature_names[j]);
     if (x->n * x->d > 0 && memcmp(x->X, y->X, x->n * x->d * sizeof(double)) != 0)
@@ -111,6 +132,8 @@ static void expect_same(const outcome *a, const outcome *b, const text *input)
     ck_assert((x->y == NULL) == (y->y == NULL));
     if (x->y != NULL && memcmp(x->y, y->y, x->n * sizeof(double)) != 0)
         ck_abort_msg("responses differ on '%.300s'", input->bytes);
+    for (size_t i = 0; i < x->n; ++i)
+        ck_assert_uint_eq(x->row_lines[i], y->row_lines[i]);
     ck_assert((x->labels == NULL) == (y->labels == NULL));
     for (size_t i = 0; x->labels != NULL && i < x->n; ++i) {
         ck_assert_str_eq(x->labels[i], y->labels[i]);
@@ -198,9 +221,9 @@ START_TEST(quoted_and_plain_files_give_one_table)
     random_state = 11;
     static const char *class_features[] = {"x1", "x2", "x3", "x4", "x5"};
     const table_request requests[] = {
-        {"y", 0, class_features, 5, ',', 1},
-        {"class", 1, class_features, 5, ',', 1},
-        {"y", 0, NULL, 0, ',', 0}, /* the label column is then a feature: an error */
+        {"y", 0, class_features, 5, ',', 1, 0, 0},
+        {"class", 1, class_features, 5, ',', 1, 0, 0},
+        {"y", 0, NULL, 0, ',', 0, 0, 0}, /* the label column is then a feature: an error */
     };
     static const char *line_ends[] = {"\n", "\r\n"};
     for (int round = 0; round < 8; ++round) {
@@ -275,20 +298,23 @@ START_TEST(both_paths_agree_on_random_input)
     random_state = 99;
     static const char *two_features[] = {"a", "b"};
     const table_request requests[] = {
-        {"y", 0, NULL, 0, ',', 1},   {"y", 1, NULL, 0, ',', 1},
-        {NULL, 0, NULL, 0, ';', 1},  {"y", 0, two_features, 2, '\t', 0},
-        {"y", 1, two_features, 2, ' ', 0},
+        {"y", 0, NULL, 0, ',', 1, 0, 0},   {"y", 1, NULL, 0, ',', 1, 0, 0},
+        {NULL, 0, NULL, 0, ';', 1, 0, 0},  {"y", 0, two_features, 2, '\t', 0, 0, 0},
+        {"y", 1, two_features, 2, ' ', 0, 0, 0},
     };
     for (int round = 0; round < 20000; ++round) {
         const table_request *request = &requests[below(sizeof requests / sizeof *requests)];
         text input = {0};
         random_input(&input, request->delimiter);
-        outcome whole, bytes;
+        outcome whole, bytes, threaded;
         read_as(&input, request, WHOLE, &whole);
         read_as(&input, request, BYTE_BY_BYTE, &bytes);
         expect_same(&whole, &bytes, &input);
+        read_threaded(&input, request, 2 + (int)below(6), 1 + below(24), &threaded);
+        expect_same(&whole, &threaded, &input);
         free_outcome(&whole);
         free_outcome(&bytes);
+        free_outcome(&threaded);
         free(input.bytes);
     }
 }
@@ -298,7 +324,7 @@ END_TEST
    in random pieces. */
 static void expect_message(const char *input, const char *message)
 {
-    const table_request request = {"y", 0, NULL, 0, ',', 1};
+    const table_request request = {"y", 0, NULL, 0, ',', 1, 0, 0};
     text bytes = {0};
     append_string(&bytes, input);
     outcome whole, single, pieces;
@@ -313,6 +339,12 @@ static void expect_message(const char *input, const char *message)
     }
     expect_same(&whole, &single, &bytes);
     expect_same(&whole, &pieces, &bytes);
+    for (size_t least = 1; least <= 8; least *= 2) {
+        outcome threaded;
+        read_threaded(&bytes, &request, least == 8 ? 64 : 3, least, &threaded);
+        expect_same(&whole, &threaded, &bytes);
+        free_outcome(&threaded);
+    }
     free_outcome(&whole);
     free_outcome(&single);
     free_outcome(&pieces);
@@ -363,7 +395,7 @@ START_TEST(errors_name_the_line_and_column)
 
     text nul = {0};
     append(&nul, "a,b,y\n1,2\0,3\n", 13);
-    const table_request request = {"y", 0, NULL, 0, ',', 1};
+    const table_request request = {"y", 0, NULL, 0, ',', 1, 0, 0};
     outcome whole, single;
     read_as(&nul, &request, WHOLE, &whole);
     read_as(&nul, &request, BYTE_BY_BYTE, &single);
@@ -380,7 +412,7 @@ START_TEST(values_and_lines_of_a_plain_file)
                                 "1;2.5;-3e2\r\n"
                                 "\r\n"
                                 " 9007199254740993 ;\t0.1;1e23\r\n";
-    const table_request request = {"y", 0, NULL, 0, ';', 1};
+    const table_request request = {"y", 0, NULL, 0, ';', 1, 0, 0};
     table t;
     char error[256];
     ck_assert_int_eq(table_read_buffer(input, sizeof input - 1, "t.csv", &request, &t, error,
@@ -394,7 +426,7 @@ START_TEST(values_and_lines_of_a_plain_file)
 
     /* Labels keep their line, plain or quoted. */
     static const char labels[] = "a,y\n1,setosa\n\n2,\"virginica\"\n3,  a b  \n";
-    const table_request by_label = {"y", 1, NULL, 0, ',', 1};
+    const table_request by_label = {"y", 1, NULL, 0, ',', 1, 0, 0};
     ck_assert_int_eq(table_read_buffer(labels, sizeof labels - 1, "t.csv", &by_label, &t, error,
                                        sizeof error),
                      0);
@@ -409,12 +441,201 @@ START_TEST(values_and_lines_of_a_plain_file)
 
     /* A delimiter that numbers contain: libcsv's splitting, not a number's end. */
     static const char dotted[] = "a.b\n1.5\n";
-    const table_request by_dot = {NULL, 0, NULL, 0, '.', 1};
+    const table_request by_dot = {NULL, 0, NULL, 0, '.', 1, 0, 0};
     ck_assert_int_eq(table_read_buffer(dotted, sizeof dotted - 1, "t.csv", &by_dot, &t, error,
                                        sizeof error),
                      0);
     ck_assert(t.n == 1 && t.d == 2 && t.X[0] == 1.0 && t.X[1] == 5.0);
     table_free(&t);
+}
+END_TEST
+
+/* The serial read whole and reads with 2, 3, 4 and 7 threads of ranges of at least
+   `least` bytes: the same table or the same message; returns the serial message. */
+static void expect_threads_agree(const text *input, const table_request *request, size_t least,
+                                 char *message, size_t size)
+{
+    outcome serial;
+    read_as(input, request, WHOLE, &serial);
+    static const int counts[] = {2, 3, 4, 7};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
+        outcome threaded;
+        read_threaded(input, request, counts[c], least, &threaded);
+        expect_same(&serial, &threaded, input);
+        free_outcome(&threaded);
+    }
+    if (message != NULL)
+        snprintf(message, size, "%s", serial.error);
+    free_outcome(&serial);
+}
+
+/* Rows of numbers and a label, each line ending in one of `ends`. */
+static void write_rows(text *t, size_t rows, const char *const *ends, size_t n_ends)
+{
+    append_string(t, "x1,x2,y,class\n");
+    for (size_t i = 0; i < rows; ++i) {
+        for (int c = 0; c < 3; ++c) {
+            char cell[64];
+            random_number(cell, sizeof cell);
+            append_string(t, cell);
+            append_string(t, ",");
+        }
+        append_string(t, below(2) ? "one" : "two");
+        append_string(t, ends[below((unsigned)n_ends)]);
+    }
+}
+
+/* `input` with `replacement` in place of the cell (0-based) `column` of data row `row`. */
+static void replace_cell(text *input, size_t row, size_t column, const char *replacement)
+{
+    size_t start = 0;
+    for (size_t line = 0; line < row + 1; ++line)
+        start += strcspn(input->bytes + start, "\n") + 1;
+    for (size_t c = 0; c < column; ++c)
+        start += strcspn(input->bytes + start, ",") + 1;
+    ck_assert_uint_lt(start, input->size);
+    text out = {0};
+    append(&out, input->bytes, start);
+    append_string(&out, replacement);
+    /* the files here hold no NUL */
+    append_string(&out, input->bytes + start + strcspn(input->bytes + start, ",\r\n"));
+    free(input->bytes);
+    *input = out;
+}
+
+START_TEST(threads_read_the_serial_table)
+{
+    random_state = 17;
+    static const char *features[] = {"x1", "x2"};
+    const table_request requests[] = {
+        {"y", 0, features, 2, ',', 1, 0, 0},
+        {"class", 1, NULL, 0, ',', 1, 0, 0},
+        {"y", 0, NULL, 0, ',', 0, 0, 0}, /* the label column is then a feature: an error */
+    };
+    static const char *lf[] = {"\n"}, *crlf[] = {"\r\n"};
+    static const char *mixed[] = {"\n", "\r\n", "\r", "\n\n", "\r\n  \r\n", "\n\t\n"};
+    for (int shape = 0; shape < 12; ++shape) {
+        text input = {0};
+        /* A size that is a multiple of nothing in particular. */
+        size_t rows = 1500 + below(700);
+        if (shape % 3 == 0)
+            write_rows(&input, rows, lf, 1);
+        else if (shape % 3 == 1)
+            write_rows(&input, rows, crlf, 1);
+        else
+            write_rows(&input, rows, mixed, sizeof mixed / sizeof *mixed);
+        if (shape / 3 == 1) { /* the last line without its line end */
+            while (input.size > 0 && (input.bytes[input.size - 1] == '\n' ||
+                                      input.bytes[input.size - 1] == '\r' ||
+                                      input.bytes[input.size - 1] == ' ' ||
+                                      input.bytes[input.size - 1] == '\t'))
+                input.bytes[--input.size] = '\0';
+        } else if (shape / 3 == 2) {
+            append_string(&input, "\n\n   \n\r\n"); /* blank lines at the end */
+        } else if (shape / 3 == 3) {
+            /* A quoted cell late in the file: the ranges from its own are read serially. */
+            replace_cell(&input, rows / 2 + below((unsigned)rows / 4), 3, "\"two\"");
+        }
+        for (size_t q = 0; q < sizeof requests / sizeof *requests; ++q)
+            expect_threads_agree(&input, &requests[q], 1000 + below(3000), NULL, 0);
+        free(input.bytes);
+    }
+
+    /* Every cell quoted: read serially, the same table. */
+    text plain = {0}, quoted = {0};
+    write_tables(&plain, &quoted, 2000, "\r\n", 1);
+    for (size_t q = 0; q < sizeof requests / sizeof *requests; ++q) {
+        expect_threads_agree(&plain, &requests[q], 4096, NULL, 0);
+        expect_threads_agree(&quoted, &requests[q], 4096, NULL, 0);
+    }
+    free(plain.bytes);
+    free(quoted.bytes);
+}
+END_TEST
+
+START_TEST(threads_give_the_serial_message)
+{
+    random_state = 23;
+    static const char *features[] = {"x1", "x2"};
+    const table_request request = {"y", 0, features, 2, ',', 1, 0, 0};
+    static const char *lf[] = {"\n"}, *crlf[] = {"\r\n"};
+    static const struct {
+        size_t row, column;
+        const char *cell, *message;
+    } bad[] = {
+        {1700, 1, "x5", "t.csv: line 1702, column 'x2': 'x5' is not a finite decimal number"},
+        {1999, 2, "", "t.csv: line 2001, column 'y': the value is missing"},
+        {1500, 2, "1,2", "t.csv: line 1502 has 5 fields, the header has 4"},
+        {1234, 0, "1e999", "t.csv: line 1236, column 'x1': '1e999' overflows (beyond "
+                           "1.79769e+308 in magnitude)"},
+        {10, 1, "NA", "t.csv: line 12, column 'x2': the value is missing"},
+    };
+    char message[1024];
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; ++b)
+        for (int ends = 0; ends < 2; ++ends) {
+            text input = {0};
+            write_rows(&input, 2000, ends ? crlf : lf, 1);
+            replace_cell(&input, bad[b].row, bad[b].column, bad[b].cell);
+            expect_threads_agree(&input, &request, 2000, message, sizeof message);
+            ck_assert_str_eq(message, bad[b].message);
+            /* A second bad cell later: the first one's message still. */
+            if (bad[b].row < 1999) {
+                replace_cell(&input, bad[b].row + 1 + below((unsigned)(1999 - bad[b].row)), 0,
+                             "?");
+                expect_threads_agree(&input, &request, 2000, message, sizeof message);
+                ck_assert_str_eq(message, bad[b].message);
+            }
+            /* A row too short in the last line, which has no line end. */
+            free(input.bytes);
+            input = (text){0};
+            write_rows(&input, 2000, ends ? crlf : lf, 1);
+            append_string(&input, "1,2");
+            expect_threads_agree(&input, &request, 2000, message, sizeof message);
+            ck_assert_str_eq(message, "t.csv: line 2002 has 2 fields, the header has 4");
+            free(input.bytes);
+        }
+
+    /* A quote in one range, a bad cell in a later one. */
+    text input = {0};
+    write_rows(&input, 2000, lf, 1);
+    replace_cell(&input, 600, 3, "\"t\nwo\"");
+    replace_cell(&input, 1800, 0, "z");
+    expect_threads_agree(&input, &request, 2000, message, sizeof message);
+    ck_assert_str_eq(message, "t.csv: line 1802, column 'x1': 'z' is not a finite decimal number");
+    free(input.bytes);
+}
+END_TEST
+
+/* table_read of a file maps it for threads: the table of the serial read. */
+START_TEST(threads_read_a_file)
+{
+    random_state = 29;
+    static const char *mixed[] = {"\n", "\r\n", "\n\n"};
+    text input = {0};
+    write_rows(&input, 30000, mixed, 3);
+    char path[] = "/tmp/test_table_reader_XXXXXX";
+    int descriptor = mkstemp(path);
+    ck_assert_int_ge(descriptor, 0);
+    FILE *file = fdopen(descriptor, "wb");
+    ck_assert_ptr_nonnull(file);
+    ck_assert_uint_eq(fwrite(input.bytes, 1, input.size, file), input.size);
+    ck_assert_int_eq(fclose(file), 0);
+    table_request request = {"class", 1, NULL, 0, ',', 1, 0, 0};
+    outcome serial, threaded;
+    memset(&serial, 0, sizeof serial);
+    memset(&threaded, 0, sizeof threaded);
+    serial.status = table_read(path, &request, &serial.data, serial.error, sizeof serial.error);
+    request.threads = 3;
+    request.thread_bytes = 100000;
+    threaded.status =
+        table_read(path, &request, &threaded.data, threaded.error, sizeof threaded.error);
+    unlink(path);
+    ck_assert_int_eq(serial.status, 0);
+    ck_assert_uint_eq(serial.data.n, 30000);
+    expect_same(&serial, &threaded, &input);
+    free_outcome(&serial);
+    free_outcome(&threaded);
+    free(input.bytes);
 }
 END_TEST
 
@@ -495,6 +716,9 @@ int main(void)
     tcase_add_test(cases, errors_name_the_line_and_column);
     tcase_add_test(cases, values_and_lines_of_a_plain_file);
     tcase_add_test(cases, parse_number_keeps_its_rules);
+    tcase_add_test(cases, threads_read_the_serial_table);
+    tcase_add_test(cases, threads_give_the_serial_message);
+    tcase_add_test(cases, threads_read_a_file);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }
