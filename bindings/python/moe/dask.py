@@ -227,22 +227,40 @@ def _where(message, offsets):
     return location + " (counting from 0)" + message[match.end():]
 
 
-def _partitions(X, y, sample_weight):
-    """X, y and the weights as dask arrays cut in the same row chunks, X one chunk wide."""
-    def as_array(values, name):
-        if hasattr(values, "to_dask_array"):  # a dask DataFrame or Series
-            values = values.to_dask_array(lengths=True)
-        if not isinstance(values, da.Array):
-            values = da.from_array(np.asarray(values))
-        return values.astype(np.float64)
+def _as_array(values):
+    """A dask array of doubles from a dask array, DataFrame or Series, or anything numpy
+    takes."""
+    if hasattr(values, "to_dask_array"):  # a dask DataFrame or Series
+        values = values.to_dask_array(lengths=True)
+    if not isinstance(values, da.Array):
+        values = da.from_array(np.asarray(values))
+    return values.astype(np.float64)
 
-    X = as_array(X, "X")
+
+def _appended(X, values):
+    """X (a dask array one chunk wide) with the named per-row values (the fit's offset and
+    trials) as columns after its own, each cut in X's row chunks: the design the model sees,
+    as the in-memory estimators' _design makes it, while no transformer before the estimator
+    sees those values."""
+    for role, value in values.items():
+        column = _as_array(value)
+        if column.ndim != 1 or column.shape[0] != X.shape[0]:
+            raise ValueError(f"{role} must hold one value per row of X ({X.shape[0]}), got "
+                             f"shape {column.shape}")
+        X = da.concatenate([X, column.rechunk((X.chunks[0],))[:, None]], axis=1)
+    return X.rechunk({1: -1})
+
+
+def _partitions(X, y, sample_weight, appended=None):
+    """X (with the appended values' columns), y and the weights as dask arrays cut in the
+    same row chunks, X one chunk wide."""
+    X = _as_array(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimensions")
-    X = X.rechunk({1: -1})
-    y = as_array(y, "y").rechunk((X.chunks[0],))
+    X = _appended(X.rechunk({1: -1}), appended or {})
+    y = _as_array(y).rechunk((X.chunks[0],))
     weights = None if sample_weight is None else \
-        as_array(sample_weight, "sample_weight").rechunk((X.chunks[0],))
+        _as_array(sample_weight).rechunk((X.chunks[0],))
     if y.shape[0] != X.shape[0] or (weights is not None and weights.shape[0] != X.shape[0]):
         raise ValueError("X, y and sample_weight must have the same number of rows")
     return X, y, weights
@@ -251,9 +269,9 @@ def _partitions(X, y, sample_weight):
 class _DaskFit:
     """One fit: the actors, the start, the lockstep loop."""
 
-    def __init__(self, estimator, X, y, sample_weight):
+    def __init__(self, estimator, X, y, sample_weight, appended=None):
         self.client = get_client()
-        X, y, weights = _partitions(X, y, sample_weight)
+        X, y, weights = _partitions(X, y, sample_weight, appended)
         blocks_X = self.client.compute(list(X.to_delayed().ravel()))
         blocks_y = self.client.compute(list(y.to_delayed().ravel()))
         blocks_w = self.client.compute(list(weights.to_delayed().ravel())) \
@@ -328,22 +346,27 @@ def _print_progress(passes, answer):
     sys.stderr.flush()
 
 
-def _fit_distributed(self, X, y, sample_weight, fitted_classes=None):
-    """fit of the Dask estimators: the sample's in-memory fit, then exact em on all rows."""
+def _fit_distributed(self, X, y, sample_weight, fitted_classes=None, **values):
+    """fit of the Dask estimators: the sample's in-memory fit, then exact em on all rows.
+    values: fit's offset= and trials= (None: not given), appended to X's columns as the
+    in-memory estimators append them."""
     if self.estimator != "em":
         raise ValueError(f"moe.dask fits by exact em: estimator must be \"em\", got "
                          f"{self.estimator!r}")
-    job = _DaskFit(self.estimator, X, y, sample_weight)
+    self._deprecated_columns()
+    appended = {role: value for role, value in values.items() if value is not None}
+    job = _DaskFit(self.estimator, X, y, sample_weight, appended)
+    n_features = job.n_features - len(appended)
     seed = 0 if self.random_state is None else int(self.random_state) % 2**31
     X_start, y_start, w_start = job.sample(self.start_rows, seed)
     local = self._in_memory()
+    start_values = {role: X_start[:, n_features + index]
+                    for index, role in enumerate(appended)}
     with warnings.catch_warnings():
-        # The Dask estimators take the offset as a column of X still (their rows are
-        # partitions of one dask array): the in-memory estimators' deprecation of that is
-        # not theirs.
-        warnings.filterwarnings("ignore", r".*\(offset=column\) is deprecated",
+        # warned above, once, for this estimator
+        warnings.filterwarnings("ignore", r".*\((offset|trials)=column\) is deprecated",
                                 DeprecationWarning)
-        local.fit(X_start, y_start, sample_weight=w_start)
+        local.fit(X_start[:, :n_features], y_start, sample_weight=w_start, **start_values)
     options = local._fitter_options()
     progress = _print_progress if self.progress is True else (self.progress or None)
     outcomes, passes = job.run(local.model_, "em", options, progress)
@@ -357,7 +380,8 @@ def _fit_distributed(self, X, y, sample_weight, fitted_classes=None):
     self.model_ = Model.from_bytes(model_bytes)
     for name, value in report.items():
         setattr(self, name, value)
-    self.n_features_in_ = job.n_features
+    self.n_features_in_ = n_features
+    self._appended = local._appended
     self.n_partitions_ = len(job.actors)
     self.n_passes_ = passes
     self.start_model_ = local.model_
@@ -374,25 +398,45 @@ def _error_class(kind):
             "ValueError": ValueError, "KeyboardInterrupt": KeyboardInterrupt}.get(kind, MoeError)
 
 
-def _apply_block(block, estimator, method):
+def _apply_block(block, estimator, method, columns=None, roles=()):
     """An in-memory estimator method on one block of rows (a task on a worker: module-level
-    so that it pickles, the estimator travelling as its pickle)."""
+    so that it pickles, the estimator travelling as its pickle); the block's columns after
+    the first `columns` are the values of roles (offset=, trials=)."""
     kind = _estimators.MoEClassifier if isinstance(estimator, _estimators.MoEClassifier) \
         else _estimators.MoERegressor
-    return getattr(kind, method)(estimator, block)
+    if not roles:
+        return getattr(kind, method)(estimator, block)
+    values = {role: block[:, columns + index] for index, role in enumerate(roles)}
+    return getattr(kind, method)(estimator, block[:, :columns], **values)
 
 
-def _predict_blocks(estimator, method, X, width=None):
-    """estimator.method over a dask array's row blocks (a numpy X is predicted at once)."""
+def _predict_blocks(estimator, method, X, width=None, **values):
+    """estimator.method over a dask array's row blocks (a numpy X is predicted at once);
+    values: the method's offset= and trials= (None: not given), cut in X's row chunks."""
+    values = {role: value for role, value in values.items() if value is not None}
     if not isinstance(X, da.Array):
-        return _apply_block(np.asarray(X, dtype=np.float64), estimator, method)
+        kind = type(estimator).__mro__[1]  # the in-memory estimator the Dask one extends
+        values = {role: np.asarray(value, dtype=np.float64) for role, value in values.items()}
+        return getattr(kind, method)(estimator, np.asarray(X, dtype=np.float64), **values)
     X = X.rechunk({1: -1})
+    # The in-memory estimators' refusals (an offset the fit had and the call lacks, or the
+    # reverse) now, not when the result is computed.
+    estimator._design(np.empty((0, X.shape[1])), need_trials=False,
+                      **{role: np.empty(0) for role in values})
+    if values:
+        columns = X.shape[1]
+        X = _appended(X, values)
+        return _map_blocks(X, estimator, method, width, columns, tuple(values))
+    return _map_blocks(X, estimator, method, width)
+
+
+def _map_blocks(X, estimator, method, width, columns=None, roles=()):
     if width is None:
-        return X.map_blocks(_apply_block, estimator, method, drop_axis=1,
+        return X.map_blocks(_apply_block, estimator, method, columns, roles, drop_axis=1,
                             dtype=np.float64 if method != "predict" or
                             not hasattr(estimator, "classes_") else estimator.classes_.dtype)
-    return X.map_blocks(_apply_block, estimator, method, chunks=(X.chunks[0], (width,)),
-                        dtype=np.float64)
+    return X.map_blocks(_apply_block, estimator, method, columns, roles,
+                        chunks=(X.chunks[0], (width,)), dtype=np.float64)
 
 
 class DaskMoERegressor(_estimators.MoERegressor):
@@ -423,13 +467,16 @@ class DaskMoERegressor(_estimators.MoERegressor):
                        "expert_features", "offset")}
         return _estimators.MoERegressor(**parameters)
 
-    def fit(self, X, y, sample_weight=None):
-        """Exact em of every partition's rows; returns the estimator."""
-        return _fit_distributed(self, X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, offset=None, trials=None):
+        """Exact em of every partition's rows; returns the estimator. offset and trials: as
+        MoERegressor.fit's, one value per row of X (dask or numpy), cut in X's row
+        chunks."""
+        return _fit_distributed(self, X, y, sample_weight, offset=offset, trials=trials)
 
-    def predict(self, X):
-        """The mixture's mean of each row: a dask array for a dask X."""
-        return _predict_blocks(self, "predict", X)
+    def predict(self, X, offset=None, trials=None):
+        """The mixture's mean of each row: a dask array for a dask X. offset: as fit's, for
+        these rows (trials may be left out: the mean is then per trial)."""
+        return _predict_blocks(self, "predict", X, offset=offset, trials=trials)
 
 
 class DaskMoEClassifier(_estimators.MoEClassifier):
@@ -454,9 +501,9 @@ class DaskMoEClassifier(_estimators.MoEClassifier):
                        "expert_features", "offset")}
         return _estimators.MoEClassifier(**parameters)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, offset=None):
         """Exact em of every partition's rows; the labels are encoded as their positions
-        among the sorted distinct labels (classes_)."""
+        among the sorted distinct labels (classes_). offset: as MoEClassifier.fit's."""
         if hasattr(y, "to_dask_array"):
             y = y.to_dask_array(lengths=True)
         y = y if isinstance(y, da.Array) else da.from_array(np.asarray(y))
@@ -465,12 +512,13 @@ class DaskMoEClassifier(_estimators.MoEClassifier):
                              dtype=np.float64)
         self.classes_ = classes
         self._n_classes = len(classes)
-        return _fit_distributed(self, X, codes, sample_weight, {"classes_": classes})
+        return _fit_distributed(self, X, codes, sample_weight, {"classes_": classes},
+                                offset=offset)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, offset=None):
         """P(class | x), n x classes: a dask array for a dask X."""
-        return _predict_blocks(self, "predict_proba", X, len(self.classes_))
+        return _predict_blocks(self, "predict_proba", X, len(self.classes_), offset=offset)
 
-    def predict(self, X):
+    def predict(self, X, offset=None):
         """The most probable class of each row (a label of classes_)."""
-        return _predict_blocks(self, "predict", X)
+        return _predict_blocks(self, "predict", X, offset=offset)

@@ -98,3 +98,48 @@ def test_classifier_and_refusals(client):
     with pytest.raises(ValueError, match="exact em"):
         moe.dask.DaskMoERegressor(estimator="gd").fit(da.from_array(X, chunks=(5000, 1)),
                                                       da.from_array(x, chunks=5000))
+
+
+def test_offset_and_trials_are_fit_arguments(client):
+    """offset= and trials= as fit's and predict's arguments, in chunks other than X's (they
+    are cut in X's): the in-memory fit with the same arguments, as exact em gives it; a
+    length that is not X's is refused; the constructor's column form still fits, with the
+    in-memory estimators' DeprecationWarning."""
+    rng = np.random.default_rng(21)
+    n = 6000
+    x = np.sort(rng.uniform(-2.0, 2.0, n))
+    exposure = rng.uniform(0.5, 3.0, n)
+    upper = rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-3.0 * x))
+    counts = rng.poisson(np.where(upper, np.exp(0.5 + 0.8 * x), np.exp(-0.5 - 0.4 * x)) *
+                         exposure).astype(float)
+    X, offset = x[:, None], np.log(exposure)
+    memory = moe.MoERegressor(n_experts=2, family="poisson", random_state=2).fit(
+        X, counts, offset=offset)
+    dX, dy = da.from_array(X, chunks=(1500, 1)), da.from_array(counts, chunks=1500)
+    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2).fit(
+        dX, dy, offset=da.from_array(offset, chunks=2000))
+    assert fitted.n_features_in_ == 1 and fitted.coef_.shape == memory.coef_.shape
+    expected = memory.loglik(X, counts, offset=offset)
+    assert abs(fitted.loglik(X, counts, offset=offset) - expected) <= 1e-6 * abs(expected)
+    predicted = fitted.predict(dX, offset=offset).compute()
+    np.testing.assert_allclose(predicted, memory.predict(X, offset=offset), rtol=1e-3)
+    with pytest.raises(ValueError, match="one value per row"):
+        moe.dask.DaskMoERegressor(n_experts=2, family="poisson").fit(dX, dy,
+                                                                     offset=offset[:-1])
+    with pytest.raises(ValueError, match="offset"):
+        fitted.predict(dX)  # the fit had an offset: each row's is needed
+    with pytest.warns(DeprecationWarning, match="offset=column"):
+        column = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2,
+                                           offset=1).fit(
+            da.from_array(np.column_stack([x, offset]), chunks=(1500, 2)), dy)
+    assert abs(column.loglik(np.column_stack([x, offset]), counts) - expected) <= \
+        1e-6 * abs(expected)
+
+    trials = rng.integers(1, 9, n).astype(float)
+    successes = rng.binomial(trials.astype(int), np.where(upper, 0.8, 0.3)).astype(float)
+    memory = moe.MoERegressor(n_experts=2, family="binomial", random_state=4).fit(
+        X, successes, trials=trials)
+    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="binomial", random_state=4).fit(
+        dX, da.from_array(successes, chunks=1500), trials=trials)
+    expected = memory.loglik(X, successes, trials=trials)
+    assert abs(fitted.loglik(X, successes, trials=trials) - expected) <= 1e-6 * abs(expected)
