@@ -172,13 +172,19 @@ def _describe(array):
     return f"shape {array.shape}"
 
 
-def per_row(name, values, n):
-    """values as n contiguous doubles, one for each of n rows (a column vector counts);
-    ValueError naming the array when it has another length or shape."""
-    array = np.asarray(values, dtype=np.float64)
+def one_per_row(name, array, n):
+    """array (numpy's, or any with ndim, shape and indexing: a dask array) as a vector of one
+    value for each of n rows (a column vector counts); ValueError naming the array when it
+    has another length or shape. Reads only the shape: a dask array is not computed."""
     if array.ndim == 2 and array.shape[1] == 1:
         array = array[:, 0]
     if array.ndim != 1 or array.shape[0] != n:
         raise invalid(f"{name} has {_describe(array)} for {n} rows of X: it needs one value "
                       "per row", MOE_ERR_DIMENSION)
-    return np.ascontiguousarray(array)
+    return array
+
+
+def per_row(name, values, n):
+    """values as n contiguous doubles, one for each of n rows (a column vector counts);
+    ValueError naming the array when it has another length or shape."""
+    return np.ascontiguousarray(one_per_row(name, np.asarray(values, dtype=np.float64), n))

@@ -34,6 +34,7 @@ import warnings
 import numpy as np
 
 from . import estimators as _estimators
+from ._checks import one_per_row
 from ._lib import MoeValueError, check, lib
 from .model import Model
 
@@ -243,10 +244,8 @@ def _appended(X, values):
     as the in-memory estimators' _design makes it, while no transformer before the estimator
     sees those values."""
     for role, value in values.items():
-        column = _as_array(value)
-        if column.ndim != 1 or column.shape[0] != X.shape[0]:
-            raise ValueError(f"{role} must hold one value per row of X ({X.shape[0]}), got "
-                             f"shape {column.shape}")
+        # the in-memory estimators' check and message, on the shape alone (nothing computed)
+        column = one_per_row(role, _as_array(value), X.shape[0])
         X = da.concatenate([X, column.rechunk((X.chunks[0],))[:, None]], axis=1)
     return X.rechunk({1: -1})
 
@@ -353,8 +352,10 @@ def _fit_distributed(self, X, y, sample_weight, fitted_classes=None, **values):
     if self.estimator != "em":
         raise ValueError(f"moe.dask fits by exact em: estimator must be \"em\", got "
                          f"{self.estimator!r}")
-    self._deprecated_columns()
     appended = {role: value for role, value in values.items() if value is not None}
+    # The in-memory fit's refusals of these arguments (an offset both a column of X and
+    # fit's argument) before any partition is computed; their lengths are _appended's.
+    self._design(np.empty((0, 0)), fitting=True, **{role: np.empty(0) for role in appended})
     job = _DaskFit(self.estimator, X, y, sample_weight, appended)
     n_features = job.n_features - len(appended)
     seed = 0 if self.random_state is None else int(self.random_state) % 2**31
@@ -398,12 +399,18 @@ def _error_class(kind):
             "ValueError": ValueError, "KeyboardInterrupt": KeyboardInterrupt}.get(kind, MoeError)
 
 
+def _in_memory_class(estimator):
+    """The in-memory estimator class whose methods a Dask estimator (or a subclass of one)
+    applies to numpy rows."""
+    return _estimators.MoEClassifier if isinstance(estimator, _estimators.MoEClassifier) \
+        else _estimators.MoERegressor
+
+
 def _apply_block(block, estimator, method, columns=None, roles=()):
     """An in-memory estimator method on one block of rows (a task on a worker: module-level
     so that it pickles, the estimator travelling as its pickle); the block's columns after
     the first `columns` are the values of roles (offset=, trials=)."""
-    kind = _estimators.MoEClassifier if isinstance(estimator, _estimators.MoEClassifier) \
-        else _estimators.MoERegressor
+    kind = _in_memory_class(estimator)
     if not roles:
         return getattr(kind, method)(estimator, block)
     values = {role: block[:, columns + index] for index, role in enumerate(roles)}
@@ -415,7 +422,7 @@ def _predict_blocks(estimator, method, X, width=None, **values):
     values: the method's offset= and trials= (None: not given), cut in X's row chunks."""
     values = {role: value for role, value in values.items() if value is not None}
     if not isinstance(X, da.Array):
-        kind = type(estimator).__mro__[1]  # the in-memory estimator the Dask one extends
+        kind = _in_memory_class(estimator)
         values = {role: np.asarray(value, dtype=np.float64) for role, value in values.items()}
         return getattr(kind, method)(estimator, np.asarray(X, dtype=np.float64), **values)
     X = X.rechunk({1: -1})
@@ -451,12 +458,12 @@ class DaskMoERegressor(_estimators.MoERegressor):
     def __init__(self, n_experts=2, estimator="em", fit_intercept=True, random_state=None,
                  n_init=None, max_iter=None, tol=None, family="gaussian", options=None,
                  threads=None, start_rows=START_ROWS, progress=None, gate_features=None,
-                 expert_features=None, offset=None):
+                 expert_features=None, offset=None, trials=None):
         super().__init__(n_experts=n_experts, estimator=estimator, fit_intercept=fit_intercept,
                          random_state=random_state, n_init=n_init, max_iter=max_iter, tol=tol,
                          options=options, threads=threads, family=family,
                          gate_features=gate_features, expert_features=expert_features,
-                         offset=offset)
+                         offset=offset, trials=trials)
         self.start_rows = start_rows
         self.progress = progress
 
@@ -464,13 +471,15 @@ class DaskMoERegressor(_estimators.MoERegressor):
         parameters = {name: getattr(self, name) for name in
                       ("n_experts", "estimator", "fit_intercept", "random_state", "n_init",
                        "max_iter", "tol", "family", "options", "threads", "gate_features",
-                       "expert_features", "offset")}
+                       "expert_features", "offset", "trials")}
         return _estimators.MoERegressor(**parameters)
 
     def fit(self, X, y, sample_weight=None, offset=None, trials=None):
         """Exact em of every partition's rows; returns the estimator. offset and trials: as
         MoERegressor.fit's, one value per row of X (dask or numpy), cut in X's row
-        chunks."""
+        chunks (the constructor's offset= and trials= columns of X are deprecated, as
+        MoERegressor's are)."""
+        self._deprecated_columns()
         return _fit_distributed(self, X, y, sample_weight, offset=offset, trials=trials)
 
     def predict(self, X, offset=None, trials=None):
@@ -504,6 +513,7 @@ class DaskMoEClassifier(_estimators.MoEClassifier):
     def fit(self, X, y, sample_weight=None, offset=None):
         """Exact em of every partition's rows; the labels are encoded as their positions
         among the sorted distinct labels (classes_). offset: as MoEClassifier.fit's."""
+        self._deprecated_columns()
         if hasattr(y, "to_dask_array"):
             y = y.to_dask_array(lengths=True)
         y = y if isinstance(y, da.Array) else da.from_array(np.asarray(y))

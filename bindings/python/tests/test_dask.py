@@ -100,46 +100,145 @@ def test_classifier_and_refusals(client):
                                                       da.from_array(x, chunks=5000))
 
 
-def test_offset_and_trials_are_fit_arguments(client):
-    """offset= and trials= as fit's and predict's arguments, in chunks other than X's (they
-    are cut in X's): the in-memory fit with the same arguments, as exact em gives it; a
-    length that is not X's is refused; the constructor's column form still fits, with the
-    in-memory estimators' DeprecationWarning."""
-    rng = np.random.default_rng(21)
-    n = 6000
+def exposures(n, seed):
+    """Poisson counts over exposures (offset: the log exposure) and binomial successes
+    among trials, two experts under a logistic gate in x, rows sorted by x."""
+    rng = np.random.default_rng(seed)
     x = np.sort(rng.uniform(-2.0, 2.0, n))
     exposure = rng.uniform(0.5, 3.0, n)
     upper = rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-3.0 * x))
     counts = rng.poisson(np.where(upper, np.exp(0.5 + 0.8 * x), np.exp(-0.5 - 0.4 * x)) *
                          exposure).astype(float)
-    X, offset = x[:, None], np.log(exposure)
-    memory = moe.MoERegressor(n_experts=2, family="poisson", random_state=2).fit(
-        X, counts, offset=offset)
-    dX, dy = da.from_array(X, chunks=(1500, 1)), da.from_array(counts, chunks=1500)
-    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2).fit(
-        dX, dy, offset=da.from_array(offset, chunks=2000))
-    assert fitted.n_features_in_ == 1 and fitted.coef_.shape == memory.coef_.shape
-    expected = memory.loglik(X, counts, offset=offset)
-    assert abs(fitted.loglik(X, counts, offset=offset) - expected) <= 1e-6 * abs(expected)
-    predicted = fitted.predict(dX, offset=offset).compute()
-    np.testing.assert_allclose(predicted, memory.predict(X, offset=offset), rtol=1e-3)
-    with pytest.raises(ValueError, match="one value per row"):
-        moe.dask.DaskMoERegressor(n_experts=2, family="poisson").fit(dX, dy,
-                                                                     offset=offset[:-1])
-    with pytest.raises(ValueError, match="offset"):
-        fitted.predict(dX)  # the fit had an offset: each row's is needed
-    with pytest.warns(DeprecationWarning, match="offset=column"):
-        column = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2,
-                                           offset=1).fit(
-            da.from_array(np.column_stack([x, offset]), chunks=(1500, 2)), dy)
-    assert abs(column.loglik(np.column_stack([x, offset]), counts) - expected) <= \
-        1e-6 * abs(expected)
-
     trials = rng.integers(1, 9, n).astype(float)
     successes = rng.binomial(trials.astype(int), np.where(upper, 0.8, 0.3)).astype(float)
-    memory = moe.MoERegressor(n_experts=2, family="binomial", random_state=4).fit(
+    return x[:, None], np.log(exposure), counts, trials, successes
+
+
+def test_offset_and_trials_are_fit_arguments(client):
+    """offset= and trials= as fit's and predict's arguments, in chunks other than X's (they
+    are cut in X's): the in-memory fit with the same arguments, as exact em gives it (at most
+    start_rows rows and tol=1e-11, as test_small_data_is_the_in_memory_fit_with_weights:
+    the start is the in-memory fit itself, and em goes on from it with the partitions'
+    sums)."""
+    X, offset, counts, trials, successes = exposures(6000, 21)
+    memory = moe.MoERegressor(n_experts=2, family="poisson", random_state=2, tol=1e-11).fit(
+        X, counts, offset=offset)
+    dX, dy = da.from_array(X, chunks=(1500, 1)), da.from_array(counts, chunks=1500)
+    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2,
+                                       tol=1e-11).fit(
+        dX, dy, offset=da.from_array(offset, chunks=2000))
+    assert fitted.n_features_in_ == 1 and fitted.coef_.shape == memory.coef_.shape
+    assert fitted.n_partitions_ == 4
+    expected = memory.loglik(X, counts, offset=offset)
+    assert abs(fitted.loglik(X, counts, offset=offset) - expected) <= 1e-9 * abs(expected)
+    np.testing.assert_allclose(fitted.coef_, memory.coef_, atol=1e-4)
+    np.testing.assert_allclose(fitted.gate_coef_, memory.gate_coef_, atol=1e-3)
+    predicted = fitted.predict(dX, offset=da.from_array(offset, chunks=1000))
+    assert predicted.chunks[0] == dX.chunks[0]
+    predicted = predicted.compute()
+    np.testing.assert_allclose(predicted, memory.predict(X, offset=offset), rtol=1e-4)
+    # a numpy X is predicted at once, in memory (a dask offset computed for it)
+    np.testing.assert_allclose(fitted.predict(X, offset=da.from_array(offset, chunks=1000)),
+                               predicted, rtol=1e-12)
+
+    memory = moe.MoERegressor(n_experts=2, family="binomial", random_state=4, tol=1e-11).fit(
         X, successes, trials=trials)
-    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="binomial", random_state=4).fit(
+    fitted = moe.dask.DaskMoERegressor(n_experts=2, family="binomial", random_state=4,
+                                       tol=1e-11).fit(
         dX, da.from_array(successes, chunks=1500), trials=trials)
     expected = memory.loglik(X, successes, trials=trials)
-    assert abs(fitted.loglik(X, successes, trials=trials) - expected) <= 1e-6 * abs(expected)
+    assert abs(fitted.loglik(X, successes, trials=trials) - expected) <= 1e-9 * abs(expected)
+    np.testing.assert_allclose(fitted.coef_, memory.coef_, atol=1e-4)
+    # the success probability needs no trials, as MoERegressor.predict's
+    np.testing.assert_allclose(fitted.predict(dX).compute(), memory.predict(X), rtol=1e-4)
+
+
+def test_the_classifier_takes_offset_as_an_argument(client):
+    rng = np.random.default_rng(8)
+    X, offset, _, _, _ = exposures(6000, 22)
+    shift = 0.3 * rng.normal(size=len(offset))
+    labels = np.where(rng.uniform(size=len(shift)) <
+                      1 / (1 + np.exp(-2 * X[:, 0] - shift)), "b", "a")
+    memory = moe.MoEClassifier(n_experts=2, random_state=0).fit(X, labels, offset=shift)
+    dX = da.from_array(X, chunks=(2000, 1))
+    fitted = moe.dask.DaskMoEClassifier(n_experts=2, random_state=0).fit(
+        dX, da.from_array(labels, chunks=2000), offset=da.from_array(shift, chunks=2500))
+    expected = memory.loglik(X, labels, offset=shift)
+    assert abs(fitted.loglik(X, labels, offset=shift) - expected) <= 1e-6 * abs(expected)
+    proba = fitted.predict_proba(dX, offset=shift)
+    assert proba.chunks == (dX.chunks[0], (2,))
+    np.testing.assert_allclose(proba.compute(), memory.predict_proba(X, offset=shift),
+                               atol=1e-3)
+    assert list(np.unique(fitted.predict(dX, offset=shift).compute())) == ["a", "b"]
+    with pytest.raises(ValueError, match="the fit had offset="):
+        fitted.predict_proba(dX)
+
+
+def test_offset_and_trials_refusals(client):
+    """A length that is not X's is refused when the call is made, with the in-memory
+    estimators' message (nothing is computed); so is an offset given twice, and a predict
+    without the offset the fit had."""
+    X, offset, counts, trials, successes = exposures(3000, 23)
+    dX, dy = da.from_array(X, chunks=(1000, 1)), da.from_array(counts, chunks=1000)
+    with pytest.raises(ValueError) as in_memory:
+        moe.MoERegressor(family="poisson").fit(X, counts, offset=offset[:-1])
+    assert "offset has 2999 values for 3000 rows of X" in str(in_memory.value)
+    for given in (offset[:-1], da.from_array(offset[:-1], chunks=1000)):
+        with pytest.raises(ValueError) as refused:
+            moe.dask.DaskMoERegressor(family="poisson").fit(dX, dy, offset=given)
+        assert str(refused.value) == str(in_memory.value)
+    with pytest.raises(ValueError, match="trials has 3001 values for 3000 rows of X"):
+        moe.dask.DaskMoERegressor(family="binomial").fit(
+            dX, da.from_array(successes, chunks=1000), trials=np.append(trials, 1.0))
+    with pytest.raises(ValueError, match="offset has shape"):
+        moe.dask.DaskMoERegressor(family="poisson").fit(dX, dy,
+                                                        offset=np.ones((3000, 2)))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="given twice"):
+        moe.dask.DaskMoERegressor(family="poisson", offset=1).fit(
+            da.from_array(np.column_stack([X[:, 0], offset]), chunks=(1000, 2)), dy,
+            offset=offset)
+    fitted = moe.dask.DaskMoERegressor(family="poisson", random_state=0).fit(dX, dy,
+                                                                             offset=offset)
+    with pytest.raises(ValueError, match="offset has 2999 values for 3000 rows of X"):
+        fitted.predict(dX, offset=offset[:-1])
+    with pytest.raises(ValueError, match="the fit had offset="):
+        fitted.predict(dX)  # the fit had an offset: each row's is needed
+    with pytest.raises(ValueError, match="trials= was not given to fit"):
+        fitted.predict(dX, offset=offset, trials=trials)
+
+
+def test_the_constructor_columns_are_deprecated(client):
+    """The constructor's offset= and trials= columns of X still fit the model of fit's
+    arguments, with the in-memory estimators' DeprecationWarning, pointing at the caller's
+    line as theirs does."""
+    X, offset, counts, trials, successes = exposures(3000, 24)
+    dy = da.from_array(counts, chunks=1000)
+    memory = moe.MoERegressor(n_experts=2, family="poisson", random_state=2, tol=1e-11).fit(
+        X, counts, offset=offset)
+    expected = memory.loglik(X, counts, offset=offset)
+    with_offset = np.column_stack([X[:, 0], offset])
+    with pytest.warns(DeprecationWarning, match=r"DaskMoERegressor\(offset=column\) is "
+                                                r"deprecated") as record:
+        column = moe.dask.DaskMoERegressor(n_experts=2, family="poisson", random_state=2,
+                                           tol=1e-11, offset=1).fit(
+            da.from_array(with_offset, chunks=(1000, 2)), dy)
+    assert [w.filename for w in record if w.category is DeprecationWarning] == [__file__]
+    assert abs(column.loglik(with_offset, counts) - expected) <= 1e-9 * abs(expected)
+
+    memory = moe.MoERegressor(n_experts=2, family="binomial", random_state=4, tol=1e-11).fit(
+        X, successes, trials=trials)
+    expected = memory.loglik(X, successes, trials=trials)
+    with_trials = np.column_stack([X[:, 0], trials])
+    with pytest.warns(DeprecationWarning, match=r"DaskMoERegressor\(trials=column\)"):
+        column = moe.dask.DaskMoERegressor(n_experts=2, family="binomial", random_state=4,
+                                           tol=1e-11, trials=1).fit(
+            da.from_array(with_trials, chunks=(1000, 2)), da.from_array(successes, chunks=1000))
+    assert column.get_params()["trials"] == 1
+    assert abs(column.loglik(with_trials, successes) - expected) <= 1e-9 * abs(expected)
+
+    labels = np.where(counts > np.median(counts), "b", "a")
+    with pytest.warns(DeprecationWarning, match=r"DaskMoEClassifier\(offset=column\)") \
+            as record:  # a few passes: only the warning is looked at
+        moe.dask.DaskMoEClassifier(n_experts=2, random_state=0, offset=1, max_iter=5).fit(
+            da.from_array(with_offset, chunks=(1000, 2)), da.from_array(labels, chunks=1000))
+    assert [w.filename for w in record if w.category is DeprecationWarning] == [__file__]
