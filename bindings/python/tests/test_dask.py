@@ -16,7 +16,7 @@ import moe.dask  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     with distributed.Client(cluster) as connected:
         yield connected
     cluster.close()
