@@ -2,11 +2,12 @@
  * Reading speed of the moe tool's CSV reader (programs/table.c), through table_read as
  * `moe fit` calls it.
  *
- *   bench_csv [MEGABYTES] [--quoted] [--threads T]
+ *   bench_csv [MEGABYTES] [--quoted] [--threads T] [--digits D]
  *
  * Writes a CSV of about MEGABYTES (default 1024) to a temporary file in /tmp: a header
  * x1..x5,y and rows of six numbers like -1.234567890123, as a simulated data set would
- * be written. --quoted quotes every cell, which sends the whole file down libcsv's
+ * be written. --digits D gives each number D significant digits (default 13, 2..18;
+ * 7 is printf's "%.6f" of a number below 10, a common way to write data). --quoted quotes every cell, which sends the whole file down libcsv's
  * general path rather than the unquoted fast path. --threads T reads with T threads,
  * as `moe fit --threads T` does (default 1: the serial reader; a quoted file is read
  * serially whatever T). The file is read three times from
@@ -37,28 +38,30 @@ static uint64_t next_random(void)
     return random_state * 0x2545f4914f6cdd1du;
 }
 
-/* "-d.dddddddddddd" or "d.dddddddddddd" at `out`, formatted by hand: snprintf would make
-   writing a gigabyte take longer than reading it. Returns the bytes written. */
-static size_t format_value(char *out)
+enum { DIGITS_MAX = 18 };
+
+/* "-d.ddd..." or "d.ddd..." with `count` digits at `out`, formatted by hand: snprintf
+   would make writing a gigabyte take longer than reading it. Returns the bytes written. */
+static size_t format_value(char *out, int count)
 {
     uint64_t bits = next_random();
     size_t used = 0;
     if (bits & 1)
         out[used++] = '-';
-    uint64_t digits = (bits >> 1) % 10000000000000u; /* 13 significant digits */
-    char reversed[13];
-    for (int i = 0; i < 13; ++i) {
+    uint64_t digits = bits >> 1;
+    char reversed[DIGITS_MAX];
+    for (int i = 0; i < count; ++i) {
         reversed[i] = (char)('0' + digits % 10);
         digits /= 10;
     }
-    out[used++] = reversed[12];
+    out[used++] = reversed[count - 1];
     out[used++] = '.';
-    for (int i = 11; i >= 0; --i)
+    for (int i = count - 2; i >= 0; --i)
         out[used++] = reversed[i];
     return used;
 }
 
-static int write_file(FILE *file, size_t target, int quoted)
+static int write_file(FILE *file, size_t target, int quoted, int digits)
 {
     static const char header[] = "x1,x2,x3,x4,x5,y\n";
     size_t written = 0;
@@ -71,7 +74,7 @@ static int write_file(FILE *file, size_t target, int quoted)
         for (int c = 0; c < COLUMNS; ++c) {
             if (quoted)
                 row[used++] = '"';
-            used += format_value(row + used);
+            used += format_value(row + used, digits);
             if (quoted)
                 row[used++] = '"';
             row[used++] = c + 1 < COLUMNS ? ',' : '\n';
@@ -93,15 +96,18 @@ static double seconds_of(clockid_t clock)
 int main(int argc, char **argv)
 {
     double megabytes = 1024;
-    int quoted = 0, threads = 1;
+    int quoted = 0, threads = 1, digits = 13;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quoted") == 0)
             quoted = 1;
+        else if (strcmp(argv[i], "--digits") == 0 && i + 1 < argc &&
+                 (digits = atoi(argv[i + 1])) >= 2 && digits <= DIGITS_MAX)
+            ++i;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc &&
                  (threads = atoi(argv[i + 1])) >= 1)
             ++i;
         else if ((megabytes = atof(argv[i])) <= 0) {
-            fprintf(stderr, "usage: bench_csv [MEGABYTES] [--quoted] [--threads T]\n");
+            fprintf(stderr, "usage: bench_csv [MEGABYTES] [--quoted] [--threads T] [--digits 2..18]\n");
             return 2;
         }
     }
@@ -113,7 +119,7 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t target = (size_t)(megabytes * 1e6);
-    int status = write_file(file, target, quoted);
+    int status = write_file(file, target, quoted, digits);
     long size = ftell(file);
     fclose(file);
     if (status != 0 || size <= 0) {
@@ -121,8 +127,9 @@ int main(int argc, char **argv)
         unlink(path);
         return 1;
     }
-    printf("file: %s, %.1f MB, %s cells, %d thread%s\n", path, (double)size / 1e6,
-           quoted ? "quoted" : "unquoted", threads, threads > 1 ? "s" : "");
+    printf("file: %s, %.1f MB, %s cells of %d digits, %d thread%s\n", path,
+           (double)size / 1e6, quoted ? "quoted" : "unquoted", digits, threads,
+           threads > 1 ? "s" : "");
 
     table_request request = {"y", 0, NULL, 0, ',', 1, threads, 0};
     double best = 0;

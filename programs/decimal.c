@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,12 +356,110 @@ static const double exact_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 #endif
 
+#if FLT_EVAL_METHOD == 0 && defined(__GNUC__) && defined(__BYTE_ORDER__) &&                   \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SHORT_NUMBERS 1
+
+static const uint64_t integer_powers[] = {
+    1u,          10u,          100u,          1000u,          10000u,          100000u,
+    1000000u,    10000000u,    100000000u,    1000000000u,    10000000000u,    100000000000u,
+    1000000000000u, 10000000000000u, 100000000000000u, 1000000000000000u};
+
+/* The digits at the start of the 8 bytes at c (all readable), at most `limit` of them:
+   how many, and the number they write, in a few integer operations whatever the count. */
+static int leading_digits(const char *c, ptrdiff_t limit, uint64_t *value)
+{
+    const uint64_t ones = 0x0101010101010101u;
+    uint64_t word;
+    memcpy(&word, c, sizeof word);
+    /* A byte that is not '0'..'9' sets a bit of its own byte here; a carry of the
+       addition only reaches bytes after such a byte, which are not counted. */
+    uint64_t other = ((word & 0xf0 * ones) ^ 0x30 * ones) |
+                     (((word + 6 * ones) & 0xf0 * ones) ^ 0x30 * ones);
+    ptrdiff_t count = other != 0 ? __builtin_ctzll(other) / 8 : 8;
+    if (count > limit)
+        count = limit;
+    if (count <= 0) {
+        *value = 0;
+        return 0;
+    }
+    /* The digits moved to the top bytes (the last in reading order); the bytes shifted
+       in below read as leading zeros. */
+    int shift = 64 - 8 * (int)count;
+    word = (word << shift) - ((0x30 * ones) << shift);
+    word = (word * 10 + (word >> 8)) & 0x00ff00ff00ff00ffu;
+    word = (word * 100 + (word >> 16)) & 0x0000ffff0000ffffu;
+    *value = (word * 10000 + (word >> 32)) & 0xffffffffu;
+    return (int)count;
+}
+
+/*
+ * The unsigned number at c when it is short: at most 7 digits before an optional point,
+ * at most 15 after it, no exponent, a significand of at most 2^53 (with its leading
+ * zeros, 19 digits at most), and 8 bytes readable wherever digits are looked for. Both
+ * the significand and the power of ten are then exact doubles, and one division rounds
+ * the number (Clinger). Returns its end, or NULL for decimal_parse's general way.
+ */
+static const char *parse_short(const char *c, const char *end, const char *readable,
+                               double *value, int *nonzero)
+{
+    if (readable - c < 8)
+        return NULL;
+    uint64_t significand = 0, part = 0;
+    int whole = leading_digits(c, end - c, &significand);
+    if (whole == 8)
+        return NULL;
+    c += whole;
+    int fraction = 0;
+    if (c < end && *c == '.') {
+        ++c;
+        if (readable - c < 16)
+            return NULL;
+        fraction = leading_digits(c, end - c, &part);
+        if (fraction == 8) {
+            uint64_t rest = 0;
+            int more = leading_digits(c + 8, end - c - 8, &rest);
+            if (more == 8)
+                return NULL;
+            part = part * integer_powers[more] + rest;
+            fraction += more;
+        }
+        c += fraction;
+        if (whole + fraction > 19)
+            return NULL;
+        significand = significand * integer_powers[fraction] + part;
+    }
+    if (whole + fraction == 0 || significand > (uint64_t)1 << 53 ||
+        (c < end && (*c == 'e' || *c == 'E')))
+        return NULL;
+    *nonzero = significand != 0;
+    *value = (double)significand / exact_powers[fraction];
+    return c;
+}
+#endif
+
 const char *decimal_parse(const char *text, const char *end, double *value, int *nonzero)
+{
+    return decimal_parse_within(text, end, end, value, nonzero);
+}
+
+const char *decimal_parse_within(const char *text, const char *end, const char *readable,
+                                 double *value, int *nonzero)
 {
     const char *c = text;
     int negative = 0;
     if (c < end && (*c == '+' || *c == '-'))
         negative = *c++ == '-';
+#ifdef SHORT_NUMBERS
+    const char *short_end = parse_short(c, end, readable, value, nonzero);
+    if (short_end != NULL) {
+        if (negative)
+            *value = -*value;
+        return short_end;
+    }
+#else
+    (void)readable;
+#endif
     const char *first = c;
     digits d = {0, 0, 0, 0};
     c = take_digits(c, end, &d);

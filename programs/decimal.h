@@ -20,4 +20,12 @@
  */
 const char *decimal_parse(const char *text, const char *end, double *value, int *nonzero);
 
+/*
+ * decimal_parse, allowed to read (not use) the bytes of [end, readable) too: a reader
+ * that knows more bytes follow lets short numbers be read 8 bytes at a time up to their
+ * last digit. readable >= end.
+ */
+const char *decimal_parse_within(const char *text, const char *end, const char *readable,
+                                 double *value, int *nonzero);
+
 #endif

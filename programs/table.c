@@ -550,9 +550,11 @@ static double *number_slot(table_reader *r, size_t column)
  * A record of unquoted fields on one line, [text, end) without its line break, split
  * and trimmed as libcsv does. A cell that is a valid number where one is wanted is
  * stored here; any other cell goes through take_field as libcsv's would, so labels,
- * skipped columns and every error are handled, and worded, in one place.
+ * skipped columns and every error are handled, and worded, in one place. The bytes up to
+ * `readable` (the line break and the lines after it) may be read, not used.
  */
-static void fast_row(table_reader *r, const char *text, const char *end, size_t line)
+static void fast_row(table_reader *r, const char *text, const char *end, const char *readable,
+                     size_t line)
 {
     table *t = r->out;
     r->record_line = line;
@@ -566,7 +568,7 @@ static void fast_row(table_reader *r, const char *text, const char *end, size_t 
         if (slot != NULL) {
             double value = 0.0;
             int nonzero = 0;
-            const char *after = decimal_parse(start, end, &value, &nonzero);
+            const char *after = decimal_parse_within(start, end, readable, &value, &nonzero);
             while (after != NULL && after < end && blank(r, *after))
                 ++after;
             if (after != NULL && (after == end || *after == r->delimiter) &&
@@ -633,7 +635,7 @@ static const unsigned char *fast_rows(table_reader *r, const unsigned char *at,
             ++first;
         /* libcsv skips a line of nothing but spaces and tabs. */
         if (first < stop)
-            fast_row(r, (const char *)at, (const char *)stop, r->line);
+            fast_row(r, (const char *)at, (const char *)stop, (const char *)end, r->line);
         r->line++;
         at = lf + 1;
     }

@@ -32,7 +32,14 @@ static unsigned below(unsigned bound)
     return (unsigned)(next_random() % bound);
 }
 
-/* decimal_parse reads all of `text` and agrees with strtod bit for bit. */
+/* What may follow a number in a file and be read (not used) by decimal_parse_within:
+   digits above all, which would change the number if they were taken for its own. */
+static const char *const followers[] = {"99999999999999999999", "0000000000000000000",
+                                        "5,1.25", "987\n", "0",           "12345.5,3",
+                                        ".5e5,1.25,3", "e+17,99", ",-1.5\n2.5,3", "\n"};
+
+/* decimal_parse reads all of `text` and agrees with strtod bit for bit; so does
+   decimal_parse_within with more bytes readable after it. */
 static void expect_strtod(const char *text)
 {
     size_t length = strlen(text);
@@ -45,6 +52,20 @@ static void expect_strtod(const char *text)
                      end != NULL ? end - text : (ptrdiff_t)-1, length);
     if (memcmp(&parsed, &expected, sizeof parsed) != 0)
         ck_abort_msg("'%.80s' (%zu bytes): %a, strtod gives %a", text, length, parsed, expected);
+    if (length > 200)
+        return;
+    char buffer[256];
+    const char *follower = followers[below(sizeof followers / sizeof *followers)];
+    snprintf(buffer, sizeof buffer, "%s%s", text, follower);
+    int within_nonzero = -1;
+    end = decimal_parse_within(buffer, buffer + length, buffer + strlen(buffer), &parsed,
+                               &within_nonzero);
+    if (end != buffer + length)
+        ck_abort_msg("'%s' before '%s': read %td of %zu bytes", text, follower,
+                     end != NULL ? end - buffer : (ptrdiff_t)-1, length);
+    if (memcmp(&parsed, &expected, sizeof parsed) != 0 || within_nonzero != nonzero)
+        ck_abort_msg("'%s' before '%s': %a (nonzero %d), strtod gives %a (nonzero %d)", text,
+                     follower, parsed, within_nonzero, expected, nonzero);
 }
 
 START_TEST(hard_cases_round_as_strtod)
@@ -162,6 +183,32 @@ START_TEST(random_decimals_round_as_strtod)
 }
 END_TEST
 
+/* Numbers as data files write them ("%.6f", "-0.000123", "7.", ".5", up to 19 digits
+   with leading zeros): the ones decimal_parse_within reads 8 bytes at a time. */
+START_TEST(short_numbers_round_as_strtod)
+{
+    random_state = 1995;
+    char text[64];
+    for (int i = 0; i < 1000000; ++i) {
+        size_t used = 0;
+        unsigned sign = below(3);
+        if (sign > 0)
+            text[used++] = sign == 1 ? '-' : '+';
+        unsigned whole = below(10), fraction = below(19), point = whole == 0 || below(8) > 0;
+        if (whole + fraction == 0 || !point)
+            fraction = 0, whole += whole == 0;
+        for (unsigned k = 0; k < whole; ++k)
+            text[used++] = (char)('0' + (k == 0 && below(3) == 0 ? 0 : below(10)));
+        if (point)
+            text[used++] = '.';
+        for (unsigned k = 0; k < fraction; ++k)
+            text[used++] = (char)('0' + (below(4) == 0 ? 0 : below(10)));
+        text[used] = '\0';
+        expect_strtod(text);
+    }
+}
+END_TEST
+
 #if LDBL_MANT_DIG >= 64
 /* The exact decimal digits of `value`, which has at most 64 significant bits: glibc's
    printf writes them all when asked for enough. */
@@ -253,6 +300,17 @@ START_TEST(what_is_not_a_number)
     ck_assert(value == 123.0);
     ck_assert_ptr_null(decimal_parse(text, text + 6, &value, &nonzero)); /* "12345e" */
     ck_assert_ptr_null(decimal_parse(text, text, &value, &nonzero));
+    /* The same when the bytes past `end` may be read: they are still not used. */
+    const char *digits = "1234.5678901234567890";
+    for (size_t cut = 1; cut <= strlen(digits); ++cut) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)cut, digits);
+        ck_assert_ptr_eq(decimal_parse_within(digits, digits + cut, digits + strlen(digits),
+                                              &value, &nonzero),
+                         digits + cut);
+        ck_assert_msg(value == strtod(prefix, NULL), "'%s': %a", prefix, value);
+    }
+    ck_assert_ptr_null(decimal_parse_within(text, text + 6, text + 8, &value, &nonzero));
 }
 END_TEST
 
@@ -282,6 +340,7 @@ int main(void)
     tcase_add_test(cases, hard_cases_round_as_strtod);
     tcase_add_test(cases, long_numbers_round_as_strtod);
     tcase_add_test(cases, random_decimals_round_as_strtod);
+    tcase_add_test(cases, short_numbers_round_as_strtod);
 #if LDBL_MANT_DIG >= 64
     tcase_add_test(cases, ties_round_as_strtod);
 #endif
