@@ -199,91 +199,68 @@ START_TEST(columns_are_the_block_transposed)
 }
 END_TEST
 
-/* Weights of either sign (the observed information's) by columns: the naive sums on the
-   small products' kernels, on the BLAS path (shared products up to 16 inputs, a product
-   with the weighted columns above, where a rank-k update would take square roots) and
-   through the dispatch above MOE_SMALL_GRAM_INPUTS. */
+/* A random block by columns (`rows` x p) and `count` columns of weights (of either sign,
+   or not negative with zeros): the weighted Grams' upper triangles through
+   moe_weighted_grams_add_columns (blas 0) or its BLAS path (blas 1) against naive sums. */
+static void expect_naive_grams(size_t rows, size_t p, size_t count, int signed_weights,
+                               int blas, uint64_t seed, double tolerance)
+{
+    double *columns = malloc(rows * p * sizeof(double));
+    double *weights = malloc(count * rows * sizeof(double));
+    double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
+    double *grams = calloc(count * p * p, sizeof(double));
+    double *naive = calloc(count * p * p, sizeof(double));
+    test_rng rng = {seed};
+    for (size_t a = 0; a < rows * p; ++a)
+        columns[a] = test_normal(&rng);
+    for (size_t a = 0; a < count * rows; ++a)
+        weights[a] = signed_weights ? test_normal(&rng) : a % 9 == 0 ? 0.0 : test_uniform(&rng);
+    for (size_t c = 0; c < count; ++c)
+        for (size_t i = 0; i < rows; ++i)
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = 0; b < p; ++b)
+                    naive[c * p * p + a * p + b] +=
+                        weights[c * rows + i] * columns[a * rows + i] * columns[b * rows + i];
+    if (blas)
+        moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch, grams);
+    else
+        moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
+    for (size_t c = 0; c < count; ++c)
+        for (size_t a = 0; a < p; ++a)
+            for (size_t b = a; b < p; ++b) {
+                size_t at = c * p * p + a * p + b;
+                if (!(fabs(grams[at] - naive[at]) <= tolerance))
+                    ck_abort_msg("p = %zu, blas %d, gram %zu (%zu, %zu): %g, naive %g", p, blas,
+                                 c, a, b, grams[at], naive[at]);
+            }
+    free(columns);
+    free(weights);
+    free(scratch);
+    free(grams);
+    free(naive);
+}
+
+/* Weights of either sign (the observed information's): on the small products' kernels,
+   on the BLAS path (shared products up to 16 inputs, a product with the weighted columns
+   above, where a rank-k update would take square roots) and through the dispatch above
+   MOE_SMALL_GRAM_INPUTS. */
 START_TEST(weighted_grams_with_signed_weights)
 {
     const size_t sizes[] = {6, 16, 23, 70};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
-        for (int path = 0; path < 2; ++path) {
-            size_t rows = 97, p = sizes[s], count = 3;
-            double *columns = malloc(rows * p * sizeof(double));
-            double *weights = malloc(count * rows * sizeof(double));
-            double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
-            double *grams = calloc(count * p * p, sizeof(double));
-            double *naive = calloc(count * p * p, sizeof(double));
-            test_rng rng = {71 + s};
-            for (size_t a = 0; a < rows * p; ++a)
-                columns[a] = test_normal(&rng);
-            for (size_t a = 0; a < count * rows; ++a)
-                weights[a] = test_normal(&rng);
-            for (size_t c = 0; c < count; ++c)
-                for (size_t i = 0; i < rows; ++i)
-                    for (size_t a = 0; a < p; ++a)
-                        for (size_t b = 0; b < p; ++b)
-                            naive[c * p * p + a * p + b] += weights[c * rows + i] *
-                                                            columns[a * rows + i] *
-                                                            columns[b * rows + i];
-            if (path == 0)
-                moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
-            else
-                moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch,
-                                                    grams);
-            for (size_t c = 0; c < count; ++c)
-                for (size_t a = 0; a < p; ++a)
-                    for (size_t b = a; b < p; ++b)
-                        ck_assert_msg(fabs(grams[c * p * p + a * p + b] -
-                                           naive[c * p * p + a * p + b]) < 1e-10,
-                                      "p = %zu, path %d, gram %zu (%zu, %zu): %g, naive %g", p,
-                                      path, c, a, b, grams[c * p * p + a * p + b],
-                                      naive[c * p * p + a * p + b]);
-            free(columns);
-            free(weights);
-            free(scratch);
-            free(grams);
-            free(naive);
-        }
+        for (int blas = 0; blas < 2; ++blas)
+            expect_naive_grams(97, sizes[s], 3, 1, blas, 71 + s, 1e-10);
 }
 END_TEST
 
-/* The Grams of a block by columns with weights by columns equal the naive sums, on both
-   paths (one shared product at small p, rank-k updates above). */
+/* Weights not negative, some zero, on the dispatch's both paths (one shared product at
+   small p, rank-k updates above). */
 START_TEST(weighted_grams_by_columns_match_naive_sums)
 {
     const size_t sizes[] = {1, 6, 16, 17, 23, 6};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
-        size_t rows = s + 1 < sizeof sizes / sizeof sizes[0] ? 61 : 411, p = sizes[s], count = 4;
-        double *columns = malloc(rows * p * sizeof(double));
-        double *weights = malloc(count * rows * sizeof(double));
-        double *scratch = malloc(moe_weighted_grams_scratch(rows, p, count) * sizeof(double));
-        double *grams = calloc(count * p * p, sizeof(double));
-        double *naive = calloc(count * p * p, sizeof(double));
-        test_rng rng = {31 + s};
-        for (size_t a = 0; a < rows * p; ++a)
-            columns[a] = test_normal(&rng);
-        for (size_t a = 0; a < count * rows; ++a)
-            weights[a] = a % 9 == 0 ? 0.0 : test_uniform(&rng);
-        for (size_t c = 0; c < count; ++c)
-            for (size_t i = 0; i < rows; ++i)
-                for (size_t a = 0; a < p; ++a)
-                    for (size_t b = 0; b < p; ++b)
-                        naive[c * p * p + a * p + b] += weights[c * rows + i] *
-                                                        columns[a * rows + i] *
-                                                        columns[b * rows + i];
-        moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
-        for (size_t c = 0; c < count; ++c)
-            for (size_t a = 0; a < p; ++a)
-                for (size_t b = a; b < p; ++b)
-                    ck_assert_double_eq_tol(grams[c * p * p + a * p + b],
-                                            naive[c * p * p + a * p + b], 1e-11);
-        free(columns);
-        free(weights);
-        free(scratch);
-        free(grams);
-        free(naive);
-    }
+    const size_t count = sizeof sizes / sizeof sizes[0];
+    for (size_t s = 0; s < count; ++s)
+        expect_naive_grams(s + 1 < count ? 61 : 411, sizes[s], 4, 0, 0, 31 + s, 1e-11);
 }
 END_TEST
 

@@ -71,6 +71,12 @@ static moe_status check_penalty(const char *name, double value)
     return MOE_OK;
 }
 
+static moe_status check_penalties(double gate_l2, double expert_ridge)
+{
+    moe_status status = check_penalty("gate_l2", gate_l2);
+    return status == MOE_OK ? check_penalty("expert_ridge", expert_ridge) : status;
+}
+
 /*
  * information += N times the Hessian of the fitters' penalty (include/moe/fitter.h, "The
  * objective"), N the total weight. Per non-intercept input j the gate penalty is
@@ -176,15 +182,11 @@ static moe_status information_pass(const struct moe_model *model, const moe_data
     return status;
 }
 
-/* The penalties as the fitters take them, and room for the reported information. */
-static moe_status check_request(const struct moe_model *model, double gate_l2,
-                                double expert_ridge, const double *out, size_t length)
+/* Room for the reported information in out (NULL: none asked for). */
+static moe_status check_room(const struct moe_model *model, const double *out, size_t length)
 {
-    moe_status status = check_penalty("gate_l2", gate_l2);
-    if (status == MOE_OK)
-        status = check_penalty("expert_ridge", expert_ridge);
-    if (status != MOE_OK || out == NULL)
-        return status;
+    if (out == NULL)
+        return MOE_OK;
     layout l = moe_information_layout_of(model);
     size_t reported = kept_parameters(model, &l, NULL);
     if (reported > 0 && (length / reported < reported))
@@ -200,15 +202,13 @@ static moe_status information_of(const moe_model_t *model, size_t n, const doubl
 {
     if (model == NULL)
         return moe_fail(NULL, MOE_ERR_NULL_POINTER, "model is NULL");
-    moe_status status = check_penalty("gate_l2", gate_l2);
-    if (status == MOE_OK)
-        status = check_penalty("expert_ridge", expert_ridge);
+    moe_status status = check_penalties(gate_l2, expert_ridge);
     if (status == MOE_OK)
         status = check_information_exists(model);
     if (status == MOE_OK && out == NULL)
         status = moe_fail(NULL, MOE_ERR_NULL_POINTER, "the output is NULL");
     if (status == MOE_OK)
-        status = check_request(model, gate_l2, expert_ridge, out, length);
+        status = check_room(model, out, length);
     moe_data data;
     if (status == MOE_OK)
         status = check_data(model, n, X, ldx, y, weights, &data);
@@ -293,7 +293,9 @@ moe_status moe_information_summary(const struct moe_model *model, size_t n, cons
                                    moe_status *covariance_status)
 {
     *covariance_status = MOE_OK;
-    moe_status status = check_request(model, gate_l2, expert_ridge, covariance, length);
+    moe_status status = check_penalties(gate_l2, expert_ridge);
+    if (status == MOE_OK)
+        status = check_room(model, covariance, length);
     moe_data data;
     if (status == MOE_OK)
         status = check_data(model, n, X, ldx, y, weights, &data);
