@@ -199,6 +199,18 @@ START_TEST(columns_are_the_block_transposed)
 }
 END_TEST
 
+/* naive += the `count` weighted Grams of `columns` (rows x p by columns), entry by entry. */
+static void add_naive_grams(size_t rows, size_t p, size_t count, const double *columns,
+                            const double *weights, double *naive)
+{
+    for (size_t c = 0; c < count; ++c)
+        for (size_t i = 0; i < rows; ++i)
+            for (size_t a = 0; a < p; ++a)
+                for (size_t b = 0; b < p; ++b)
+                    naive[c * p * p + a * p + b] +=
+                        weights[c * rows + i] * columns[a * rows + i] * columns[b * rows + i];
+}
+
 /* A random block by columns (`rows` x p) and `count` columns of weights (of either sign,
    or not negative with zeros): the weighted Grams' upper triangles through
    moe_weighted_grams_add_columns (blas 0) or its BLAS path (blas 1) against naive sums. */
@@ -215,12 +227,7 @@ static void expect_naive_grams(size_t rows, size_t p, size_t count, int signed_w
         columns[a] = test_normal(&rng);
     for (size_t a = 0; a < count * rows; ++a)
         weights[a] = signed_weights ? test_normal(&rng) : a % 9 == 0 ? 0.0 : test_uniform(&rng);
-    for (size_t c = 0; c < count; ++c)
-        for (size_t i = 0; i < rows; ++i)
-            for (size_t a = 0; a < p; ++a)
-                for (size_t b = 0; b < p; ++b)
-                    naive[c * p * p + a * p + b] +=
-                        weights[c * rows + i] * columns[a * rows + i] * columns[b * rows + i];
+    add_naive_grams(rows, p, count, columns, weights, naive);
     if (blas)
         moe_weighted_grams_add_columns_blas(rows, p, count, columns, weights, scratch, grams);
     else
@@ -375,12 +382,7 @@ START_TEST(weighted_grams_from_the_columns_slot)
         for (size_t a = 0; a < count * rows; ++a)
             weights[a] = a % 7 == 0 ? 0.0 : test_uniform(&rng);
         memcpy(copy, columns, rows * p * sizeof(double));
-        for (size_t c = 0; c < count; ++c)
-            for (size_t i = 0; i < rows; ++i)
-                for (size_t a = 0; a < p; ++a)
-                    for (size_t b = 0; b < p; ++b)
-                        naive[c * p * p + a * p + b] +=
-                            weights[c * rows + i] * copy[a * rows + i] * copy[b * rows + i];
+        add_naive_grams(rows, p, count, copy, weights, naive);
         moe_weighted_grams_add_columns(rows, p, count, columns, weights, scratch, grams);
         ck_assert_mem_eq(columns, copy, rows * p * sizeof(double));
         for (size_t c = 0; c < count; ++c)
